@@ -1,0 +1,140 @@
+// KeyTable: one database's keys within one shard, stored GigaCache-style.
+//
+// Records are length-prefixed byte records appended to one growable byte arena; a compact
+// open-addressing index (8 bytes a slot) finds them. Overwrites go in place when the new record
+// fits, otherwise the record is appended and the old bytes counted as a hole; the arena is
+// compacted when holes pass a quarter of it, so memory stays within a fixed factor of live data.
+//
+// Record grammar (all integers little-endian):
+//   record  = header:u8 access:u16 varint(key_len) [varint(value_len)] [expire_ms:i64]
+//             key:bytes(key_len) payload
+//   header  = kind (bits 0-2, a ValueKind) | has_expire (bit 3)
+//   payload = bytes(value_len)          for inline kinds (kStringInt/Embstr/Raw)
+//           | pointer:u64               for kStringExternal (std::string*) and kObject (Object*);
+//                                       these kinds carry no value_len
+//   access  = LRU clock (seconds, 16 bits) or LFU counter, per maxmemory-policy
+//
+// Index slot grammar: u64 = fingerprint:u32 (high) | (arena_offset + 1):u32 (low); 0 = empty.
+// fingerprint = upper 32 bits of the key's 64-bit hash. The home slot is
+// (fingerprint * capacity) >> 32, so slots are ordered by fingerprint: that makes SCAN cursors
+// (fingerprints) stable across resizes. Linear probing with backward-shift deletion (no
+// tombstones). Keys are always compared in full: equal fingerprints never alias two keys.
+//
+// Contract: not thread-safe; the owning shard's lock must be held. A Slot and any RecordView
+// (its string_views) are valid only until the next mutating call on this table.
+// Complexity: Find/Put/Erase expected O(1); compaction is O(live bytes) and amortized.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gigakv/object.h"
+
+namespace gigakv {
+
+struct RecordView {
+  ValueKind kind = ValueKind::kStringRaw;
+  std::string_view key;
+  std::string_view str;      // String kinds: the value bytes (inline or external).
+  Object* object = nullptr;  // kObject only.
+  int64_t expire_ms = 0;     // Absolute Unix ms; 0 = no expiry.
+  uint16_t access = 0;
+
+  bool is_string() const { return kind != ValueKind::kObject; }
+  KeyType type() const { return kind == ValueKind::kObject ? object->type() : KeyType::kString; }
+};
+
+// What to store. For kStringExternal, `external` is adopted (must be heap-allocated); for kObject,
+// `object` is adopted. Inline kinds copy `bytes`.
+struct ValueSpec {
+  ValueKind kind = ValueKind::kStringRaw;
+  std::string_view bytes;
+  std::string* external = nullptr;
+  Object* object = nullptr;
+};
+
+class KeyTable {
+ public:
+  using Slot = uint32_t;
+  static constexpr Slot kNoSlot = UINT32_MAX;
+  static constexpr uint64_t kScanEnd = 1ULL << 32;  // Fingerprint-space end for ScanRange.
+
+  KeyTable() = default;
+  ~KeyTable();
+  KeyTable(const KeyTable&) = delete;
+  KeyTable& operator=(const KeyTable&) = delete;
+
+  Slot Find(std::string_view key, uint64_t hash) const;
+  RecordView View(Slot slot) const;
+
+  // Inserts or overwrites `key`. An overwritten record's external value/object is freed. Returns
+  // the key's slot.
+  Slot Put(std::string_view key, uint64_t hash, const ValueSpec& value, int64_t expire_ms,
+           uint16_t access);
+  // Removes the record and frees its external value/object.
+  void Erase(Slot slot);
+  // Removes the record but hands its external value/object to the caller (who then owns it):
+  // `*value` receives the kind and, for inline kinds, a copy of the bytes in `*inline_copy`.
+  void Release(Slot slot, ValueSpec* value, std::string* inline_copy);
+  // Sets (expire_ms > 0) or clears (0) the expiry. May move the record.
+  void SetExpire(Slot slot, int64_t expire_ms);
+  void SetAccess(Slot slot, uint16_t access);
+  // Frees everything.
+  void Clear();
+
+  size_t size() const { return size_; }
+  size_t expires_count() const { return expires_; }
+  // Heap bytes this table holds: arena capacity, index, external values and objects.
+  size_t MemoryUsage() const;
+  size_t arena_bytes() const { return arena_used_; }
+  size_t arena_capacity() const { return arena_capacity_; }
+  size_t dead_bytes() const { return dead_bytes_; }
+  size_t capacity() const { return capacity_; }
+  // Bytes of one record including its external payload (MEMORY USAGE).
+  size_t RecordMemory(Slot slot) const;
+
+  // Appends the slots of all records whose fingerprint lies in [cursor, next) to `out`, visiting
+  // roughly `count` records; returns `next` (kScanEnd when the table is done). Ranges are disjoint
+  // and fingerprints do not change on resize, so every key present for a whole pass is returned
+  // exactly once, even if the table grows or shrinks between calls.
+  uint64_t ScanRange(uint64_t cursor, size_t count, std::vector<Slot>* out) const;
+  // The occupied slot at or after `start` (wrapping), or kNoSlot if empty. For sampling.
+  Slot OccupiedAtOrAfter(size_t start) const;
+
+  // Test hook: the fingerprint of a slot.
+  uint32_t FingerprintAt(Slot slot) const { return static_cast<uint32_t>(index_[slot] >> 32); }
+
+ private:
+  size_t Home(uint32_t fingerprint) const {
+    return static_cast<size_t>((static_cast<uint64_t>(fingerprint) * capacity_) >> 32);
+  }
+  uint32_t OffsetOf(Slot slot) const { return static_cast<uint32_t>(index_[slot]) - 1; }
+  size_t RecordSize(uint32_t offset) const;
+  uint32_t AppendRecord(size_t size);
+  void WriteRecord(uint32_t offset, std::string_view key, const ValueSpec& value,
+                   int64_t expire_ms, uint16_t access);
+  void FreePayload(uint32_t offset);
+  void RemoveIndexEntry(Slot slot);
+  void EraseImpl(Slot slot, bool free_payload);
+  void GrowIndex();
+  void MaybeCompact();
+  void Compact();
+
+  uint64_t* index_ = nullptr;
+  size_t capacity_ = 0;
+  size_t size_ = 0;
+  size_t expires_ = 0;
+  char* arena_ = nullptr;
+  size_t arena_used_ = 0;
+  size_t arena_capacity_ = 0;
+  size_t dead_bytes_ = 0;
+  size_t external_bytes_ = 0;
+};
+
+// Encoded size of a record (exposed for tests and memory estimates).
+size_t EncodedRecordSize(std::string_view key, const ValueSpec& value, bool has_expire);
+
+}  // namespace gigakv

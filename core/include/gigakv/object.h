@@ -1,0 +1,39 @@
+// Values that do not live inline in a shard's arena: the base of every collection type, and the
+// value kinds a record can hold.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace gigakv {
+
+// Redis's key types, as TYPE reports them.
+enum class KeyType : uint8_t { kString, kList, kSet, kZSet, kHash };
+
+std::string_view KeyTypeName(KeyType type);
+
+// How a record stores its value.
+enum class ValueKind : uint8_t {
+  kStringInt = 0,       // Inline decimal text of an int64 ("int" encoding).
+  kStringEmbstr = 1,    // Inline bytes, at most 44 of them ("embstr").
+  kStringRaw = 2,       // Inline bytes ("raw").
+  kStringExternal = 3,  // Heap std::string owned by the record ("raw"); for large values.
+  kObject = 4,          // Heap Object owned by the record (collections).
+};
+
+// A collection value referenced from a record. Owned by exactly one record; deleted when the
+// record is erased or overwritten. Accessed only under its shard's lock.
+class Object {
+ public:
+  virtual ~Object() = default;
+  virtual KeyType type() const = 0;
+  // OBJECT ENCODING's name for the current representation ("listpack", "hashtable", ...).
+  virtual std::string_view encoding_name() const = 0;
+  // Bytes of heap this object holds, for used_memory and MEMORY USAGE.
+  virtual size_t MemoryUsage() const = 0;
+  // Elements it holds (for lazy-free decisions and INFO).
+  virtual size_t Length() const = 0;
+};
+
+}  // namespace gigakv

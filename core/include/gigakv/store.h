@@ -1,0 +1,196 @@
+// gigakv's keyspace: the embeddable store.
+//
+// A Store holds `databases` logical databases split over `shard_count` shards. A key's shard comes
+// from its Redis Cluster slot (CRC16 of the key or its {hash tag}, see slot.h); each shard holds,
+// per database, one KeyTable (arena + index, see core/key_table.h) and a lock. All databases of a
+// shard share its lock, which makes SWAPDB, MOVE and COPY ... DB cheap and atomic.
+//
+// Threading: every method of Store is thread-safe. Shard-level access (WithShard, LockKeys) gives
+// a locked Shard; what you do with it must stay inside the lock's scope. Multi-key operations lock
+// the shards they touch in ascending index order, so they never deadlock with each other.
+//
+// Expiry: keys carry absolute expiry times (Unix ms, from the injected Clock). Every lookup
+// through Shard::FindLive deletes an expired key first (lazy expiry); ActiveExpireCycle() removes
+// expired keys nobody touches. Both report removals to the expiry listener (stats, the log).
+//
+// Errors: the embedding API reports wrong-type access as std::nullopt / false with a WrongType
+// flag where it matters; it never throws except std::bad_alloc.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gigakv/clock.h"
+#include "gigakv/key_table.h"
+#include "gigakv/object.h"
+
+namespace gigakv {
+
+
+
+struct StoreOptions {
+  uint32_t shard_count = 1024;  // Power of two in [1, 16384].
+  int databases = 16;
+  const Clock* clock = nullptr;  // nullptr = SystemClock.
+  // 64-bit key hash for the in-shard index; nullptr = the default strong hash. Tests inject weak
+  // hashes to force collisions.
+  uint64_t (*hash)(std::string_view key) = nullptr;
+};
+
+// Removal reasons reported to the listener.
+enum class RemovalCause : uint8_t { kExpired, kEvicted };
+// Called with the shard lock held, right after `key` left database `db`. Must not call back
+// into the Store.
+using RemovalListener = std::function<void(int db, std::string_view key, RemovalCause cause)>;
+
+// One shard: the per-database tables of the keys whose slots map here, and its lock.
+class Shard {
+ public:
+  explicit Shard(int databases);
+  ~Shard();
+
+  std::mutex& mutex() { return mutex_; }
+  // The table of database `db`, created on first use. Lock must be held.
+  KeyTable& Table(int db);
+  // nullptr if database `db` never held a key in this shard. Lock must be held.
+  KeyTable* FindTable(int db) const { return tables_[static_cast<size_t>(db)].get(); }
+  void SwapTables(int a, int b) { tables_[static_cast<size_t>(a)].swap(tables_[static_cast<size_t>(b)]); }
+  void ClearTable(int db);
+  // Detaches database `db`'s table (for freeing it outside the lock); may return nullptr.
+  std::unique_ptr<KeyTable> DetachTable(int db);
+
+  int databases() const { return static_cast<int>(tables_.size()); }
+
+ private:
+  friend class Store;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<KeyTable>> tables_;
+  size_t expire_cursor_ = 0;  // Active expiry position (slot index) in the current db.
+  int expire_db_ = 0;
+};
+
+class Store {
+ public:
+  explicit Store(StoreOptions options = {});
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const StoreOptions& options() const { return options_; }
+  int databases() const { return options_.databases; }
+  uint32_t shard_count() const { return options_.shard_count; }
+  int64_t NowMs() const { return clock_->NowMs(); }
+  const Clock& clock() const { return *clock_; }
+
+  uint64_t Hash(std::string_view key) const;
+  uint32_t ShardIndex(std::string_view key) const;
+  Shard& shard(uint32_t index) { return *shards_[index]; }
+
+  void set_removal_listener(RemovalListener listener) { listener_ = std::move(listener); }
+
+  // --- Locked access -----------------------------------------------------------------------
+
+  // Runs fn(Shard&) with `key`'s shard locked and returns its result.
+  template <typename Fn>
+  decltype(auto) WithShardOf(std::string_view key, Fn&& fn) {
+    Shard& s = shard(ShardIndex(key));
+    std::lock_guard<std::mutex> lock(s.mutex());
+    return fn(s);
+  }
+
+  // Holds the locks of a set of shards (ascending order); released on destruction.
+  class MultiLock {
+   public:
+    MultiLock(MultiLock&&) = default;
+    ~MultiLock();
+    const std::vector<uint32_t>& shards() const { return shards_; }
+
+   private:
+    friend class Store;
+    MultiLock(Store* store, std::vector<uint32_t> shards);
+    Store* store_;
+    std::vector<uint32_t> shards_;
+  };
+  MultiLock LockKeys(const std::vector<std::string_view>& keys);
+  MultiLock LockAllShards();
+
+  // Lookup with lazy expiry: returns the key's slot in `shard.Table(db)` or KeyTable::kNoSlot;
+  // an expired key is deleted (and reported) first. The shard's lock must be held.
+  uint32_t FindLive(Shard& shard, int db, std::string_view key, uint64_t hash);
+  // True if a record with this expiry is expired now.
+  bool IsExpired(int64_t expire_ms) const { return expire_ms > 0 && expire_ms <= NowMs(); }
+
+  // --- Embedding API (each call locks what it needs) --------------------------------------
+
+  // The string value of `key`; nullopt if missing. `wrong_type` (optional) is set when the key
+  // holds a non-string.
+  std::optional<std::string> Get(int db, std::string_view key, bool* wrong_type = nullptr);
+  // Sets a string value; ttl_ms > 0 sets an expiry relative to now, 0 keeps none.
+  void Set(int db, std::string_view key, std::string_view value, int64_t ttl_ms = 0);
+  bool Del(int db, std::string_view key);
+  bool Exists(int db, std::string_view key);
+  // Sets a relative expiry; false if the key is missing.
+  bool Expire(int db, std::string_view key, int64_t ttl_ms);
+  // Remaining time to live in ms: -2 missing, -1 no expiry.
+  int64_t PttlMs(int db, std::string_view key);
+  // Keys in `db` (including not-yet-collected expired ones, as Redis's DBSIZE).
+  size_t DbSize(int db);
+  // Keys with an expiry in `db`.
+  size_t ExpiresCount(int db);
+  // One SCAN step: appends up to about `count` keys; returns the next cursor (0 = done). Every
+  // key present during the whole iteration is returned exactly once.
+  uint64_t Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
+                const std::function<bool(std::string_view key, KeyType type)>& filter = nullptr);
+  void FlushDb(int db);
+  void FlushAll();
+  bool SwapDb(int a, int b);
+
+  // Active expiry: examines up to `budget` index slots across shards (round robin) and deletes
+  // expired keys. Returns the number deleted. Thread-safe; bounded work per call.
+  size_t ActiveExpireCycle(size_t budget);
+
+  // --- Stats ---------------------------------------------------------------------------------
+  // Heap bytes held by all tables (arenas, indexes, external values). O(shards x databases).
+  size_t UsedMemory();
+  struct ArenaStats {
+    size_t arena_used = 0;
+    size_t arena_capacity = 0;
+    size_t dead_bytes = 0;
+    size_t index_slots = 0;
+    size_t keys = 0;
+  };
+  ArenaStats GetArenaStats();
+  uint64_t expired_keys() const { return expired_keys_.load(std::memory_order_relaxed); }
+  void ResetStats() { expired_keys_.store(0, std::memory_order_relaxed); }
+
+ private:
+  void Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause);
+
+  StoreOptions options_;
+  const Clock* clock_;
+  uint32_t shard_shift_;  // slot >> shard_shift_ = shard index.
+  std::vector<std::unique_ptr<Shard>> shards_;
+  RemovalListener listener_;
+  std::atomic<uint64_t> expired_keys_{0};
+  std::atomic<uint32_t> expire_shard_cursor_{0};
+};
+
+// Chooses Redis's string encoding for a value: int for canonical int64 text up to 20 chars,
+// embstr up to 44 bytes, raw beyond (and for values past the inline limit, an external string).
+// `*external_holder` receives the heap copy when one is needed; ownership passes to the table.
+struct StringValue {
+  static constexpr size_t kEmbstrMax = 44;
+  // Values longer than this live outside the arena, so compaction never copies them.
+  static constexpr size_t kInlineMax = 4096;
+};
+// Fills `spec` for storing `value` as a string. A heap copy is made for values past kInlineMax.
+void MakeStringSpec(std::string_view value, bool force_raw, ValueSpec* spec);
+
+}  // namespace gigakv

@@ -1,0 +1,506 @@
+#include "gigakv/key_table.h"
+
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace gigakv {
+namespace {
+
+constexpr uint8_t kKindMask = 0x07;
+constexpr uint8_t kHasExpireBit = 0x08;
+constexpr size_t kInitialCapacity = 8;
+// Max load factor of the index: 7/8. Linear probing stays short thanks to the full 32-bit
+// fingerprint check before any arena access.
+constexpr size_t kLoadNum = 7;
+constexpr size_t kLoadDen = 8;
+constexpr size_t kMinCompactDeadBytes = 4096;
+
+bool IsInline(ValueKind kind) { return kind <= ValueKind::kStringRaw; }
+
+size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++size;
+  }
+  return size;
+}
+
+char* PutVarint(char* p, uint64_t value) {
+  while (value >= 0x80) {
+    *p++ = static_cast<char>((value & 0x7f) | 0x80);
+    value >>= 7;
+  }
+  *p++ = static_cast<char>(value);
+  return p;
+}
+
+const char* GetVarint(const char* p, uint64_t* value) {
+  uint64_t result = 0;
+  int shift = 0;
+  while (true) {
+    uint8_t byte = static_cast<uint8_t>(*p++);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+    shift += 7;
+  }
+  *value = result;
+  return p;
+}
+
+template <typename T>
+T LoadLE(const char* p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));  // x86-64 and aarch64 builds are little-endian.
+  return value;
+}
+
+template <typename T>
+void StoreLE(char* p, T value) {
+  std::memcpy(p, &value, sizeof(T));
+}
+
+// Decoded positions of one record.
+struct RecordLayout {
+  uint8_t header;
+  uint16_t access;
+  const char* expire_at;  // nullptr if none
+  std::string_view key;
+  const char* payload;
+  size_t payload_len;
+  size_t total;
+};
+
+RecordLayout Decode(const char* record) {
+  RecordLayout layout;
+  const char* p = record;
+  layout.header = static_cast<uint8_t>(*p++);
+  layout.access = LoadLE<uint16_t>(p);
+  p += 2;
+  uint64_t key_len;
+  p = GetVarint(p, &key_len);
+  ValueKind kind = static_cast<ValueKind>(layout.header & kKindMask);
+  uint64_t value_len = sizeof(void*);
+  if (IsInline(kind)) p = GetVarint(p, &value_len);
+  layout.expire_at = nullptr;
+  if (layout.header & kHasExpireBit) {
+    layout.expire_at = p;
+    p += 8;
+  }
+  layout.key = std::string_view(p, key_len);
+  p += key_len;
+  layout.payload = p;
+  layout.payload_len = value_len;
+  layout.total = static_cast<size_t>(p - record) + value_len;
+  return layout;
+}
+
+size_t ExternalSize(const std::string* s) { return sizeof(std::string) + s->capacity() + 1; }
+
+}  // namespace
+
+std::string_view KeyTypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kString: return "string";
+    case KeyType::kList: return "list";
+    case KeyType::kSet: return "set";
+    case KeyType::kZSet: return "zset";
+    case KeyType::kHash: return "hash";
+  }
+  return "none";
+}
+
+size_t EncodedRecordSize(std::string_view key, const ValueSpec& value, bool has_expire) {
+  size_t size = 3 + VarintSize(key.size()) + key.size() + (has_expire ? 8 : 0);
+  if (IsInline(value.kind)) {
+    size += VarintSize(value.bytes.size()) + value.bytes.size();
+  } else {
+    size += sizeof(void*);
+  }
+  return size;
+}
+
+KeyTable::~KeyTable() {
+  Clear();
+  std::free(index_);
+  std::free(arena_);
+}
+
+void KeyTable::Clear() {
+  for (size_t i = 0; i < capacity_; ++i) {
+    if (index_[i] != 0) FreePayload(OffsetOf(static_cast<Slot>(i)));
+  }
+  std::free(index_);
+  std::free(arena_);
+  index_ = nullptr;
+  arena_ = nullptr;
+  capacity_ = size_ = expires_ = 0;
+  arena_used_ = arena_capacity_ = dead_bytes_ = external_bytes_ = 0;
+}
+
+size_t KeyTable::MemoryUsage() const {
+  return arena_capacity_ + capacity_ * sizeof(uint64_t) + external_bytes_;
+}
+
+size_t KeyTable::RecordSize(uint32_t offset) const { return Decode(arena_ + offset).total; }
+
+size_t KeyTable::RecordMemory(Slot slot) const {
+  RecordLayout layout = Decode(arena_ + OffsetOf(slot));
+  size_t bytes = layout.total + sizeof(uint64_t);
+  ValueKind kind = static_cast<ValueKind>(layout.header & kKindMask);
+  if (kind == ValueKind::kStringExternal) {
+    bytes += ExternalSize(LoadLE<std::string*>(layout.payload));
+  } else if (kind == ValueKind::kObject) {
+    bytes += LoadLE<Object*>(layout.payload)->MemoryUsage();
+  }
+  return bytes;
+}
+
+KeyTable::Slot KeyTable::Find(std::string_view key, uint64_t hash) const {
+  if (size_ == 0) return kNoSlot;
+  const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32);
+  size_t pos = Home(fingerprint);
+  while (true) {
+    uint64_t entry = index_[pos];
+    if (entry == 0) return kNoSlot;
+    if (static_cast<uint32_t>(entry >> 32) == fingerprint) {
+      RecordLayout layout = Decode(arena_ + static_cast<uint32_t>(entry) - 1);
+      if (layout.key == key) return static_cast<Slot>(pos);
+    }
+    if (++pos == capacity_) pos = 0;
+  }
+}
+
+RecordView KeyTable::View(Slot slot) const {
+  RecordLayout layout = Decode(arena_ + OffsetOf(slot));
+  RecordView view;
+  view.kind = static_cast<ValueKind>(layout.header & kKindMask);
+  view.key = layout.key;
+  view.access = layout.access;
+  view.expire_ms = layout.expire_at ? LoadLE<int64_t>(layout.expire_at) : 0;
+  if (IsInline(view.kind)) {
+    view.str = std::string_view(layout.payload, layout.payload_len);
+  } else if (view.kind == ValueKind::kStringExternal) {
+    view.str = *LoadLE<std::string*>(layout.payload);
+  } else {
+    view.object = LoadLE<Object*>(layout.payload);
+  }
+  return view;
+}
+
+uint32_t KeyTable::AppendRecord(size_t size) {
+  if (arena_used_ + size > arena_capacity_) {
+    size_t wanted = arena_used_ + size;
+    // Grow by 1/4: keeps slack small (memory per key is a product goal); realloc of large
+    // blocks is an mremap, not a copy.
+    size_t new_capacity = std::max(wanted, arena_capacity_ + arena_capacity_ / 4);
+    new_capacity = std::max<size_t>(new_capacity, 256);
+    assert(new_capacity < UINT32_MAX);
+    char* grown = static_cast<char*>(std::realloc(arena_, new_capacity));
+    if (grown == nullptr) throw std::bad_alloc();
+    arena_ = grown;
+    arena_capacity_ = new_capacity;
+  }
+  uint32_t offset = static_cast<uint32_t>(arena_used_);
+  arena_used_ += size;
+  return offset;
+}
+
+void KeyTable::WriteRecord(uint32_t offset, std::string_view key, const ValueSpec& value,
+                           int64_t expire_ms, uint16_t access) {
+  char* p = arena_ + offset;
+  *p++ = static_cast<char>(static_cast<uint8_t>(value.kind) | (expire_ms > 0 ? kHasExpireBit : 0));
+  StoreLE<uint16_t>(p, access);
+  p += 2;
+  p = PutVarint(p, key.size());
+  if (IsInline(value.kind)) p = PutVarint(p, value.bytes.size());
+  if (expire_ms > 0) {
+    StoreLE<int64_t>(p, expire_ms);
+    p += 8;
+  }
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  if (IsInline(value.kind)) {
+    if (!value.bytes.empty()) std::memcpy(p, value.bytes.data(), value.bytes.size());
+  } else if (value.kind == ValueKind::kStringExternal) {
+    StoreLE<std::string*>(p, value.external);
+    external_bytes_ += ExternalSize(value.external);
+  } else {
+    StoreLE<Object*>(p, value.object);
+  }
+}
+
+void KeyTable::FreePayload(uint32_t offset) {
+  RecordLayout layout = Decode(arena_ + offset);
+  ValueKind kind = static_cast<ValueKind>(layout.header & kKindMask);
+  if (kind == ValueKind::kStringExternal) {
+    std::string* s = LoadLE<std::string*>(layout.payload);
+    external_bytes_ -= ExternalSize(s);
+    delete s;
+  } else if (kind == ValueKind::kObject) {
+    delete LoadLE<Object*>(layout.payload);
+  }
+}
+
+void KeyTable::GrowIndex() {
+  size_t new_capacity = capacity_ == 0 ? kInitialCapacity : capacity_ + capacity_ / 2;
+  uint64_t* old = index_;
+  size_t old_capacity = capacity_;
+  index_ = static_cast<uint64_t*>(std::calloc(new_capacity, sizeof(uint64_t)));
+  if (index_ == nullptr) throw std::bad_alloc();
+  capacity_ = new_capacity;
+  // Re-insert in home order: fingerprints carry the home slot, so no key is rehashed and the
+  // arena is not touched.
+  for (size_t i = 0; i < old_capacity; ++i) {
+    uint64_t entry = old[i];
+    if (entry == 0) continue;
+    size_t pos = Home(static_cast<uint32_t>(entry >> 32));
+    while (index_[pos] != 0) {
+      if (++pos == capacity_) pos = 0;
+    }
+    index_[pos] = entry;
+  }
+  std::free(old);
+}
+
+KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpec& value,
+                             int64_t expire_ms, uint16_t access) {
+  // Callers may pass views into this table's arena (e.g. a key read from a record); the arena can
+  // move or be rewritten below, so take copies first.
+  std::string key_copy;
+  if (arena_ != nullptr && key.data() >= arena_ && key.data() < arena_ + arena_capacity_) {
+    key_copy.assign(key);
+    key = key_copy;
+  }
+  std::string bytes_copy;
+  ValueSpec spec = value;
+  if (arena_ != nullptr && !spec.bytes.empty() && spec.bytes.data() >= arena_ &&
+      spec.bytes.data() < arena_ + arena_capacity_) {
+    bytes_copy.assign(spec.bytes);
+    spec.bytes = bytes_copy;
+  }
+  const size_t size = EncodedRecordSize(key, spec, expire_ms > 0);
+  Slot slot = Find(key, hash);
+  if (slot != kNoSlot) {
+    uint32_t offset = OffsetOf(slot);
+    RecordLayout old = Decode(arena_ + offset);
+    if (old.expire_at != nullptr) --expires_;
+    FreePayload(offset);
+    if (size <= old.total) {
+      WriteRecord(offset, key, spec, expire_ms, access);
+      dead_bytes_ += old.total - size;
+    } else {
+      uint32_t new_offset = AppendRecord(size);
+      WriteRecord(new_offset, key, spec, expire_ms, access);
+      index_[slot] = (index_[slot] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(new_offset) + 1);
+      dead_bytes_ += old.total;
+    }
+    if (expire_ms > 0) ++expires_;
+    MaybeCompact();  // Moves records, never index slots.
+    return slot;
+  }
+  if ((size_ + 1) * kLoadDen > capacity_ * kLoadNum) GrowIndex();
+  uint32_t offset = AppendRecord(size);
+  WriteRecord(offset, key, spec, expire_ms, access);
+  const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32);
+  size_t pos = Home(fingerprint);
+  while (index_[pos] != 0) {
+    if (++pos == capacity_) pos = 0;
+  }
+  index_[pos] = (static_cast<uint64_t>(fingerprint) << 32) | (static_cast<uint64_t>(offset) + 1);
+  ++size_;
+  if (expire_ms > 0) ++expires_;
+  return static_cast<Slot>(pos);
+}
+
+void KeyTable::RemoveIndexEntry(Slot slot) {
+  // Backward-shift deletion: pull later entries of the cluster back when their home allows.
+  size_t hole = slot;
+  size_t pos = slot;
+  while (true) {
+    if (++pos == capacity_) pos = 0;
+    uint64_t entry = index_[pos];
+    if (entry == 0) break;
+    size_t home = Home(static_cast<uint32_t>(entry >> 32));
+    // The entry may move to `hole` if its home is not in the cyclic range (hole, pos].
+    bool home_in_range = hole <= pos ? (home > hole && home <= pos) : (home > hole || home <= pos);
+    if (!home_in_range) {
+      index_[hole] = entry;
+      hole = pos;
+    }
+  }
+  index_[hole] = 0;
+  --size_;
+}
+
+void KeyTable::Erase(Slot slot) { EraseImpl(slot, /*free_payload=*/true); }
+
+void KeyTable::EraseImpl(Slot slot, bool free_payload) {
+  uint32_t offset = OffsetOf(slot);
+  RecordLayout layout = Decode(arena_ + offset);
+  if (layout.expire_at != nullptr) --expires_;
+  if (free_payload) FreePayload(offset);
+  dead_bytes_ += layout.total;
+  RemoveIndexEntry(slot);
+  if (size_ == 0) {
+    // An empty table gives all its memory back.
+    std::free(index_);
+    std::free(arena_);
+    index_ = nullptr;
+    arena_ = nullptr;
+    capacity_ = 0;
+    arena_used_ = arena_capacity_ = dead_bytes_ = 0;
+    return;
+  }
+  MaybeCompact();
+}
+
+void KeyTable::Release(Slot slot, ValueSpec* value, std::string* inline_copy) {
+  RecordView view = View(slot);
+  value->kind = view.kind;
+  value->external = nullptr;
+  value->object = nullptr;
+  value->bytes = {};
+  if (IsInline(view.kind)) {
+    inline_copy->assign(view.str);
+    value->bytes = *inline_copy;
+  } else if (view.kind == ValueKind::kStringExternal) {
+    RecordLayout layout = Decode(arena_ + OffsetOf(slot));
+    value->external = LoadLE<std::string*>(layout.payload);
+    external_bytes_ -= ExternalSize(value->external);
+  } else {
+    value->object = view.object;
+  }
+  EraseImpl(slot, /*free_payload=*/false);
+}
+
+void KeyTable::SetExpire(Slot slot, int64_t expire_ms) {
+  uint32_t offset = OffsetOf(slot);
+  RecordLayout layout = Decode(arena_ + offset);
+  if (layout.expire_at != nullptr && expire_ms > 0) {
+    StoreLE<int64_t>(const_cast<char*>(layout.expire_at), expire_ms);
+    return;
+  }
+  if (layout.expire_at == nullptr && expire_ms <= 0) return;
+  // The record changes size: rebuild it (the payload pointer, if any, moves with it).
+  RecordView view = View(slot);
+  ValueSpec spec;
+  spec.kind = view.kind;
+  std::string key_copy(view.key);
+  std::string bytes_copy;
+  if (IsInline(view.kind)) {
+    bytes_copy.assign(view.str);
+    spec.bytes = bytes_copy;
+  } else if (view.kind == ValueKind::kStringExternal) {
+    spec.external = LoadLE<std::string*>(layout.payload);
+    external_bytes_ -= ExternalSize(spec.external);  // WriteRecord adds it back.
+  } else {
+    spec.object = view.object;
+  }
+  size_t size = EncodedRecordSize(key_copy, spec, expire_ms > 0);
+  if (size <= layout.total) {
+    WriteRecord(offset, key_copy, spec, expire_ms, layout.access);
+    dead_bytes_ += layout.total - size;
+  } else {
+    uint32_t new_offset = AppendRecord(size);
+    WriteRecord(new_offset, key_copy, spec, expire_ms, layout.access);
+    index_[slot] = (index_[slot] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(new_offset) + 1);
+    dead_bytes_ += layout.total;
+  }
+  if (expire_ms > 0) {
+    ++expires_;
+  } else {
+    --expires_;
+  }
+  MaybeCompact();
+}
+
+void KeyTable::SetAccess(Slot slot, uint16_t access) {
+  StoreLE<uint16_t>(arena_ + OffsetOf(slot) + 1, access);
+}
+
+void KeyTable::MaybeCompact() {
+  if (dead_bytes_ >= kMinCompactDeadBytes && dead_bytes_ * 4 >= arena_used_) Compact();
+}
+
+void KeyTable::Compact() {
+  size_t live = arena_used_ - dead_bytes_;
+  size_t new_capacity = std::max<size_t>(live + live / 8, 256);
+  char* fresh = static_cast<char*>(std::malloc(new_capacity));
+  if (fresh == nullptr) throw std::bad_alloc();
+  size_t used = 0;
+  for (size_t i = 0; i < capacity_; ++i) {
+    uint64_t entry = index_[i];
+    if (entry == 0) continue;
+    const char* record = arena_ + static_cast<uint32_t>(entry) - 1;
+    size_t size = Decode(record).total;
+    std::memcpy(fresh + used, record, size);
+    index_[i] = (entry & 0xffffffff00000000ULL) | (static_cast<uint64_t>(used) + 1);
+    used += size;
+  }
+  std::free(arena_);
+  arena_ = fresh;
+  arena_used_ = used;
+  arena_capacity_ = new_capacity;
+  dead_bytes_ = 0;
+}
+
+uint64_t KeyTable::ScanRange(uint64_t cursor, size_t count, std::vector<Slot>* out) const {
+  if (size_ == 0 || cursor >= kScanEnd) return kScanEnd;
+  // Visit slots from the cursor's home. Entries with fingerprint >= cursor live at or after their
+  // home, which is >= Home(cursor). Stop at an empty slot once enough were seen: every entry whose
+  // home precedes that empty slot has been visited, so the range [cursor, boundary) is complete.
+  size_t start = Home(static_cast<uint32_t>(cursor));
+  size_t seen = 0;
+  size_t logical = start;
+  std::vector<std::pair<uint32_t, Slot>> candidates;
+  for (;; ++logical) {
+    size_t pos = logical % capacity_;
+    uint64_t entry = index_[pos];
+    if (entry == 0) {
+      if (seen >= count || logical >= capacity_) break;
+      if (logical - start >= capacity_) break;
+      continue;
+    }
+    if (logical - start >= 2 * capacity_) break;  // Defensive; a full table never happens.
+    uint32_t fingerprint = static_cast<uint32_t>(entry >> 32);
+    // Entries that wrapped around from the end have high fingerprints; those before the cursor
+    // belong to earlier ranges.
+    if (fingerprint >= cursor) {
+      candidates.emplace_back(fingerprint, static_cast<Slot>(pos));
+      ++seen;
+    }
+  }
+  // Boundary: the smallest fingerprint whose home is >= the logical stop position.
+  uint64_t boundary;
+  if (logical >= capacity_) {
+    boundary = kScanEnd;
+  } else {
+    // ceil(logical * 2^32 / capacity)
+    boundary = ((static_cast<uint64_t>(logical) << 32) + capacity_ - 1) / capacity_;
+    // Home() of values in [cursor, boundary) must be < logical; ensure progress.
+    while (boundary > cursor && boundary < kScanEnd &&
+           Home(static_cast<uint32_t>(boundary - 1)) >= logical) {
+      --boundary;
+    }
+    if (boundary <= cursor) boundary = cursor + 1;
+  }
+  for (const auto& [fingerprint, slot] : candidates) {
+    if (fingerprint < boundary) out->push_back(slot);
+  }
+  return boundary;
+}
+
+KeyTable::Slot KeyTable::OccupiedAtOrAfter(size_t start) const {
+  if (size_ == 0) return kNoSlot;
+  size_t pos = start % capacity_;
+  for (size_t i = 0; i < capacity_; ++i) {
+    if (index_[pos] != 0) return static_cast<Slot>(pos);
+    if (++pos == capacity_) pos = 0;
+  }
+  return kNoSlot;
+}
+
+}  // namespace gigakv

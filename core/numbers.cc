@@ -1,0 +1,83 @@
+#include "gigakv/numbers.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace gigakv {
+
+bool ParseInt64(std::string_view text, int64_t* value) {
+  if (text.empty() || text.size() > 20) return false;
+  std::string_view digits = text[0] == '-' ? text.substr(1) : text;
+  if (digits.empty() || (digits[0] == '0' && (digits.size() > 1 || digits != text))) return false;
+  for (char c : digits) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return absl::SimpleAtoi(absl::string_view(text.data(), text.size()), value);  // Range-checked.
+}
+
+namespace {
+// strtod/strtold need a NUL-terminated buffer; client args are not.
+constexpr size_t kMaxNumberText = 5 * 1024;
+}  // namespace
+
+bool ParseDouble(std::string_view text, double* value) {
+  if (text.empty() || text.size() >= kMaxNumberText) return false;
+  if (std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char buf[kMaxNumberText];
+  std::memcpy(buf, text.data(), text.size());
+  buf[text.size()] = '\0';
+  char* end = nullptr;
+  errno = 0;
+  double parsed = std::strtod(buf, &end);
+  if (end != buf + text.size()) return false;
+  if (errno == ERANGE &&
+      (parsed == HUGE_VAL || parsed == -HUGE_VAL || std::fpclassify(parsed) == FP_ZERO)) {
+    return false;
+  }
+  if (std::isnan(parsed)) return false;
+  *value = parsed;
+  return true;
+}
+
+bool ParseLongDouble(std::string_view text, long double* value) {
+  if (text.empty() || text.size() >= kMaxNumberText) return false;
+  if (std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char buf[kMaxNumberText];
+  std::memcpy(buf, text.data(), text.size());
+  buf[text.size()] = '\0';
+  char* end = nullptr;
+  errno = 0;
+  long double parsed = std::strtold(buf, &end);
+  if (end != buf + text.size()) return false;
+  if (errno == ERANGE &&
+      (parsed == HUGE_VALL || parsed == -HUGE_VALL || std::fpclassify(parsed) == FP_ZERO)) {
+    return false;
+  }
+  if (std::isnan(parsed)) return false;
+  *value = parsed;
+  return true;
+}
+
+bool FormatLongDouble(long double value, std::string* out) {
+  if (std::isinf(value) || std::isnan(value)) return false;
+  char buf[5 * 1024];
+  int len = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  if (len <= 0 || static_cast<size_t>(len) >= sizeof(buf)) return false;
+  // Strip trailing zeros, then a trailing dot.
+  if (std::strchr(buf, '.') != nullptr) {
+    while (len > 0 && buf[len - 1] == '0') --len;
+    if (len > 0 && buf[len - 1] == '.') --len;
+  }
+  out->assign(buf, static_cast<size_t>(len));
+  if (*out == "-0") *out = "0";
+  return true;
+}
+
+}  // namespace gigakv

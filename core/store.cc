@@ -1,0 +1,337 @@
+#include "gigakv/store.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+
+#include "absl/hash/hash.h"
+#include "gigakv/numbers.h"
+#include "gigakv/slot.h"
+
+namespace gigakv {
+
+Shard::Shard(int databases) : tables_(static_cast<size_t>(databases)) {}
+Shard::~Shard() = default;
+
+KeyTable& Shard::Table(int db) {
+  auto& table = tables_[static_cast<size_t>(db)];
+  if (!table) table = std::make_unique<KeyTable>();
+  return *table;
+}
+
+void Shard::ClearTable(int db) { tables_[static_cast<size_t>(db)].reset(); }
+
+std::unique_ptr<KeyTable> Shard::DetachTable(int db) {
+  return std::move(tables_[static_cast<size_t>(db)]);
+}
+
+void MakeStringSpec(std::string_view value, bool force_raw, ValueSpec* spec) {
+  spec->object = nullptr;
+  spec->external = nullptr;
+  int64_t parsed;
+  if (value.size() > StringValue::kInlineMax) {
+    spec->kind = ValueKind::kStringExternal;
+    spec->external = new std::string(value);
+    spec->bytes = {};
+    return;
+  }
+  spec->bytes = value;
+  if (!force_raw && value.size() <= 20 && ParseInt64(value, &parsed)) {
+    spec->kind = ValueKind::kStringInt;
+  } else if (!force_raw && value.size() <= StringValue::kEmbstrMax) {
+    spec->kind = ValueKind::kStringEmbstr;
+  } else {
+    spec->kind = ValueKind::kStringRaw;
+  }
+}
+
+Store::Store(StoreOptions options) : options_(options) {
+  assert(options_.shard_count >= 1 && options_.shard_count <= kClusterSlots &&
+         std::has_single_bit(options_.shard_count));
+  clock_ = options_.clock != nullptr ? options_.clock : SystemClock::Get();
+  shard_shift_ = static_cast<uint32_t>(std::countr_zero(kClusterSlots) -
+                                       std::countr_zero(options_.shard_count));
+  shards_.reserve(options_.shard_count);
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    shards_.push_back(std::make_unique<Shard>(options_.databases));
+  }
+}
+
+Store::~Store() = default;
+
+uint64_t Store::Hash(std::string_view key) const {
+  if (options_.hash != nullptr) return options_.hash(key);
+  return absl::HashOf(key);
+}
+
+uint32_t Store::ShardIndex(std::string_view key) const { return KeySlot(key) >> shard_shift_; }
+
+Store::MultiLock::MultiLock(Store* store, std::vector<uint32_t> shards)
+    : store_(store), shards_(std::move(shards)) {
+  for (uint32_t index : shards_) store_->shard(index).mutex().lock();
+}
+
+Store::MultiLock::~MultiLock() {
+  if (store_ == nullptr) return;
+  for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) {
+    store_->shard(*it).mutex().unlock();
+  }
+}
+
+Store::MultiLock Store::LockKeys(const std::vector<std::string_view>& keys) {
+  std::vector<uint32_t> indexes;
+  indexes.reserve(keys.size());
+  for (std::string_view key : keys) indexes.push_back(ShardIndex(key));
+  std::sort(indexes.begin(), indexes.end());
+  indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
+  return MultiLock(this, std::move(indexes));
+}
+
+Store::MultiLock Store::LockAllShards() {
+  std::vector<uint32_t> indexes(options_.shard_count);
+  for (uint32_t i = 0; i < options_.shard_count; ++i) indexes[i] = i;
+  return MultiLock(this, std::move(indexes));
+}
+
+void Store::Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause) {
+  std::string key_copy(key);  // `key` points into the record being erased.
+  shard.Table(db).Erase(slot);
+  if (cause == RemovalCause::kExpired) expired_keys_.fetch_add(1, std::memory_order_relaxed);
+  if (listener_) listener_(db, key_copy, cause);
+}
+
+uint32_t Store::FindLive(Shard& shard, int db, std::string_view key, uint64_t hash) {
+  KeyTable* table = shard.FindTable(db);
+  if (table == nullptr) return KeyTable::kNoSlot;
+  uint32_t slot = table->Find(key, hash);
+  if (slot == KeyTable::kNoSlot) return slot;
+  RecordView view = table->View(slot);
+  if (IsExpired(view.expire_ms)) {
+    Remove(shard, db, slot, view.key, RemovalCause::kExpired);
+    return KeyTable::kNoSlot;
+  }
+  return slot;
+}
+
+std::optional<std::string> Store::Get(int db, std::string_view key, bool* wrong_type) {
+  uint64_t hash = Hash(key);
+  return WithShardOf(key, [&](Shard& s) -> std::optional<std::string> {
+    uint32_t slot = FindLive(s, db, key, hash);
+    if (slot == KeyTable::kNoSlot) return std::nullopt;
+    RecordView view = s.Table(db).View(slot);
+    if (!view.is_string()) {
+      if (wrong_type != nullptr) *wrong_type = true;
+      return std::nullopt;
+    }
+    return std::string(view.str);
+  });
+}
+
+void Store::Set(int db, std::string_view key, std::string_view value, int64_t ttl_ms) {
+  uint64_t hash = Hash(key);
+  int64_t expire_ms = ttl_ms > 0 ? NowMs() + ttl_ms : 0;
+  ValueSpec spec;
+  MakeStringSpec(value, /*force_raw=*/false, &spec);
+  WithShardOf(key, [&](Shard& s) { s.Table(db).Put(key, hash, spec, expire_ms, 0); });
+}
+
+bool Store::Del(int db, std::string_view key) {
+  uint64_t hash = Hash(key);
+  return WithShardOf(key, [&](Shard& s) {
+    uint32_t slot = FindLive(s, db, key, hash);
+    if (slot == KeyTable::kNoSlot) return false;
+    s.Table(db).Erase(slot);
+    return true;
+  });
+}
+
+bool Store::Exists(int db, std::string_view key) {
+  uint64_t hash = Hash(key);
+  return WithShardOf(key, [&](Shard& s) { return FindLive(s, db, key, hash) != KeyTable::kNoSlot; });
+}
+
+bool Store::Expire(int db, std::string_view key, int64_t ttl_ms) {
+  uint64_t hash = Hash(key);
+  return WithShardOf(key, [&](Shard& s) {
+    uint32_t slot = FindLive(s, db, key, hash);
+    if (slot == KeyTable::kNoSlot) return false;
+    if (ttl_ms <= 0) {
+      s.Table(db).Erase(slot);
+    } else {
+      s.Table(db).SetExpire(slot, NowMs() + ttl_ms);
+    }
+    return true;
+  });
+}
+
+int64_t Store::PttlMs(int db, std::string_view key) {
+  uint64_t hash = Hash(key);
+  return WithShardOf(key, [&](Shard& s) -> int64_t {
+    uint32_t slot = FindLive(s, db, key, hash);
+    if (slot == KeyTable::kNoSlot) return -2;
+    int64_t expire_ms = s.Table(db).View(slot).expire_ms;
+    if (expire_ms == 0) return -1;
+    return std::max<int64_t>(0, expire_ms - NowMs());
+  });
+}
+
+size_t Store::DbSize(int db) {
+  size_t total = 0;
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    if (KeyTable* table = s->FindTable(db)) total += table->size();
+  }
+  return total;
+}
+
+size_t Store::ExpiresCount(int db) {
+  size_t total = 0;
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    if (KeyTable* table = s->FindTable(db)) total += table->expires_count();
+  }
+  return total;
+}
+
+uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
+                     const std::function<bool(std::string_view, KeyType)>& filter) {
+  // Cursor layout: shard index in the bits above 32, fingerprint position below.
+  uint64_t shard_index = cursor >> 32;
+  uint64_t position = cursor & 0xffffffffULL;
+  size_t visited = 0;
+  count = std::max<size_t>(count, 1);
+  std::vector<uint32_t> slots;
+  while (shard_index < options_.shard_count && visited < count) {
+    Shard& s = *shards_[shard_index];
+    uint64_t next = KeyTable::kScanEnd;
+    {
+      std::lock_guard<std::mutex> lock(s.mutex());
+      KeyTable* table = s.FindTable(db);
+      if (table != nullptr) {
+        slots.clear();
+        next = table->ScanRange(position, count - visited, &slots);
+        int64_t now = NowMs();
+        for (uint32_t slot : slots) {
+          RecordView view = table->View(slot);
+          ++visited;
+          if (view.expire_ms > 0 && view.expire_ms <= now) continue;
+          if (filter && !filter(view.key, view.type())) continue;
+          keys->emplace_back(view.key);
+        }
+      }
+    }
+    if (next >= KeyTable::kScanEnd) {
+      ++shard_index;
+      position = 0;
+    } else {
+      position = next;
+    }
+  }
+  if (shard_index >= options_.shard_count) return 0;
+  return (shard_index << 32) | position;
+}
+
+void Store::FlushDb(int db) {
+  std::vector<std::unique_ptr<KeyTable>> detached;
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    detached.push_back(s->DetachTable(db));
+  }
+  // Tables are freed outside the locks.
+}
+
+void Store::FlushAll() {
+  for (int db = 0; db < options_.databases; ++db) FlushDb(db);
+}
+
+bool Store::SwapDb(int a, int b) {
+  if (a < 0 || b < 0 || a >= options_.databases || b >= options_.databases) return false;
+  MultiLock lock = LockAllShards();
+  for (auto& s : shards_) s->SwapTables(a, b);
+  return true;
+}
+
+size_t Store::ActiveExpireCycle(size_t budget) {
+  size_t removed = 0;
+  size_t examined = 0;
+  // Visit shards round robin; in each, continue from its cursor through its tables.
+  for (uint32_t visited_shards = 0; visited_shards < options_.shard_count && examined < budget;
+       ++visited_shards) {
+    uint32_t index = expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) %
+                     options_.shard_count;
+    Shard& s = *shards_[index];
+    std::lock_guard<std::mutex> lock(s.mutex());
+    for (int dbs_seen = 0; dbs_seen < options_.databases && examined < budget; ++dbs_seen) {
+      int db = s.expire_db_;
+      KeyTable* table = s.FindTable(db);
+      if (table == nullptr || table->expires_count() == 0) {
+        s.expire_db_ = (db + 1) % options_.databases;
+        s.expire_cursor_ = 0;
+        continue;
+      }
+      int64_t now = NowMs();
+      // Walk the index from the cursor; erasing shifts later entries back, so re-check the
+      // same position after an erase.
+      size_t pos = s.expire_cursor_;
+      size_t steps = 0;
+      size_t capacity = table->capacity();
+      while (steps < capacity && examined < budget && table->size() > 0) {
+        if (pos >= table->capacity()) break;
+        uint32_t slot = table->OccupiedAtOrAfter(pos);
+        if (slot == KeyTable::kNoSlot || slot < pos) {
+          pos = table->capacity();
+          break;
+        }
+        steps += slot - pos + 1;
+        ++examined;
+        RecordView view = table->View(slot);
+        if (view.expire_ms > 0 && view.expire_ms <= now) {
+          Remove(s, db, slot, view.key, RemovalCause::kExpired);
+          ++removed;
+          pos = slot;  // Backward shift may have moved a later entry here.
+          if (s.FindTable(db) == nullptr || table->size() == 0) break;
+        } else {
+          pos = slot + 1;
+        }
+      }
+      if (pos >= table->capacity() || table->size() == 0) {
+        s.expire_db_ = (db + 1) % options_.databases;
+        s.expire_cursor_ = 0;
+      } else {
+        s.expire_cursor_ = pos;
+        break;  // Budget ran out inside this table.
+      }
+    }
+  }
+  return removed;
+}
+
+size_t Store::UsedMemory() {
+  size_t total = 0;
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    for (int db = 0; db < options_.databases; ++db) {
+      if (KeyTable* table = s->FindTable(db)) total += table->MemoryUsage() + sizeof(KeyTable);
+    }
+  }
+  return total;
+}
+
+Store::ArenaStats Store::GetArenaStats() {
+  ArenaStats stats;
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    for (int db = 0; db < options_.databases; ++db) {
+      if (KeyTable* table = s->FindTable(db)) {
+        stats.arena_used += table->arena_bytes();
+        stats.arena_capacity += table->arena_capacity();
+        stats.dead_bytes += table->dead_bytes();
+        stats.index_slots += table->capacity();
+        stats.keys += table->size();
+      }
+    }
+  }
+  return stats;
+}
+
+}  // namespace gigakv

@@ -1,0 +1,76 @@
+// Per-client state that commands read and change: selected database, protocol version,
+// authentication, name and library info, reply mode. Owned by its connection; fields read by
+// other threads (CLIENT LIST, INFO) are atomics or guarded by `mutex`.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace gigakv::server {
+
+enum class ReplyMode : uint8_t { kOn, kOff, kSkipNext, kSkipThis };
+
+class ClientState {
+ public:
+  explicit ClientState(uint64_t id) : id(id) {}
+
+  const uint64_t id;
+  std::atomic<int> db{0};
+  int resp = 2;
+  bool authenticated = false;
+  bool close_after_reply = false;
+  ReplyMode reply_mode = ReplyMode::kOn;
+  bool no_evict = false;
+  bool no_touch = false;
+  std::atomic<int64_t> created_ms{0};
+  std::atomic<int64_t> last_interaction_ms{0};
+  std::atomic<uint64_t> commands_processed{0};
+  std::atomic<size_t> query_buffer_bytes{0};
+  std::atomic<size_t> output_buffer_bytes{0};
+  std::string addr = "127.0.0.1:0";   // Set once at accept.
+  std::string laddr = "127.0.0.1:0";
+  int fd = -1;
+
+  // Guarded by `mutex` (read by CLIENT LIST on other threads).
+  std::string name() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return name_;
+  }
+  void set_name(std::string value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    name_ = std::move(value);
+  }
+  std::string lib_name() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return lib_name_;
+  }
+  std::string lib_ver() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return lib_ver_;
+  }
+  void set_lib_name(std::string value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    lib_name_ = std::move(value);
+  }
+  void set_lib_ver(std::string value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    lib_ver_ = std::move(value);
+  }
+  // Name of the last command run; points at the command table's static names.
+  std::atomic<const char*> last_command{"NULL"};
+
+  // Asks the owning connection (on its own thread) to close. Set by the connection; empty for
+  // in-process test clients.
+  std::function<void()> kill;
+
+ private:
+  mutable std::mutex mutex;
+  std::string name_;
+  std::string lib_name_;
+  std::string lib_ver_;
+};
+
+}  // namespace gigakv::server

@@ -1,0 +1,101 @@
+// The declarative command table and what a handler gets to work with.
+//
+// Adding a command = one handler `void CmdXxx(CommandContext&)`, one CommandSpec row in its
+// family's table (server/commands/<family>_commands.cc), tests. The dispatcher (dispatcher.cc)
+// looks the name up, checks arity, authentication and OOM, then calls the handler.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/reply_builder.h"
+
+namespace gigakv {
+class Store;
+}
+
+namespace gigakv::server {
+
+class Server;
+class ClientState;
+
+enum CommandFlag : uint32_t {
+  kWrite = 1 << 0,
+  kReadonly = 1 << 1,
+  kDenyOom = 1 << 2,
+  kAdmin = 1 << 3,
+  kPubSub = 1 << 4,
+  kNoScript = 1 << 5,
+  kLoading = 1 << 6,
+  kStale = 1 << 7,
+  kFast = 1 << 8,
+  kBlocking = 1 << 9,
+  kNoAuth = 1 << 10,  // Allowed before AUTH.
+  kSkipMonitor = 1 << 11,
+  kSkipSlowlog = 1 << 12,
+  kNoMulti = 1 << 13,
+  kAllowBusy = 1 << 14,
+};
+
+struct CommandContext;
+using CommandHandler = void (*)(CommandContext& ctx);
+
+struct CommandSpec {
+  std::string_view name;  // Lower case; "container|sub" for subcommands.
+  int arity;              // Redis's arity: N exact, -N at least N (name included).
+  uint32_t flags;
+  int first_key;  // 0 = no keys.
+  int last_key;   // -1 = last argument.
+  int key_step;
+  CommandHandler handler;
+  std::string_view group;    // Redis's command group ("string", "generic", "server"...).
+  std::string_view summary;  // For COMMAND DOCS.
+  std::string_view since = "1.0.0";
+};
+
+// Everything a handler may touch. Arguments are views into the connection's input buffer and
+// valid only during the call.
+struct CommandContext {
+  const std::vector<std::string_view>& args;
+  protocol::ReplyBuilder& reply;
+  ClientState& client;
+  Server& server;
+  Store& store;
+  const CommandSpec& spec;
+
+  size_t argc() const { return args.size(); }
+  std::string_view arg(size_t i) const { return args[i]; }
+  int db() const;
+};
+
+// Registry of all families' tables; built once at start-up.
+class CommandTable {
+ public:
+  CommandTable();
+  // Case-insensitive lookup; nullptr if unknown.
+  const CommandSpec* Find(std::string_view name) const;
+  const CommandSpec* FindSub(std::string_view container, std::string_view sub) const;
+  const std::vector<const CommandSpec*>& all() const { return all_; }
+  // Subcommands of a container command ("config" -> config|get, config|set...).
+  std::vector<const CommandSpec*> Subcommands(std::string_view container) const;
+
+ private:
+  void Add(const std::vector<CommandSpec>& family);
+  std::vector<const CommandSpec*> all_;
+  std::vector<std::pair<std::string, const CommandSpec*>> sorted_;  // For binary search.
+};
+
+// Each family file defines its table.
+const std::vector<CommandSpec>& ServerCommands();      // server_commands.cc
+const std::vector<CommandSpec>& ConnectionCommands();  // connection_commands.cc
+const std::vector<CommandSpec>& StringCommands();      // string_commands.cc
+const std::vector<CommandSpec>& KeyspaceCommands();    // keyspace_commands.cc
+
+// Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).
+void ReplyUnknownSubcommand(CommandContext& ctx);
+// Replies the wrong-arity error for `name`.
+void ReplyWrongArity(protocol::ReplyBuilder& reply, std::string_view name);
+
+}  // namespace gigakv::server

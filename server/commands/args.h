@@ -1,0 +1,30 @@
+// Small typed readers for command arguments. Functions ending in OrReply have already sent the
+// error reply (Redis's exact text) when they return false/nullopt.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "gigakv/strings.h"
+#include "gigakv/numbers.h"
+#include "server/command.h"
+#include "server/errors.h"
+
+namespace gigakv::server {
+
+inline bool ParseIntOrReply(CommandContext& ctx, std::string_view text, int64_t* value) {
+  if (ParseInt64(text, value)) return true;
+  ctx.reply.Error(errors::kNotInteger);
+  return false;
+}
+
+inline bool ArgIs(std::string_view arg, std::string_view word) {
+  return EqualsIgnoreCase(arg, word);
+}
+
+// The database index argument of SELECT/MOVE/COPY/SWAPDB: "invalid DB index" when not a number,
+// "DB index is out of range" when outside [0, databases).
+bool ParseDbIndexOrReply(CommandContext& ctx, std::string_view text, int* db);
+
+}  // namespace gigakv::server

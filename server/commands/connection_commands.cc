@@ -1,0 +1,426 @@
+// Connection family: HELLO, AUTH, SELECT, QUIT, RESET, CLIENT.
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gigakv/strings.h"
+#include "server/commands/args.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+namespace {
+
+// Outcome of checking credentials against the default user (no ACL users yet).
+bool CheckPassword(CommandContext& ctx, std::string_view user, std::string_view password) {
+  std::string required = ctx.server.config().Get("requirepass");
+  if (!EqualsIgnoreCase(user, "default") && user != "default") return false;
+  if (required.empty()) return true;  // The default user is "nopass".
+  return password == required;
+}
+
+void CmdAuth(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : "default";
+  std::string_view password = ctx.argc() == 3 ? ctx.arg(2) : ctx.arg(1);
+  if (ctx.argc() == 2 && ctx.server.config().Get("requirepass").empty()) {
+    ctx.reply.Error(errors::kAuthNotConfigured);
+    return;
+  }
+  if (user != "default" || !CheckPassword(ctx, user, password)) {
+    ctx.reply.Error(errors::kWrongPass);
+    return;
+  }
+  ctx.client.authenticated = true;
+  ctx.reply.Ok();
+}
+
+bool ValidClientName(std::string_view name) {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;  // Redis allows printable ASCII without spaces.
+  }
+  return true;
+}
+
+void CmdHello(CommandContext& ctx) {
+  int version = ctx.client.resp;
+  size_t i = 1;
+  if (ctx.argc() >= 2) {
+    int64_t requested;
+    if (!ParseInt64(ctx.arg(1), &requested)) {
+      ctx.reply.Error(errors::kProtoVersionNotInteger);
+      return;
+    }
+    if (requested < 2 || requested > 3) {
+      ctx.reply.Error(errors::kNoProto);
+      return;
+    }
+    version = static_cast<int>(requested);
+    i = 2;
+  }
+  std::string_view user, password, name;
+  bool auth = false, set_name = false;
+  for (; i < ctx.argc(); ++i) {
+    size_t more = ctx.argc() - i - 1;
+    if (ArgIs(ctx.arg(i), "auth") && more >= 2) {
+      auth = true;
+      user = ctx.arg(i + 1);
+      password = ctx.arg(i + 2);
+      i += 2;
+    } else if (ArgIs(ctx.arg(i), "setname") && more >= 1) {
+      set_name = true;
+      name = ctx.arg(i + 1);
+      i += 1;
+    } else {
+      ctx.reply.Error(StrCat("ERR Syntax error in HELLO option '", ctx.arg(i), "'"));
+      return;
+    }
+  }
+  if (auth) {
+    if (!CheckPassword(ctx, user, password)) {
+      ctx.reply.Error(errors::kWrongPass);
+      return;
+    }
+    ctx.client.authenticated = true;
+  }
+  if (!ctx.client.authenticated && !ctx.server.config().Get("requirepass").empty()) {
+    ctx.reply.Error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+        "RESP protocol version at the same time");
+    return;
+  }
+  if (set_name) {
+    if (!ValidClientName(name)) {
+      ctx.reply.Error(errors::kClientNameSpaces);
+      return;
+    }
+    ctx.client.set_name(std::string(name));
+  }
+  ctx.client.resp = version;
+  ctx.reply.set_resp_version(version);
+  ctx.reply.MapHeader(7);
+  ctx.reply.Bulk("server");
+  ctx.reply.Bulk("redis");
+  ctx.reply.Bulk("version");
+  ctx.reply.Bulk(kRedisCompatVersion);
+  ctx.reply.Bulk("proto");
+  ctx.reply.Integer(version);
+  ctx.reply.Bulk("id");
+  ctx.reply.Integer(static_cast<int64_t>(ctx.client.id));
+  ctx.reply.Bulk("mode");
+  ctx.reply.Bulk("standalone");
+  ctx.reply.Bulk("role");
+  ctx.reply.Bulk("master");
+  ctx.reply.Bulk("modules");
+  ctx.reply.ArrayHeader(0);
+}
+
+void CmdSelect(CommandContext& ctx) {
+  int db;
+  if (!ParseDbIndexOrReply(ctx, ctx.arg(1), &db)) return;
+  ctx.client.db.store(db);
+  ctx.reply.Ok();
+}
+
+void CmdQuit(CommandContext& ctx) {
+  ctx.client.close_after_reply = true;
+  ctx.reply.Ok();
+}
+
+void CmdReset(CommandContext& ctx) {
+  ctx.client.db.store(0);
+  ctx.client.resp = 2;
+  ctx.reply.set_resp_version(2);
+  ctx.client.reply_mode = ReplyMode::kOn;
+  ctx.client.no_evict = false;
+  ctx.client.no_touch = false;
+  ctx.client.set_name("");
+  ctx.client.authenticated = ctx.server.config().Get("requirepass").empty();
+  ctx.reply.SimpleString("RESET");
+}
+
+// --- CLIENT --------------------------------------------------------------------------------
+
+std::string ClientLine(Server& server, const ClientState& client) {
+  int64_t now = server.NowMs();
+  std::string name = client.name();
+  return StrCat(
+      "id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
+      " name=", name, " age=", (now - client.created_ms.load()) / 1000,
+      " idle=", (now - client.last_interaction_ms.load()) / 1000, " flags=N db=", client.db.load(),
+      " sub=0 psub=0 ssub=0 multi=-1 qbuf=", client.query_buffer_bytes.load(),
+      " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=",
+      client.output_buffer_bytes.load(), " tot-mem=", 16384 + client.output_buffer_bytes.load(),
+      " events=r cmd=", client.last_command.load(), " user=default redir=-1 resp=", client.resp,
+      " lib-name=", client.lib_name(), " lib-ver=", client.lib_ver());
+}
+
+void CmdClientId(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx.client.id)); }
+
+void CmdClientSetName(CommandContext& ctx) {
+  if (!ValidClientName(ctx.arg(2))) {
+    ctx.reply.Error(errors::kClientNameSpaces);
+    return;
+  }
+  ctx.client.set_name(std::string(ctx.arg(2)));
+  ctx.reply.Ok();
+}
+
+void CmdClientGetName(CommandContext& ctx) {
+  std::string name = ctx.client.name();
+  if (name.empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(name);
+  }
+}
+
+void CmdClientList(CommandContext& ctx) {
+  std::vector<uint64_t> ids;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (ArgIs(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
+      std::string_view type = ctx.arg(i + 1);
+      if (!ArgIs(type, "normal") && !ArgIs(type, "master") && !ArgIs(type, "replica") &&
+          !ArgIs(type, "slave") && !ArgIs(type, "pubsub")) {
+        ctx.reply.Error(StrCat("ERR Unknown client type '", type, "'"));
+        return;
+      }
+      if (!ArgIs(type, "normal")) ids.push_back(0);  // No replicas or pubsub clients yet.
+      ++i;
+    } else if (ArgIs(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
+      for (++i; i < ctx.argc(); ++i) {
+        int64_t id;
+        if (!ParseInt64(ctx.arg(i), &id) || id <= 0) {
+          ctx.reply.Error("ERR Invalid client ID");
+          return;
+        }
+        ids.push_back(static_cast<uint64_t>(id));
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  std::string text;
+  for (const auto& client : ctx.server.Clients()) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
+    StrAppend(&text, ClientLine(ctx.server, *client), "\n");
+  }
+  ctx.reply.Verbatim("txt", text);
+}
+
+void CmdClientInfo(CommandContext& ctx) {
+  ctx.reply.Verbatim("txt", ClientLine(ctx.server, ctx.client) + "\n");
+}
+
+void CmdClientKill(CommandContext& ctx) {
+  // Old form: CLIENT KILL addr:port -> OK or error.
+  if (ctx.argc() == 3) {
+    for (const auto& client : ctx.server.Clients()) {
+      if (client->addr == ctx.arg(2)) {
+        if (client.get() == &ctx.client) {
+          ctx.client.close_after_reply = true;
+        } else if (client->kill) {
+          client->kill();
+        }
+        ctx.reply.Ok();
+        return;
+      }
+    }
+    ctx.reply.Error(errors::kNoSuchClient);
+    return;
+  }
+  // New form: filters, reply = number killed.
+  std::optional<uint64_t> id;
+  std::optional<std::string_view> addr, laddr;
+  bool skip_me = true;
+  int64_t max_age = 0;
+  if (ctx.argc() % 2 != 0) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
+    std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
+    if (ArgIs(option, "id")) {
+      int64_t parsed;
+      if (!ParseInt64(value, &parsed) || parsed <= 0) {
+        ctx.reply.Error("ERR client-id should be greater than 0");
+        return;
+      }
+      id = static_cast<uint64_t>(parsed);
+    } else if (ArgIs(option, "addr")) {
+      addr = value;
+    } else if (ArgIs(option, "laddr")) {
+      laddr = value;
+    } else if (ArgIs(option, "type")) {
+      if (!ArgIs(value, "normal") && !ArgIs(value, "master") && !ArgIs(value, "replica") &&
+          !ArgIs(value, "slave") && !ArgIs(value, "pubsub")) {
+        ctx.reply.Error(StrCat("ERR Unknown client type '", value, "'"));
+        return;
+      }
+    } else if (ArgIs(option, "user")) {
+      if (value != "default") {
+        ctx.reply.Error(StrCat("ERR No such user '", value, "'"));
+        return;
+      }
+    } else if (ArgIs(option, "skipme")) {
+      if (ArgIs(value, "yes")) {
+        skip_me = true;
+      } else if (ArgIs(value, "no")) {
+        skip_me = false;
+      } else {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    } else if (ArgIs(option, "maxage")) {
+      if (!ParseIntOrReply(ctx, value, &max_age)) return;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  int64_t killed = 0;
+  int64_t now = ctx.server.NowMs();
+  for (const auto& client : ctx.server.Clients()) {
+    if (id && client->id != *id) continue;
+    if (addr && client->addr != *addr) continue;
+    if (laddr && client->laddr != *laddr) continue;
+    if (max_age > 0 && (now - client->created_ms.load()) / 1000 < max_age) continue;
+    if (client.get() == &ctx.client) {
+      if (skip_me) continue;
+      ctx.client.close_after_reply = true;
+    } else if (client->kill) {
+      client->kill();
+    }
+    ++killed;
+  }
+  ctx.reply.Integer(killed);
+}
+
+void CmdClientSetInfo(CommandContext& ctx) {
+  std::string_view attr = ctx.arg(2), value = ctx.arg(3);
+  bool lib_name = ArgIs(attr, "lib-name");
+  if (!lib_name && !ArgIs(attr, "lib-ver")) {
+    ctx.reply.Error(StrCat("ERR Unrecognized option '", attr, "'"));
+    return;
+  }
+  if (!ValidClientName(value)) {
+    ctx.reply.Error(FormatText(errors::kClientInfoChars, {lib_name ? "lib-name" : "lib-ver"}));
+    return;
+  }
+  if (lib_name) {
+    ctx.client.set_lib_name(std::string(value));
+  } else {
+    ctx.client.set_lib_ver(std::string(value));
+  }
+  ctx.reply.Ok();
+}
+
+bool ParseOnOffOrReply(CommandContext& ctx, bool* on) {
+  if (ArgIs(ctx.arg(2), "on")) {
+    *on = true;
+  } else if (ArgIs(ctx.arg(2), "off")) {
+    *on = false;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+void CmdClientNoEvict(CommandContext& ctx) {
+  bool on;
+  if (!ParseOnOffOrReply(ctx, &on)) return;
+  ctx.client.no_evict = on;
+  ctx.reply.Ok();
+}
+
+void CmdClientNoTouch(CommandContext& ctx) {
+  bool on;
+  if (!ParseOnOffOrReply(ctx, &on)) return;
+  ctx.client.no_touch = on;
+  ctx.reply.Ok();
+}
+
+void CmdClientReply(CommandContext& ctx) {
+  if (ArgIs(ctx.arg(2), "on")) {
+    ctx.client.reply_mode = ReplyMode::kOn;
+    ctx.reply.Ok();
+  } else if (ArgIs(ctx.arg(2), "off")) {
+    ctx.client.reply_mode = ReplyMode::kOff;
+  } else if (ArgIs(ctx.arg(2), "skip")) {
+    ctx.client.reply_mode = ReplyMode::kSkipNext;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+  }
+}
+
+void CmdClientHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETNAME", "    Return the name of the current connection.",
+      "ID", "    Return the ID of the current connection.",
+      "INFO", "    Return information about the current client connection.",
+      "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are: ID, ADDR, LADDR, TYPE, USER, SKIPME, MAXAGE.",
+      "LIST [options ...]", "    Return information about client connections.",
+      "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+      "SETNAME <name>", "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>", "    Set client meta attr (LIB-NAME, LIB-VER).",
+      "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)",
+      "    Will not touch LRU/LFU stats when this mode is on.",
+      "HELP", "    Print this help."};
+  ctx.reply.ArrayHeader(static_cast<int64_t>(std::size(kLines)));
+  for (std::string_view line : kLines) ctx.reply.SimpleString(line);
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& ConnectionCommands() {
+  constexpr uint32_t kConn = kNoScript | kLoading | kStale;
+  static const std::vector<CommandSpec> kCommands = {
+      {"auth", -2, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, 0, 0, 0, CmdAuth,
+       "connection", "Authenticate to the server."},
+      {"hello", -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, 0, 0, 0,
+       CmdHello, "connection", "Handshake with Redis.", "6.0.0"},
+      {"select", 2, kLoading | kStale | kFast, 0, 0, 0, CmdSelect, "connection",
+       "Change the selected database for the current connection."},
+      {"quit", -1, kAllowBusy | kNoAuth | kLoading | kStale | kFast, 0, 0, 0, CmdQuit,
+       "connection", "Close the connection."},
+      {"reset", 1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, 0, 0, 0, CmdReset,
+       "connection", "Reset the connection.", "6.2.0"},
+      {"client", -2, 0, 0, 0, 0, nullptr, "connection", "A container for client connection commands.",
+       "2.4.0"},
+      {"client|id", 2, kConn, 0, 0, 0, CmdClientId, "connection",
+       "Returns the client ID for the current connection.", "5.0.0"},
+      {"client|setname", 3, kConn, 0, 0, 0, CmdClientSetName, "connection",
+       "Set the current connection name.", "2.6.9"},
+      {"client|getname", 2, kConn, 0, 0, 0, CmdClientGetName, "connection",
+       "Get the current connection name.", "2.6.9"},
+      {"client|list", -2, kAdmin | kConn, 0, 0, 0, CmdClientList, "connection",
+       "Get the list of client connections.", "2.4.0"},
+      {"client|info", 2, kConn, 0, 0, 0, CmdClientInfo, "connection",
+       "Returns information about the current client connection.", "6.2.0"},
+      {"client|kill", -3, kAdmin | kConn, 0, 0, 0, CmdClientKill, "connection",
+       "Kill the connection of a client.", "2.4.0"},
+      {"client|setinfo", 4, kConn, 0, 0, 0, CmdClientSetInfo, "connection",
+       "Set client or connection specific info.", "7.2.0"},
+      {"client|no-evict", 3, kAdmin | kConn, 0, 0, 0, CmdClientNoEvict, "connection",
+       "Set client eviction mode for the current connection.", "7.0.0"},
+      {"client|no-touch", 3, kConn, 0, 0, 0, CmdClientNoTouch, "connection",
+       "Controls whether commands sent by the client will alter the LRU/LFU of the keys they "
+       "access.",
+       "7.2.0"},
+      {"client|reply", 3, kConn, 0, 0, 0, CmdClientReply, "connection",
+       "Instruct the server whether to reply to commands.", "3.2.0"},
+      {"client|help", 2, kLoading | kStale, 0, 0, 0, CmdClientHelp, "connection",
+       "Show helpful text about the different subcommands.", "5.0.0"},
+  };
+  return kCommands;
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,575 @@
+// Server family: PING, ECHO, TIME, DBSIZE, FLUSHDB, FLUSHALL, COMMAND, CONFIG, SHUTDOWN,
+// LASTSAVE, DEBUG, MEMORY, FUNCTION/SCRIPT FLUSH. INFO lives in info.cc.
+#include <malloc.h>
+#include <sys/time.h>
+
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gigakv/glob.h"
+#include "gigakv/strings.h"
+#include "server/commands/args.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+
+bool ParseDbIndexOrReply(CommandContext& ctx, std::string_view text, int* db) {
+  int64_t index;
+  if (!ParseInt64(text, &index) || index < INT32_MIN || index > INT32_MAX) {
+    ctx.reply.Error(errors::kInvalidDbIndex);
+    return false;
+  }
+  if (index < 0 || index >= ctx.store.databases()) {
+    ctx.reply.Error(errors::kDbIndexOutOfRange);
+    return false;
+  }
+  *db = static_cast<int>(index);
+  return true;
+}
+
+namespace {
+
+// Replies a list of help lines as Redis's addReplyHelp does: a header line, the lines, and the
+// standard HELP line.
+void ReplyHelp(CommandContext& ctx, std::initializer_list<std::string_view> lines) {
+  std::string container = AsciiUpper(ctx.arg(0));
+  ctx.reply.ArrayHeader(static_cast<int64_t>(lines.size()) + 3);
+  ctx.reply.SimpleString(StrCat(
+      container, " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  for (std::string_view line : lines) ctx.reply.SimpleString(line);
+  ctx.reply.SimpleString("HELP");
+  ctx.reply.SimpleString("    Print this help.");
+}
+
+void CmdPing(CommandContext& ctx) {
+  if (ctx.argc() > 2) {
+    ReplyWrongArity(ctx.reply, "ping");
+    return;
+  }
+  if (ctx.argc() == 2) {
+    ctx.reply.Bulk(ctx.arg(1));
+  } else {
+    ctx.reply.SimpleString("PONG");
+  }
+}
+
+void CmdEcho(CommandContext& ctx) { ctx.reply.Bulk(ctx.arg(1)); }
+
+void CmdTime(CommandContext& ctx) {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Bulk(std::to_string(tv.tv_sec));
+  ctx.reply.Bulk(std::to_string(tv.tv_usec));
+}
+
+void CmdDbSize(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.store.DbSize(ctx.db())));
+}
+
+// FLUSHDB / FLUSHALL [ASYNC|SYNC]. Tables are detached under the shard locks and freed outside.
+bool ParseFlushModeOrReply(CommandContext& ctx) {
+  if (ctx.argc() > 2) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  if (ctx.argc() == 2 && !ArgIs(ctx.arg(1), "async") && !ArgIs(ctx.arg(1), "sync")) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+void CmdFlushDb(CommandContext& ctx) {
+  if (!ParseFlushModeOrReply(ctx)) return;
+  ctx.store.FlushDb(ctx.db());
+  ctx.server.stats().dirty.fetch_add(1);
+  ctx.reply.Ok();
+}
+
+void CmdFlushAll(CommandContext& ctx) {
+  if (!ParseFlushModeOrReply(ctx)) return;
+  ctx.store.FlushAll();
+  ctx.server.stats().dirty.fetch_add(1);
+  ctx.reply.Ok();
+}
+
+// --- COMMAND -------------------------------------------------------------------------------
+
+std::vector<std::string_view> FlagNames(uint32_t flags) {
+  static constexpr std::pair<uint32_t, std::string_view> kNames[] = {
+      {kWrite, "write"},          {kReadonly, "readonly"},        {kDenyOom, "denyoom"},
+      {kAdmin, "admin"},          {kPubSub, "pubsub"},            {kNoScript, "noscript"},
+      {kBlocking, "blocking"},    {kLoading, "loading"},          {kStale, "stale"},
+      {kSkipMonitor, "skip_monitor"}, {kSkipSlowlog, "skip_slowlog"}, {kFast, "fast"},
+      {kNoAuth, "no_auth"},       {kNoMulti, "no_multi"},         {kAllowBusy, "allow_busy"},
+  };
+  std::vector<std::string_view> names;
+  for (const auto& [bit, name] : kNames) {
+    if (flags & bit) names.push_back(name);
+  }
+  return names;
+}
+
+void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
+  ctx.reply.ArrayHeader(10);
+  ctx.reply.Bulk(spec.name);
+  ctx.reply.Integer(spec.arity);
+  auto flags = FlagNames(spec.flags);
+  ctx.reply.SetHeader(static_cast<int64_t>(flags.size()));
+  for (std::string_view flag : flags) ctx.reply.SimpleString(flag);
+  ctx.reply.Integer(spec.first_key);
+  ctx.reply.Integer(spec.last_key);
+  ctx.reply.Integer(spec.key_step);
+  ctx.reply.SetHeader(1);
+  ctx.reply.SimpleString(StrCat("@", spec.group));
+  ctx.reply.SetHeader(0);  // Tips.
+  ctx.reply.ArrayHeader(0);  // Key specs.
+  auto subs = ctx.server.commands().Subcommands(spec.name);
+  ctx.reply.ArrayHeader(static_cast<int64_t>(subs.size()));
+  for (const CommandSpec* sub : subs) ReplyCommandInfo(ctx, *sub);
+}
+
+void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
+  auto subs = ctx.server.commands().Subcommands(spec.name);
+  ctx.reply.MapHeader(subs.empty() ? 3 : 4);
+  ctx.reply.Bulk("summary");
+  ctx.reply.Bulk(spec.summary);
+  ctx.reply.Bulk("since");
+  ctx.reply.Bulk(spec.since);
+  ctx.reply.Bulk("group");
+  ctx.reply.Bulk(spec.group);
+  if (!subs.empty()) {
+    ctx.reply.Bulk("subcommands");
+    ctx.reply.MapHeader(static_cast<int64_t>(subs.size()));
+    for (const CommandSpec* sub : subs) {
+      ctx.reply.Bulk(sub->name);
+      ReplyCommandDocs(ctx, *sub);
+    }
+  }
+}
+
+std::vector<const CommandSpec*> TopLevelCommands(const CommandTable& table) {
+  std::vector<const CommandSpec*> result;
+  for (const CommandSpec* spec : table.all()) {
+    if (spec->name.find('|') == std::string_view::npos) result.push_back(spec);
+  }
+  return result;
+}
+
+void CmdCommand(CommandContext& ctx) {
+  auto top = TopLevelCommands(ctx.server.commands());
+  ctx.reply.ArrayHeader(static_cast<int64_t>(top.size()));
+  for (const CommandSpec* spec : top) ReplyCommandInfo(ctx, *spec);
+}
+
+void CmdCommandCount(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(TopLevelCommands(ctx.server.commands()).size()));
+}
+
+void CmdCommandInfo(CommandContext& ctx) {
+  if (ctx.argc() == 2) {
+    CmdCommand(ctx);
+    return;
+  }
+  ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 2));
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    const CommandSpec* spec = ctx.server.commands().Find(ctx.arg(i));
+    if (spec == nullptr) {
+      ctx.reply.NullArray();
+    } else {
+      ReplyCommandInfo(ctx, *spec);
+    }
+  }
+}
+
+void CmdCommandDocs(CommandContext& ctx) {
+  std::vector<const CommandSpec*> specs;
+  if (ctx.argc() == 2) {
+    specs = TopLevelCommands(ctx.server.commands());
+  } else {
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      if (const CommandSpec* spec = ctx.server.commands().Find(ctx.arg(i))) specs.push_back(spec);
+    }
+  }
+  ctx.reply.MapHeader(static_cast<int64_t>(specs.size()));
+  for (const CommandSpec* spec : specs) {
+    ctx.reply.Bulk(spec->name);
+    ReplyCommandDocs(ctx, *spec);
+  }
+}
+
+void CmdCommandList(CommandContext& ctx) {
+  std::string pattern;
+  if (ctx.argc() == 5 && ArgIs(ctx.arg(2), "filterby") && ArgIs(ctx.arg(3), "pattern")) {
+    pattern = std::string(ctx.arg(4));
+  } else if (ctx.argc() == 5 && ArgIs(ctx.arg(2), "filterby") &&
+             (ArgIs(ctx.arg(3), "aclcat") || ArgIs(ctx.arg(3), "module"))) {
+    std::vector<std::string_view> names;
+    if (ArgIs(ctx.arg(3), "aclcat")) {
+      for (const CommandSpec* spec : TopLevelCommands(ctx.server.commands())) {
+        if (EqualsIgnoreCase(spec->group, ctx.arg(4))) names.push_back(spec->name);
+      }
+    }
+    ctx.reply.ArrayHeader(static_cast<int64_t>(names.size()));
+    for (std::string_view name : names) ctx.reply.Bulk(name);
+    return;
+  } else if (ctx.argc() != 2) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  std::vector<std::string_view> names;
+  for (const CommandSpec* spec : ctx.server.commands().all()) {
+    if (pattern.empty() || GlobMatch(pattern, spec->name, /*nocase=*/true)) {
+      names.push_back(spec->name);
+    }
+  }
+  ctx.reply.ArrayHeader(static_cast<int64_t>(names.size()));
+  for (std::string_view name : names) ctx.reply.Bulk(name);
+}
+
+void CmdCommandGetKeys(CommandContext& ctx) {
+  const CommandSpec* spec = ctx.server.commands().Find(ctx.arg(2));
+  if (spec == nullptr) {
+    ctx.reply.Error("ERR Invalid command specified");
+    return;
+  }
+  size_t argc = ctx.argc() - 2;
+  if ((spec->arity > 0 && argc != static_cast<size_t>(spec->arity)) ||
+      (spec->arity < 0 && argc < static_cast<size_t>(-spec->arity))) {
+    ctx.reply.Error("ERR Invalid number of arguments specified for command");
+    return;
+  }
+  if (spec->first_key <= 0) {
+    ctx.reply.Error("ERR The command has no key arguments");
+    return;
+  }
+  int last = spec->last_key < 0 ? static_cast<int>(argc) + spec->last_key : spec->last_key;
+  std::vector<std::string_view> keys;
+  for (int i = spec->first_key; i <= last && i < static_cast<int>(argc); i += spec->key_step) {
+    keys.push_back(ctx.arg(static_cast<size_t>(i) + 2));
+  }
+  ctx.reply.ArrayHeader(static_cast<int64_t>(keys.size()));
+  for (std::string_view key : keys) ctx.reply.Bulk(key);
+}
+
+void CmdCommandHelp(CommandContext& ctx) {
+  ReplyHelp(ctx, {"(no subcommand)", "    Return details about all Redis commands.",
+                  "COUNT", "    Return the total number of commands in this Redis server.",
+                  "LIST", "    Return a list of all commands in this Redis server.",
+                  "INFO [<command-name> ...]",
+                  "    Return details about multiple Redis commands.",
+                  "DOCS [<command-name> ...]", "    Return documentation details about commands.",
+                  "GETKEYS <full-command>",
+                  "    Return the keys from a full Redis command."});
+}
+
+// COMMAND with no subcommand lists everything; otherwise it dispatches like a container.
+void CmdCommandEntry(CommandContext& ctx) {
+  if (ctx.argc() == 1) {
+    CmdCommand(ctx);
+    return;
+  }
+  const CommandSpec* sub = ctx.server.commands().FindSub("command", ctx.arg(1));
+  if (sub == nullptr) {
+    ReplyUnknownSubcommand(ctx);
+    return;
+  }
+  bool arity_ok = sub->arity >= 0 ? ctx.argc() == static_cast<size_t>(sub->arity)
+                                   : ctx.argc() >= static_cast<size_t>(-sub->arity);
+  if (!arity_ok) {
+    ReplyWrongArity(ctx.reply, sub->name);
+    return;
+  }
+  sub->handler(ctx);
+}
+
+// --- CONFIG --------------------------------------------------------------------------------
+
+void CmdConfigGet(CommandContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> matches;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    for (auto& pair : ctx.server.config().Match(ctx.arg(i))) {
+      bool seen = false;
+      for (const auto& existing : matches) seen = seen || existing.first == pair.first;
+      if (!seen) matches.push_back(std::move(pair));
+    }
+  }
+  ctx.reply.MapHeader(static_cast<int64_t>(matches.size()));
+  for (const auto& [name, value] : matches) {
+    ctx.reply.Bulk(name);
+    ctx.reply.Bulk(value);
+  }
+}
+
+void CmdConfigSet(CommandContext& ctx) {
+  if (ctx.argc() % 2 != 0) {
+    ReplyWrongArity(ctx.reply, "config|set");
+    return;
+  }
+  Config& config = ctx.server.config();
+  std::vector<std::pair<std::string, std::string>> previous;
+  // Check names and duplicates first so nothing changes on those errors.
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    std::string name = AsciiLower(ctx.arg(i));
+    bool known = false;
+    for (const DirectiveSpec& spec : AllDirectives()) known = known || spec.name == name;
+    if (!known) {
+      ctx.reply.Error(FormatText(errors::kConfigSetUnknown, {ctx.arg(i)}));
+      return;
+    }
+    for (size_t j = 2; j < i; j += 2) {
+      if (EqualsIgnoreCase(ctx.arg(j), name)) {
+        ctx.reply.Error(FormatText(errors::kConfigSetDuplicate, {ctx.arg(i)}));
+        return;
+      }
+    }
+  }
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    std::string name = AsciiLower(ctx.arg(i));
+    std::string old_value = config.Get(name);
+    std::vector<std::string> args;
+    if (name == "bind" || name == "client-output-buffer-limit") {
+      args = SplitNonEmpty(ctx.arg(i + 1), ' ');
+    } else {
+      args = {std::string(ctx.arg(i + 1))};
+    }
+    absl::Status status = config.Set(name, args, /*from_config_set=*/true);
+    if (!status.ok()) {
+      // Roll back what this command already changed: CONFIG SET is all or nothing.
+      for (auto it = previous.rbegin(); it != previous.rend(); ++it) {
+        std::vector<std::string> old_args;
+        if (it->first == "bind" || it->first == "client-output-buffer-limit") {
+          old_args = SplitNonEmpty(it->second, ' ');
+        } else {
+          old_args = {it->second};
+        }
+        (void)config.Set(it->first, old_args, /*from_config_set=*/false);
+      }
+      ctx.reply.Error(FormatText(errors::kConfigSetFailed, {ctx.arg(i), FromAbsl(status.message())}));
+      return;
+    }
+    previous.emplace_back(name, old_value);
+  }
+  for (const auto& [name, value] : previous) config.NotifyChanged(name);
+  ctx.server.RefreshCachedConfig();
+  ctx.reply.Ok();
+}
+
+void CmdConfigResetStat(CommandContext& ctx) {
+  ctx.server.ResetStats();
+  ctx.reply.Ok();
+}
+
+void CmdConfigRewrite(CommandContext& ctx) {
+  if (ctx.server.config().config_file().empty()) {
+    ctx.reply.Error(errors::kNoConfigFile);
+    return;
+  }
+  absl::Status status = ctx.server.config().Rewrite();
+  if (!status.ok()) {
+    ctx.reply.Error(StrCat("ERR Rewriting config file: ", status.message()));
+    return;
+  }
+  ctx.reply.Ok();
+}
+
+void CmdConfigHelp(CommandContext& ctx) {
+  ReplyHelp(ctx, {"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+                  "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+                  "RESETSTAT", "    Reset statistics reported by the INFO command.",
+                  "REWRITE", "    Rewrite the configuration file."});
+}
+
+// --- SHUTDOWN, LASTSAVE, DEBUG, MEMORY, FUNCTION, SCRIPT ------------------------------------
+
+void CmdShutdown(CommandContext& ctx) {
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    if (ArgIs(ctx.arg(i), "abort")) {
+      ctx.reply.Error("ERR No shutdown in progress.");
+      return;
+    }
+    if (!ArgIs(ctx.arg(i), "nosave") && !ArgIs(ctx.arg(i), "save") && !ArgIs(ctx.arg(i), "now") &&
+        !ArgIs(ctx.arg(i), "force")) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  // Like Redis, a successful SHUTDOWN sends no reply: the connection just closes.
+  ctx.client.close_after_reply = true;
+  ctx.server.RequestShutdown();
+}
+
+void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.server.lastsave_s()); }
+
+void CmdDebug(CommandContext& ctx) {
+  if (ArgIs(ctx.arg(1), "help")) {
+    ReplyHelp(ctx, {"SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
+                    "SET-ACTIVE-EXPIRE <0|1>",
+                    "    Setting it to 0 disables expiring keys in background when they are not "
+                    "accessed (otherwise the Redis behavior). Setting it to 1 reenables back the "
+                    "default."});
+    return;
+  }
+  if (ArgIs(ctx.arg(1), "sleep") && ctx.argc() == 3) {
+    double seconds;
+    if (!ParseDouble(ctx.arg(2), &seconds)) {
+      ctx.reply.Error(errors::kNotFloat);
+      return;
+    }
+    if (seconds > 0) std::this_thread::sleep_for(std::chrono::microseconds(
+        static_cast<int64_t>(seconds * 1e6)));
+    ctx.reply.Ok();
+    return;
+  }
+  if (ArgIs(ctx.arg(1), "set-active-expire") && ctx.argc() == 3) {
+    int64_t enabled;
+    if (!ParseIntOrReply(ctx, ctx.arg(2), &enabled)) return;
+    ctx.server.set_active_expire_enabled(enabled != 0);
+    ctx.reply.Ok();
+    return;
+  }
+  ReplyUnknownSubcommand(ctx);
+}
+
+void CmdMemoryUsage(CommandContext& ctx) {
+  if (ctx.argc() != 3 && !(ctx.argc() == 5 && ArgIs(ctx.arg(3), "samples"))) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (ctx.argc() == 5) {
+    int64_t samples;
+    if (!ParseIntOrReply(ctx, ctx.arg(4), &samples)) return;
+  }
+  std::string_view key = ctx.arg(2);
+  uint64_t hash = ctx.store.Hash(key);
+  int db = ctx.db();
+  ctx.store.WithShardOf(key, [&](Shard& shard) {
+    uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
+    if (slot == KeyTable::kNoSlot) {
+      ctx.reply.Null();
+      return;
+    }
+    ctx.reply.Integer(static_cast<int64_t>(shard.Table(db).RecordMemory(slot)));
+  });
+}
+
+void CmdMemoryStats(CommandContext& ctx) {
+  Store::ArenaStats arena = ctx.store.GetArenaStats();
+  int64_t used = ctx.server.UsedMemory(/*refresh=*/true);
+  int64_t dataset = static_cast<int64_t>(arena.arena_used);
+  std::vector<std::pair<std::string_view, int64_t>> fields = {
+      {"total.allocated", used},
+      {"keys.count", static_cast<int64_t>(arena.keys)},
+      {"keys.bytes-per-key", arena.keys == 0 ? 0 : used / static_cast<int64_t>(arena.keys)},
+      {"dataset.bytes", dataset},
+      {"arena.capacity", static_cast<int64_t>(arena.arena_capacity)},
+      {"arena.dead-bytes", static_cast<int64_t>(arena.dead_bytes)},
+      {"index.slots", static_cast<int64_t>(arena.index_slots)},
+      {"clients.normal", ctx.server.stats().connected_clients.load() * 32 * 1024},
+  };
+  ctx.reply.MapHeader(static_cast<int64_t>(fields.size()));
+  for (const auto& [name, value] : fields) {
+    ctx.reply.Bulk(name);
+    ctx.reply.Integer(value);
+  }
+}
+
+void CmdMemoryPurge(CommandContext& ctx) {
+  malloc_trim(0);
+  ctx.reply.Ok();
+}
+
+void CmdMemoryHelp(CommandContext& ctx) {
+  ReplyHelp(ctx, {"USAGE <key> [SAMPLES <count>]",
+                  "    Return memory in bytes used by <key> and its value.",
+                  "STATS", "    Return information about the memory usage of the server.",
+                  "PURGE", "    Attempt to purge dirty pages for reclamation by the allocator."});
+}
+
+void CmdFlushScripts(CommandContext& ctx) {
+  if (ctx.argc() > 3 ||
+      (ctx.argc() == 3 && !ArgIs(ctx.arg(2), "async") && !ArgIs(ctx.arg(2), "sync"))) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  ctx.reply.Ok();  // No scripts or functions are stored yet, so there is nothing to flush.
+}
+
+}  // namespace
+
+void RegisterInfo(std::vector<CommandSpec>* table);  // info.cc
+
+const std::vector<CommandSpec>& ServerCommands() {
+  static const std::vector<CommandSpec> kCommands = [] {
+    std::vector<CommandSpec> commands = {
+      {"ping", -1, kFast, 0, 0, 0, CmdPing, "connection", "Ping the server."},
+      {"echo", 2, kFast, 0, 0, 0, CmdEcho, "connection", "Echo the given string."},
+      {"time", 1, kLoading | kStale | kFast, 0, 0, 0, CmdTime, "server",
+       "Return the current server time.", "2.6.0"},
+      {"dbsize", 1, kReadonly | kFast, 0, 0, 0, CmdDbSize, "server",
+       "Return the number of keys in the selected database."},
+      {"flushdb", -1, kWrite, 0, 0, 0, CmdFlushDb, "server", "Remove all keys from the current database."},
+      {"flushall", -1, kWrite, 0, 0, 0, CmdFlushAll, "server", "Remove all keys from all databases."},
+      {"command", -1, kLoading | kStale, 0, 0, 0, CmdCommandEntry, "server",
+       "Get array of Redis command details.", "2.8.13"},
+      {"command|count", 2, kLoading | kStale, 0, 0, 0, CmdCommandCount, "server",
+       "Get total number of Redis commands.", "2.8.13"},
+      {"command|info", -2, kLoading | kStale, 0, 0, 0, CmdCommandInfo, "server",
+       "Get array of specific Redis command details, or all when no argument is given.",
+       "2.8.13"},
+      {"command|docs", -2, kLoading | kStale, 0, 0, 0, CmdCommandDocs, "server",
+       "Get array of specific Redis command documentation.", "7.0.0"},
+      {"command|list", -2, kLoading | kStale, 0, 0, 0, CmdCommandList, "server",
+       "Get an array of Redis command names.", "7.0.0"},
+      {"command|getkeys", -3, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
+       "Extract keys given a full Redis command.", "2.8.13"},
+      {"command|help", 2, kLoading | kStale, 0, 0, 0, CmdCommandHelp, "server",
+       "Show helpful text about the different subcommands.", "5.0.0"},
+      {"config", -2, 0, 0, 0, 0, nullptr, "server", "A container for server configuration commands.",
+       "2.0.0"},
+      {"config|get", -3, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigGet, "server",
+       "Get the values of configuration parameters.", "2.0.0"},
+      {"config|set", -4, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigSet, "server",
+       "Set configuration parameters to the given values.", "2.0.0"},
+      {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigResetStat,
+       "server", "Reset the stats returned by INFO.", "2.0.0"},
+      {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigRewrite,
+       "server", "Rewrite the configuration file with the in memory configuration.", "2.8.0"},
+      {"config|help", 2, kLoading | kStale, 0, 0, 0, CmdConfigHelp, "server",
+       "Show helpful text about the different subcommands.", "5.0.0"},
+      {"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy, 0, 0, 0,
+       CmdShutdown, "server", "Synchronously save the dataset to disk and then shut down the server."},
+      {"lastsave", 1, kLoading | kStale | kFast, 0, 0, 0, CmdLastSave, "server",
+       "Get the UNIX time stamp of the last successful save to disk."},
+      {"debug", -2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdDebug, "server",
+       "A container for debugging commands."},
+      {"memory", -2, 0, 0, 0, 0, nullptr, "server", "A container for memory diagnostics commands.",
+       "4.0.0"},
+      {"memory|usage", -3, kReadonly, 2, 2, 1, CmdMemoryUsage, "server",
+       "Estimate the memory usage of a key.", "4.0.0"},
+      {"memory|stats", 2, 0, 0, 0, 0, CmdMemoryStats, "server", "Show memory usage details.",
+       "4.0.0"},
+      {"memory|purge", 2, 0, 0, 0, 0, CmdMemoryPurge, "server", "Ask the allocator to release memory.",
+       "4.0.0"},
+      {"memory|help", 2, kLoading | kStale, 0, 0, 0, CmdMemoryHelp, "server",
+       "Show helpful text about the different subcommands.", "4.0.0"},
+      {"function", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for function commands.",
+       "7.0.0"},
+      {"function|flush", -2, kWrite | kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
+       "Delete all functions.", "7.0.0"},
+      {"script", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for Lua scripts management commands.",
+       "2.6.0"},
+      {"script|flush", -2, kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
+       "Remove all the scripts from the script cache.", "2.6.0"},
+    };
+    RegisterInfo(&commands);
+    return commands;
+  }();
+  return kCommands;
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,91 @@
+// Server::Execute: the one place that checks a request before its handler runs.
+#include <chrono>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gigakv/strings.h"
+#include "server/errors.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+namespace {
+
+bool ArityOk(int arity, size_t argc) {
+  return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
+}
+
+std::string UnknownCommandText(const std::vector<std::string_view>& args) {
+  std::string list;
+  for (size_t i = 1; i < args.size() && list.size() < 128; ++i) {
+    StrAppend(&list, "'", args[i].substr(0, 128 - list.size()), "' ");
+  }
+  return FormatText(errors::kUnknownCommand, {args[0].substr(0, 128), list});
+}
+
+}  // namespace
+
+void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
+                     protocol::ReplyBuilder& reply) {
+  const size_t reply_mark = reply.buffer().size();
+  const ReplyMode mode_before = client.reply_mode;
+  if (mode_before == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kOn;
+  reply.ResetErrorCount();
+
+  const CommandSpec* spec = commands_.Find(args[0]);
+  CommandStats* stats = nullptr;
+  auto reject = [&](std::string_view text) {
+    reply.Error(text);
+    if (stats != nullptr) stats->rejected_calls.fetch_add(1, std::memory_order_relaxed);
+  };
+
+  if (spec == nullptr) {
+    reject(UnknownCommandText(args));
+  } else if (!ArityOk(spec->arity, args.size())) {
+    stats = &command_stats(spec);
+    reject(FormatText(errors::kWrongArity, {spec->name}));
+  } else if (spec->handler == nullptr && commands_.FindSub(spec->name, args[1]) == nullptr) {
+    // A container command (CONFIG, CLIENT...) with an unknown subcommand.
+    stats = &command_stats(spec);
+    reject(FormatText(errors::kUnknownSubcommand, {args[1].substr(0, 128),
+                           AsciiUpper(args[0])}));
+  } else {
+    if (spec->handler == nullptr) spec = commands_.FindSub(spec->name, args[1]);
+    stats = &command_stats(spec);
+    const bool auth_required = !client.authenticated && !(spec->flags & kNoAuth) &&
+                               password_set_.load(std::memory_order_relaxed);
+    if (auth_required) {
+      reject(errors::kNoAuth);
+    } else if (!ArityOk(spec->arity, args.size())) {
+      reject(FormatText(errors::kWrongArity, {spec->name}));
+    } else if ((spec->flags & kDenyOom) && OverMaxmemory()) {
+      reject(errors::kOom);
+    } else {
+      client.last_command.store(spec->name.data(), std::memory_order_relaxed);
+      CommandContext ctx{args, reply, client, *this, *store_, *spec};
+      auto start = std::chrono::steady_clock::now();
+      spec->handler(ctx);
+      auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+      stats->calls.fetch_add(1, std::memory_order_relaxed);
+      stats->usec.fetch_add(static_cast<uint64_t>(usec), std::memory_order_relaxed);
+      if (reply.errors_sent() > 0) stats->failed_calls.fetch_add(1, std::memory_order_relaxed);
+      stats_.total_commands_processed.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  if (reply.errors_sent() > 0) {
+    stats_.total_error_replies.fetch_add(static_cast<uint64_t>(reply.errors_sent()),
+                                         std::memory_order_relaxed);
+    CountError(reply.last_error_code());
+  }
+  client.commands_processed.fetch_add(1, std::memory_order_relaxed);
+
+  const ReplyMode mode_after = client.reply_mode;
+  if (mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||
+      mode_after == ReplyMode::kSkipNext) {
+    reply.buffer().resize(reply_mark);
+  }
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,62 @@
+// Every error text gigakv sends, in one place, word for word as Redis 7.0 sends them. Texts are
+// the whole line after '-' (error code included). Texts with a "%s" are absl::StrFormat formats.
+#pragma once
+
+#include <string_view>
+
+namespace gigakv::errors {
+
+inline constexpr std::string_view kSyntax = "ERR syntax error";
+inline constexpr std::string_view kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
+inline constexpr std::string_view kIncrFloatNanOrInf = "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kNoSuchKey = "ERR no such key";
+inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
+inline constexpr std::string_view kInvalidDbIndex = "ERR invalid DB index";
+inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
+inline constexpr std::string_view kStringTooLong =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr std::string_view kOffsetOutOfRange = "ERR offset is out of range";
+inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr std::string_view kAuthNotConfigured =
+    "ERR AUTH <password> called without any password configured for the default user. Are you "
+    "sure your configuration is correct?";
+inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+inline constexpr std::string_view kOom =
+    "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";
+inline constexpr std::string_view kProtoVersionNotInteger =
+    "ERR Protocol version is not an integer or out of range";
+inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
+inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
+inline constexpr std::string_view kClientNameSpaces =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+inline constexpr std::string_view kNoSuchClient = "ERR No such client";
+inline constexpr std::string_view kClientInfoChars =
+    "ERR %s cannot contain spaces, newlines or special characters.";
+inline constexpr std::string_view kExpireInvalid = "ERR invalid expire time in '%s' command";
+inline constexpr std::string_view kUnknownCommand =
+    "ERR unknown command '%s', with args beginning with: %s";
+inline constexpr std::string_view kUnknownSubcommand =
+    "ERR unknown subcommand '%s'. Try %s HELP.";
+inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '%s' command";
+inline constexpr std::string_view kConfigSetUnknown =
+    "ERR Unknown option or number of arguments for CONFIG SET - '%s'";
+inline constexpr std::string_view kConfigSetFailed =
+    "ERR CONFIG SET failed (possibly related to argument '%s') - %s";
+inline constexpr std::string_view kConfigSetDuplicate =
+    "ERR CONFIG SET failed (possibly related to argument '%s') - duplicate parameter";
+inline constexpr std::string_view kNxXxGtLt =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+inline constexpr std::string_view kGtLtNx = "ERR GT, LT, and/or NX options at the same time are not compatible";
+inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+inline constexpr std::string_view kUnknownType = "ERR unknown type name '%s'";
+inline constexpr std::string_view kResetInMulti = "ERR RESET inside MULTI is not allowed";
+
+}  // namespace gigakv::errors

@@ -1,0 +1,132 @@
+// gigakv-server [config-file] [--directive value ...]  — like redis-server.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "cxxopts.hpp"
+#include "server/config.h"
+#include "server/network.h"
+#include "server/server.h"
+#include "spdlog/sinks/basic_file_sink.h"
+#include "spdlog/sinks/stdout_sinks.h"
+#include "spdlog/spdlog.h"
+
+namespace {
+
+using gigakv::server::Config;
+
+spdlog::level::level_enum LogLevel(const std::string& name) {
+  if (name == "debug" || name == "verbose") return spdlog::level::debug;
+  if (name == "warning") return spdlog::level::warn;
+  if (name == "nothing") return spdlog::level::off;
+  return spdlog::level::info;
+}
+
+void SetUpLogging(const Config& config) {
+  std::string logfile = config.Get("logfile");
+  std::shared_ptr<spdlog::logger> logger;
+  if (logfile.empty()) {
+    logger = spdlog::stdout_logger_mt("gigakv");
+  } else {
+    logger = spdlog::basic_logger_mt("gigakv", logfile);
+  }
+  logger->set_pattern("%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v");
+  logger->set_level(LogLevel(config.Get("loglevel")));
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cxxopts::Options options(
+      "gigakv-server",
+      "gigakv: a Redis 7.0-compatible in-memory data-structure server.\n\n"
+      "Usage: gigakv-server [config-file] [--directive value ...]\n"
+      "Any directive of the config file may be given on the command line, e.g.\n"
+      "  gigakv-server conf/gigakv.conf --port 6380 --loglevel warning");
+  options.add_options()("h,help", "Print this help")("v,version", "Print the version");
+
+  // cxxopts handles the flags; directives are free-form (--name v1 v2 ...) and go to Config.
+  std::vector<std::string> directive_args;
+  std::vector<char*> flag_argv = {argv[0]};
+  std::string config_file;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "-v" || arg == "--version") {
+      flag_argv.push_back(argv[i]);
+    } else if (i == 1 && arg.rfind("--", 0) != 0) {
+      config_file = arg;
+    } else {
+      directive_args.push_back(arg);
+    }
+  }
+  try {
+    int flag_argc = static_cast<int>(flag_argv.size());
+    auto result = options.parse(flag_argc, flag_argv.data());
+    if (result.count("help")) {
+      std::cout << options.help() << std::endl;
+      return 0;
+    }
+    if (result.count("version")) {
+      std::cout << "gigakv server v=" << GIGAKV_VERSION << " redis_version="
+                << gigakv::server::kRedisCompatVersion << std::endl;
+      return 0;
+    }
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "gigakv-server: " << e.what() << std::endl;
+    return 1;
+  }
+
+  Config config;
+  if (!config_file.empty()) {
+    absl::Status status = config.LoadFile(config_file);
+    if (!status.ok()) {
+      std::cerr << "*** FATAL CONFIG FILE ERROR (gigakv " << GIGAKV_VERSION << ") ***\n"
+                << status.message() << std::endl;
+      return 1;
+    }
+  }
+  absl::Status status = config.ApplyArgs(directive_args);
+  if (!status.ok()) {
+    std::cerr << "*** FATAL CONFIG ERROR (gigakv " << GIGAKV_VERSION << ") ***\n"
+              << status.message() << std::endl;
+    return 1;
+  }
+
+  ::signal(SIGPIPE, SIG_IGN);
+  SetUpLogging(config);
+
+  gigakv::server::Server server(config);
+  server.executable = argv[0];
+  config.set_on_change([&server](std::string_view name) {
+    server.RefreshCachedConfig();
+    if (name == "loglevel") spdlog::default_logger()->set_level(LogLevel(server.config().Get("loglevel")));
+  });
+  gigakv::server::Network network(server);
+  status = network.Start();
+  if (!status.ok()) {
+    spdlog::critical("{}", std::string(status.message()));
+    return 1;
+  }
+  std::string pidfile = config.Get("pidfile");
+  if (!pidfile.empty()) std::ofstream(pidfile) << ::getpid() << "\n";
+
+  spdlog::info("gigakv {} (Redis {} compatible) started, pid={}, port={}, io-threads={}",
+               GIGAKV_VERSION, gigakv::server::kRedisCompatVersion, ::getpid(), network.port(),
+               config.GetInt("io-threads"));
+  spdlog::info("Configuration loaded from {}",
+               config_file.empty() ? std::string("(defaults and command line)") : config_file);
+  spdlog::info("Ready to accept connections tcp");
+
+  network.Wait();
+  spdlog::info("gigakv is now ready to exit, bye bye...");
+  if (!pidfile.empty()) ::unlink(pidfile.c_str());
+  return 0;
+}

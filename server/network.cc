@@ -1,0 +1,469 @@
+#include "gigakv/strings.h"
+#include "server/network.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "asio.hpp"
+#include "protocol/request_parser.h"
+#include "server/errors.h"
+#include "spdlog/spdlog.h"
+
+namespace gigakv::server {
+namespace {
+
+using asio::ip::tcp;
+
+constexpr size_t kInitialInputBuffer = 16 * 1024;
+constexpr size_t kMaxIdleInputBuffer = 64 * 1024;
+
+constexpr std::string_view kProtectedModeDenied =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no password "
+    "is set for the default user. In this mode connections are only accepted from the loopback "
+    "interface. If you want to connect from external computers to Redis you may adopt one of the "
+    "following solutions: 1) Just disable protected mode sending the command 'CONFIG SET "
+    "protected-mode no' from the loopback interface by connecting to Redis from the same host "
+    "the server is running, however MAKE SURE Redis is not publicly accessible from internet if "
+    "you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just "
+    "disable the protected mode by editing the Redis configuration file, and setting the protected "
+    "mode option to 'no', and then restarting the server. 3) If you started the server manually "
+    "just for testing, restart it with the '--protected-mode no' option. 4) Set up an "
+    "authentication password for the default user. NOTE: You only need to do one of the above "
+    "things in order for the server to start accepting connections from the outside.\r\n";
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string EndpointText(const tcp::endpoint& endpoint) {
+  asio::ip::address address = endpoint.address();
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    address = asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
+  }
+  return StrCat(address.to_string(), ":", endpoint.port());
+}
+
+class Connection;
+
+struct IoThread {
+  asio::io_context io{1};
+  std::thread thread;
+  std::unordered_set<Connection*> connections;  // Touched only on this thread.
+  std::unique_ptr<asio::steady_timer> timeout_timer;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Server& server, IoThread& owner, tcp::socket socket)
+      : server_(server), owner_(owner), socket_(std::move(socket)),
+        client_(std::make_shared<ClientState>(server.NextClientId())) {}
+
+  ~Connection() { server_.UnregisterClient(client_->id); }
+
+  void Start() {
+    asio::error_code ec;
+    socket_.set_option(tcp::no_delay(true), ec);
+    int keepalive = static_cast<int>(server_.config().GetInt("tcp-keepalive"));
+    if (keepalive > 0) {
+      socket_.set_option(asio::socket_base::keep_alive(true), ec);
+      int fd = socket_.native_handle();
+      ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &keepalive, sizeof(keepalive));
+    }
+    auto remote = socket_.remote_endpoint(ec);
+    if (!ec) client_->addr = EndpointText(remote);
+    auto local = socket_.local_endpoint(ec);
+    if (!ec) client_->laddr = EndpointText(local);
+    client_->fd = socket_.native_handle();
+    int64_t now = server_.NowMs();
+    client_->created_ms = now;
+    client_->last_interaction_ms = now;
+    std::weak_ptr<Connection> weak = shared_from_this();
+    asio::io_context* io = &owner_.io;
+    client_->kill = [weak, io] {
+      asio::post(*io, [weak] {
+        if (auto self = weak.lock()) self->Close();
+      });
+    };
+    parser_.set_limits(Limits());
+    server_.RegisterClient(client_);
+    owner_.connections.insert(this);
+    DoRead();
+  }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    owner_.connections.erase(this);
+    asio::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+  }
+
+  ClientState& client() { return *client_; }
+
+ private:
+  protocol::ParserLimits Limits() const {
+    protocol::ParserLimits limits;
+    limits.max_bulk_len = server_.config().GetInt("proto-max-bulk-len");
+    return limits;
+  }
+
+  void EnsureReadSpace() {
+    if (begin_ == end_) {
+      begin_ = end_ = 0;
+      if (capacity_ > kMaxIdleInputBuffer) {
+        input_.reset();
+        capacity_ = 0;
+      }
+    }
+    if (capacity_ == 0) {
+      capacity_ = kInitialInputBuffer;
+      input_.reset(new char[capacity_]);
+    }
+    if (end_ < capacity_) return;
+    size_t pending = end_ - begin_;
+    size_t wanted = std::max(pending + parser_.bytes_hint(), pending + kInitialInputBuffer);
+    if (begin_ > 0 && wanted <= capacity_) {
+      std::memmove(input_.get(), input_.get() + begin_, pending);
+    } else {
+      size_t new_capacity = std::max(wanted, capacity_ * 2);
+      std::unique_ptr<char[]> grown(new char[new_capacity]);
+      std::memcpy(grown.get(), input_.get() + begin_, pending);
+      input_ = std::move(grown);
+      capacity_ = new_capacity;
+    }
+    begin_ = 0;
+    end_ = pending;
+  }
+
+  void DoRead() {
+    if (closed_) return;
+    EnsureReadSpace();
+    socket_.async_read_some(
+        asio::buffer(input_.get() + end_, capacity_ - end_),
+        [self = shared_from_this()](const asio::error_code& ec, size_t n) { self->OnRead(ec, n); });
+  }
+
+  void OnRead(const asio::error_code& ec, size_t n) {
+    if (ec || closed_) {
+      Close();
+      return;
+    }
+    end_ += n;
+    server_.stats().total_net_input_bytes.fetch_add(n, std::memory_order_relaxed);
+    client_->last_interaction_ms.store(server_.NowMs(), std::memory_order_relaxed);
+    ProcessInput();
+    if (closed_) return;
+    if (!reply_.buffer().empty()) {
+      DoWrite();
+    } else if (close_after_write_) {
+      Close();
+    } else {
+      DoRead();
+    }
+  }
+
+  void ProcessInput() {
+    while (begin_ < end_ && !close_after_write_) {
+      std::string_view pending(input_.get() + begin_, end_ - begin_);
+      switch (parser_.Feed(pending)) {
+        case protocol::RequestParser::Result::kCommand:
+          server_.Execute(*client_, parser_.args(), reply_);
+          begin_ += parser_.consumed();
+          if (client_->close_after_reply) close_after_write_ = true;
+          if (server_.shutdown_requested()) close_after_write_ = true;
+          break;
+        case protocol::RequestParser::Result::kEmpty:
+          begin_ += parser_.consumed();
+          break;
+        case protocol::RequestParser::Result::kNeedMore:
+          CheckQueryBufferLimit();
+          return;
+        case protocol::RequestParser::Result::kError:
+          reply_.Error("ERR " + parser_.error_text());
+          server_.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+          server_.CountError("ERR");
+          close_after_write_ = true;
+          return;
+      }
+    }
+    client_->query_buffer_bytes.store(end_ - begin_, std::memory_order_relaxed);
+    CheckOutputBufferLimit();
+  }
+
+  void CheckQueryBufferLimit() {
+    size_t pending = end_ - begin_;
+    client_->query_buffer_bytes.store(pending, std::memory_order_relaxed);
+    if (static_cast<int64_t>(pending) > server_.config().GetInt("client-query-buffer-limit")) {
+      spdlog::warn("Closing client {} that reached max query buffer length ({} bytes)",
+                   client_->addr, pending);
+      server_.stats().client_query_buffer_limit_disconnections.fetch_add(1);
+      Close();
+    }
+  }
+
+  void CheckOutputBufferLimit() {
+    // Normal clients: "normal <hard> <soft> <seconds>"; only the hard limit applies to one batch.
+    std::string limits = server_.config().Get("client-output-buffer-limit");
+    std::vector<std::string> words = SplitNonEmpty(limits, ' ');
+    int64_t hard = 0;
+    if (words.size() >= 2) (void)ParseMemory(words[1], &hard);
+    if (hard > 0 && static_cast<int64_t>(reply_.buffer().size()) > hard) {
+      spdlog::warn("Client {} scheduled to be closed for overcoming of output buffer limits.",
+                   client_->addr);
+      server_.stats().client_output_buffer_limit_disconnections.fetch_add(1);
+      reply_.buffer().clear();
+      Close();
+    }
+  }
+
+  void DoWrite() {
+    out_.swap(reply_.buffer());
+    reply_.buffer().clear();
+    client_->output_buffer_bytes.store(out_.size(), std::memory_order_relaxed);
+    asio::async_write(socket_, asio::buffer(out_),
+                      [self = shared_from_this()](const asio::error_code& ec, size_t n) {
+                        self->OnWrite(ec, n);
+                      });
+  }
+
+  void OnWrite(const asio::error_code& ec, size_t n) {
+    server_.stats().total_net_output_bytes.fetch_add(n, std::memory_order_relaxed);
+    client_->output_buffer_bytes.store(0, std::memory_order_relaxed);
+    if (out_.capacity() > kMaxIdleInputBuffer) {
+      std::string().swap(out_);
+    } else {
+      out_.clear();
+    }
+    if (ec || closed_ || close_after_write_) {
+      Close();
+      return;
+    }
+    DoRead();
+  }
+
+  Server& server_;
+  IoThread& owner_;
+  tcp::socket socket_;
+  std::shared_ptr<ClientState> client_;
+  protocol::RequestParser parser_;
+  protocol::ReplyBuilder reply_;
+  std::unique_ptr<char[]> input_;
+  size_t capacity_ = 0;
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  std::string out_;
+  bool closed_ = false;
+  bool close_after_write_ = false;
+};
+
+}  // namespace
+
+struct Network::Impl {
+  explicit Impl(Server& server) : server(server) {}
+
+  Server& server;
+  std::vector<std::unique_ptr<IoThread>> threads;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
+  std::unique_ptr<asio::signal_set> signals;
+  std::atomic<size_t> next_thread{0};
+  std::thread cron_thread;
+  std::mutex cron_mutex;
+  std::condition_variable cron_cv;
+  bool stopping = false;
+  std::atomic<bool> stopped{false};
+  int bound_port = 0;
+
+  void Accept(tcp::acceptor& acceptor) {
+    IoThread& target = *threads[next_thread.fetch_add(1) % threads.size()];
+    acceptor.async_accept(target.io, [this, &acceptor, &target](const asio::error_code& ec,
+                                                                 tcp::socket socket) {
+      if (ec == asio::error::operation_aborted) return;
+      if (!ec) OnAccepted(target, std::move(socket));
+      Accept(acceptor);
+    });
+  }
+
+  void OnAccepted(IoThread& target, tcp::socket socket) {
+    server.stats().total_connections_received.fetch_add(1, std::memory_order_relaxed);
+    asio::error_code ec;
+    if (server.stats().connected_clients.load() >= server.config().GetInt("maxclients")) {
+      std::string reply = StrCat("-", errors::kMaxClients, "\r\n");
+      asio::write(socket, asio::buffer(reply), ec);
+      server.stats().rejected_connections.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    if (server.config().GetBool("protected-mode") && server.config().IsDefaultBind() &&
+        server.config().Get("requirepass").empty()) {
+      auto remote = socket.remote_endpoint(ec);
+      if (!ec && !remote.address().is_loopback() &&
+          !(remote.address().is_v6() && remote.address().to_v6().is_v4_mapped() &&
+            asio::ip::make_address_v4(asio::ip::v4_mapped, remote.address().to_v6())
+                .is_loopback())) {
+        asio::write(socket, asio::buffer(kProtectedModeDenied), ec);
+        server.stats().rejected_connections.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+    }
+    // The socket belongs to `target`'s io_context; start it there.
+    auto connection = std::make_shared<Connection>(server, target, std::move(socket));
+    // Count it right away so a burst of accepts respects maxclients.
+    asio::post(target.io, [connection] { connection->Start(); });
+  }
+
+  void ArmTimeoutTimer(IoThread& thread) {
+    thread.timeout_timer->expires_after(std::chrono::seconds(1));
+    thread.timeout_timer->async_wait([this, &thread](const asio::error_code& ec) {
+      if (ec) return;
+      int64_t timeout_s = server.config().GetInt("timeout");
+      if (timeout_s > 0) {
+        int64_t now = server.NowMs();
+        std::vector<Connection*> idle;
+        for (Connection* connection : thread.connections) {
+          if (now - connection->client().last_interaction_ms.load() > timeout_s * 1000) {
+            idle.push_back(connection);
+          }
+        }
+        for (Connection* connection : idle) connection->Close();
+      }
+      ArmTimeoutTimer(thread);
+    });
+  }
+
+  absl::Status Bind() {
+    int port = static_cast<int>(server.config().GetInt("port"));
+    int backlog = static_cast<int>(server.config().GetInt("tcp-backlog"));
+    std::vector<std::string> addresses =
+        SplitNonEmpty(server.config().Get("bind"), ' ');
+    asio::io_context& io = threads[0]->io;
+    for (std::string address : addresses) {
+      bool optional = !address.empty() && address[0] == '-';
+      if (optional) address.erase(0, 1);
+      if (address == "*") address = "0.0.0.0";
+      if (address == "::*") address = "::";
+      asio::error_code ec;
+      asio::ip::address ip = asio::ip::make_address(address, ec);
+      if (ec) {
+        if (optional) continue;
+        return absl::InvalidArgumentError(StrCat("Invalid bind address '", address, "'"));
+      }
+      auto acceptor = std::make_unique<tcp::acceptor>(io);
+      tcp::endpoint endpoint(ip, static_cast<unsigned short>(bound_port != 0 ? bound_port : port));
+      acceptor->open(endpoint.protocol(), ec);
+      if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+      if (!ec && ip.is_v6()) acceptor->set_option(asio::ip::v6_only(true), ec);
+      if (!ec) acceptor->bind(endpoint, ec);
+      if (!ec) acceptor->listen(backlog, ec);
+      if (ec) {
+        if (optional) continue;
+        return absl::UnavailableError(StrCat("Could not create server TCP listening socket ",
+                                                   address, ":", port, ": ", ec.message()));
+      }
+      if (bound_port == 0) bound_port = acceptor->local_endpoint().port();
+      acceptors.push_back(std::move(acceptor));
+    }
+    if (acceptors.empty() && port != 0) {
+      return absl::UnavailableError("Failed listening on any bind address");
+    }
+    return absl::OkStatus();
+  }
+
+  void CronLoop() {
+    std::unique_lock<std::mutex> lock(cron_mutex);
+    while (!stopping) {
+      int64_t hz = std::max<int64_t>(1, server.config().GetInt("hz"));
+      cron_cv.wait_for(lock, std::chrono::milliseconds(1000 / hz));
+      if (stopping) break;
+      lock.unlock();
+      server.Cron();
+      lock.lock();
+    }
+  }
+};
+
+Network::Network(Server& server) : impl_(std::make_unique<Impl>(server)) {}
+
+Network::~Network() {
+  Stop();
+  Wait();
+}
+
+int Network::port() const { return impl_->bound_port; }
+
+absl::Status Network::Start() {
+  int count = static_cast<int>(impl_->server.config().GetInt("io-threads"));
+  for (int i = 0; i < std::max(1, count); ++i) {
+    auto thread = std::make_unique<IoThread>();
+    thread->timeout_timer = std::make_unique<asio::steady_timer>(thread->io);
+    impl_->threads.push_back(std::move(thread));
+  }
+  absl::Status status = impl_->Bind();
+  if (!status.ok()) {
+    impl_->acceptors.clear();
+    impl_->threads.clear();
+    return status;
+  }
+  impl_->server.tcp_port = impl_->bound_port;
+  for (auto& acceptor : impl_->acceptors) impl_->Accept(*acceptor);
+  impl_->signals = std::make_unique<asio::signal_set>(impl_->threads[0]->io, SIGINT, SIGTERM);
+  impl_->signals->async_wait([this](const asio::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::warn("Received {}, scheduling shutdown...", signal == SIGINT ? "SIGINT" : "SIGTERM");
+    impl_->server.RequestShutdown();
+  });
+  impl_->server.set_on_shutdown([this] { Stop(); });
+  for (auto& thread : impl_->threads) {
+    impl_->ArmTimeoutTimer(*thread);
+    IoThread* raw = thread.get();
+    thread->thread = std::thread([raw] {
+      auto guard = asio::make_work_guard(raw->io);
+      raw->io.run();
+    });
+  }
+  impl_->cron_thread = std::thread([this] { impl_->CronLoop(); });
+  return absl::OkStatus();
+}
+
+void Network::Stop() {
+  if (impl_->stopped.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> lock(impl_->cron_mutex);
+    impl_->stopping = true;
+  }
+  impl_->cron_cv.notify_all();
+  for (auto& thread : impl_->threads) {
+    IoThread* raw = thread.get();
+    asio::post(raw->io, [this, raw] {
+      if (raw == impl_->threads[0].get()) {
+        asio::error_code ec;
+        for (auto& acceptor : impl_->acceptors) acceptor->close(ec);
+        if (impl_->signals) impl_->signals->cancel(ec);
+      }
+      std::vector<Connection*> open(raw->connections.begin(), raw->connections.end());
+      for (Connection* connection : open) connection->Close();
+      raw->timeout_timer->cancel();
+      raw->io.stop();
+    });
+  }
+}
+
+void Network::Wait() {
+  for (auto& thread : impl_->threads) {
+    if (thread->thread.joinable() && thread->thread.get_id() != std::this_thread::get_id()) {
+      thread->thread.join();
+    }
+  }
+  if (impl_->cron_thread.joinable()) impl_->cron_thread.join();
+}
+
+}  // namespace gigakv::server
