@@ -15,7 +15,6 @@ inline constexpr std::string_view kOverflow = "ERR increment or decrement would 
 inline constexpr std::string_view kIncrFloatNanOrInf = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
-inline constexpr std::string_view kInvalidDbIndex = "ERR invalid DB index";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";

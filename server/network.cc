@@ -39,12 +39,6 @@ constexpr std::string_view kProtectedModeDenied =
     "authentication password for the default user. NOTE: You only need to do one of the above "
     "things in order for the server to start accepting connections from the outside.\r\n";
 
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string EndpointText(const tcp::endpoint& endpoint) {
   asio::ip::address address = endpoint.address();
   if (address.is_v6() && address.to_v6().is_v4_mapped()) {

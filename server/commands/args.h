@@ -23,8 +23,8 @@ inline bool ArgIs(std::string_view arg, std::string_view word) {
   return EqualsIgnoreCase(arg, word);
 }
 
-// The database index argument of SELECT/MOVE/COPY/SWAPDB: "invalid DB index" when not a number,
-// "DB index is out of range" when outside [0, databases).
+// The database index argument of SELECT/MOVE/COPY: "value is not an integer or out of range"
+// when not a number, "DB index is out of range" when outside [0, databases).
 bool ParseDbIndexOrReply(CommandContext& ctx, std::string_view text, int* db);
 
 }  // namespace gigakv::server

@@ -19,7 +19,7 @@ namespace gigakv::server {
 bool ParseDbIndexOrReply(CommandContext& ctx, std::string_view text, int* db) {
   int64_t index;
   if (!ParseInt64(text, &index) || index < INT32_MIN || index > INT32_MAX) {
-    ctx.reply.Error(errors::kInvalidDbIndex);
+    ctx.reply.Error(errors::kNotInteger);
     return false;
   }
   if (index < 0 || index >= ctx.store.databases()) {
@@ -525,7 +525,7 @@ const std::vector<CommandSpec>& ServerCommands() {
        "Get array of specific Redis command documentation.", "7.0.0"},
       {"command|list", -2, kLoading | kStale, 0, 0, 0, CmdCommandList, "server",
        "Get an array of Redis command names.", "7.0.0"},
-      {"command|getkeys", -3, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
+      {"command|getkeys", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
        "Extract keys given a full Redis command.", "2.8.13"},
       {"command|help", 2, kLoading | kStale, 0, 0, 0, CmdCommandHelp, "server",
        "Show helpful text about the different subcommands.", "5.0.0"},

@@ -1,0 +1,155 @@
+#include "gmock/gmock.h"
+#include "support/command_fixture.h"
+
+namespace gigakv::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ServerCommandsTest : public CommandTest {};
+
+TEST_F(ServerCommandsTest, PingEcho) {
+  EXPECT_EQ(Reply({"PING"}), "+PONG");
+  EXPECT_EQ(Reply({"ping", "hi"}), "\"hi\"");
+  EXPECT_EQ(Reply({"PING", "a", "b"}), "-ERR wrong number of arguments for 'ping' command");
+  EXPECT_EQ(Reply({"ECHO", "x"}), "\"x\"");
+  EXPECT_EQ(Reply({"ECHO"}), "-ERR wrong number of arguments for 'echo' command");
+}
+
+TEST_F(ServerCommandsTest, UnknownCommandAndSubcommand) {
+  EXPECT_EQ(Reply({"foo", "a", "b"}),
+            "-ERR unknown command 'foo', with args beginning with: 'a' 'b' ");
+  EXPECT_EQ(Reply({"foo"}), "-ERR unknown command 'foo', with args beginning with: ");
+  EXPECT_EQ(Reply({"config", "foo"}), "-ERR unknown subcommand 'foo'. Try CONFIG HELP.");
+  EXPECT_EQ(Reply({"config"}), "-ERR wrong number of arguments for 'config' command");
+  EXPECT_EQ(Reply({"config", "get"}), "-ERR wrong number of arguments for 'config|get' command");
+  EXPECT_EQ(Reply({"client", "nope"}), "-ERR unknown subcommand 'nope'. Try CLIENT HELP.");
+}
+
+TEST_F(ServerCommandsTest, TimeIsTwoBulkNumbers) {
+  protocol::RespValue reply = Run({"TIME"});
+  ASSERT_EQ(reply.elements.size(), 2u);
+  EXPECT_GT(std::stoll(reply.elements[0].str), 1'600'000'000);
+}
+
+TEST_F(ServerCommandsTest, ConfigGetSet) {
+  EXPECT_EQ(Reply({"CONFIG", "GET", "maxclients"}), "[\"maxclients\", \"10000\"]");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxclients", "50", "timeout", "7"}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "GET", "maxclients", "timeout"}),
+            "[\"maxclients\", \"50\", \"timeout\", \"7\"]");
+  UseResp(3);
+  EXPECT_EQ(Reply({"CONFIG", "GET", "timeout"}), "%{\"timeout\", \"7\"}");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "foo", "bar"}),
+            "-ERR Unknown option or number of arguments for CONFIG SET - 'foo'");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxclients", "abc"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument "
+            "couldn't be parsed into an integer");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "databases", "3"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'databases') - can't set "
+            "immutable config");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxclients", "10", "maxclients", "11"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'maxclients') - duplicate "
+            "parameter");
+  // All or nothing: the valid first pair is rolled back when the second fails.
+  EXPECT_EQ(Reply({"CONFIG", "SET", "timeout", "9", "hz", "0"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'hz') - argument must be "
+            "between 1 and 500 inclusive");
+  EXPECT_EQ(Reply({"CONFIG", "GET", "timeout"}), "%{\"timeout\", \"7\"}");
+  EXPECT_EQ(Reply({"CONFIG", "REWRITE"}), "-ERR The server is running without a config file");
+}
+
+TEST_F(ServerCommandsTest, CommandIntrospection) {
+  protocol::RespValue count = Run({"COMMAND", "COUNT"});
+  EXPECT_GT(count.integer, 20);
+  protocol::RespValue info = Run({"COMMAND", "INFO", "get", "nosuch"});
+  ASSERT_EQ(info.elements.size(), 2u);
+  EXPECT_EQ(info.elements[0].elements[0].str, "get");
+  EXPECT_EQ(info.elements[0].elements[1].integer, 2);
+  EXPECT_EQ(info.elements[1].type, protocol::RespValue::Type::kNull);
+  EXPECT_EQ(Reply({"COMMAND", "GETKEYS", "SET", "a", "b"}), "[\"a\"]");
+  EXPECT_EQ(Reply({"COMMAND", "GETKEYS", "DEL", "a", "b", "c"}), "[\"a\", \"b\", \"c\"]");
+  EXPECT_EQ(Reply({"COMMAND", "GETKEYS", "foo", "a"}), "-ERR Invalid command specified");
+  EXPECT_EQ(Reply({"COMMAND", "GETKEYS", "get"}),
+            "-ERR wrong number of arguments for 'command|getkeys' command");
+  EXPECT_EQ(Reply({"COMMAND", "GETKEYS", "ping", "x"}), "-ERR The command has no key arguments");
+  protocol::RespValue docs = Run({"COMMAND", "DOCS", "get"});
+  ASSERT_EQ(docs.elements.size(), 2u);
+  EXPECT_EQ(docs.elements[0].str, "get");
+  EXPECT_THAT(docs.elements[1].DebugString(), HasSubstr("\"group\", \"string\""));
+  protocol::RespValue list = Run({"COMMAND", "LIST", "FILTERBY", "PATTERN", "client|*"});
+  EXPECT_GT(list.elements.size(), 5u);
+}
+
+TEST_F(ServerCommandsTest, InfoHasRedisFields) {
+  Run({"SET", "k", "v", "EX", "100"});
+  std::string info = Run({"INFO"}).str;
+  for (const char* field :
+       {"redis_version:7.0.15", "gigakv_version:", "redis_mode:standalone", "arch_bits:64",
+        "os:", "process_id:", "tcp_port:", "uptime_in_seconds:", "mem_allocator:",
+        "cluster_enabled:0", "loading:0", "blocked_clients:0", "used_memory:", "expired_keys:0",
+        "rdb_changes_since_last_save:1", "total_forks:0", "role:master",
+        "db0:keys=1,expires=1,avg_ttl="}) {
+    EXPECT_THAT(info, HasSubstr(field));
+  }
+  std::string server_only = Run({"INFO", "server"}).str;
+  EXPECT_THAT(server_only, HasSubstr("# Server"));
+  EXPECT_THAT(server_only, ::testing::Not(HasSubstr("# Clients")));
+  std::string stats = Run({"INFO", "commandstats"}).str;
+  EXPECT_THAT(stats, HasSubstr("cmdstat_set:calls=1,"));
+  Run({"INCR", "k"});
+  EXPECT_THAT(Run({"INFO", "errorstats"}).str, HasSubstr("errorstat_ERR:count=1"));
+  EXPECT_THAT(Run({"INFO", "commandstats"}).str, HasSubstr("cmdstat_incr:calls=1,"));
+  EXPECT_THAT(Run({"INFO", "commandstats"}).str, HasSubstr("failed_calls=1"));
+  EXPECT_EQ(Reply({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_THAT(Run({"INFO", "errorstats"}).str, ::testing::Not(HasSubstr("errorstat_ERR")));
+}
+
+TEST_F(ServerCommandsTest, InfoIsVerbatimInResp3) {
+  UseResp(3);
+  EXPECT_EQ(RunRaw({"INFO", "cluster"}), "=34\r\ntxt:# Cluster\r\ncluster_enabled:0\r\n\r\n");
+}
+
+TEST_F(ServerCommandsTest, MemoryUsageAndStats) {
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "nokey"}), "(nil)");
+  Run({"SET", "k", std::string(1000, 'x')});
+  protocol::RespValue usage = Run({"MEMORY", "USAGE", "k"});
+  EXPECT_GE(usage.integer, 1000);
+  EXPECT_LT(usage.integer, 1200);
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "k", "SAMPLES", "x"}),
+            "-ERR value is not an integer or out of range");
+  protocol::RespValue stats = Run({"MEMORY", "STATS"});
+  EXPECT_THAT(stats.DebugString(), HasSubstr("\"keys.count\", :1"));
+}
+
+TEST_F(ServerCommandsTest, DebugSubset) {
+  EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), "+OK");
+  EXPECT_EQ(Reply({"DEBUG", "SET-ACTIVE-EXPIRE", "0"}), "+OK");
+  EXPECT_EQ(Reply({"DEBUG", "JMAP"}), "-ERR unknown subcommand 'JMAP'. Try DEBUG HELP.");
+  Run({"SET", "k", "v", "PX", "5"});
+  clock_.AdvanceMs(10);
+  server_.Cron();  // Active expiry is off: the expired key stays until touched.
+  EXPECT_EQ(Reply({"DBSIZE"}), ":1");
+  EXPECT_EQ(Reply({"DEBUG", "SET-ACTIVE-EXPIRE", "1"}), "+OK");
+  server_.Cron();
+  EXPECT_EQ(Reply({"DBSIZE"}), ":0");
+}
+
+TEST_F(ServerCommandsTest, ScriptingFlushesAnswerOk) {
+  EXPECT_EQ(Reply({"FUNCTION", "FLUSH"}), "+OK");
+  EXPECT_EQ(Reply({"FUNCTION", "FLUSH", "ASYNC"}), "+OK");
+  EXPECT_EQ(Reply({"SCRIPT", "FLUSH"}), "+OK");
+  EXPECT_EQ(Reply({"SCRIPT", "FLUSH", "BAD"}), "-ERR syntax error");
+  EXPECT_EQ(Reply({"LASTSAVE"}).substr(0, 1), ":");
+}
+
+TEST_F(ServerCommandsTest, OomRejectsDenyOomCommands) {
+  EXPECT_EQ(Reply({"SET", "k", std::string(10000, 'x')}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1000"}), "+OK");
+  server_.Cron();  // Refreshes used_memory.
+  EXPECT_EQ(Reply({"SET", "k2", "v"}), "-OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(Reply({"GET", "k2"}), "(nil)");
+  EXPECT_EQ(Reply({"DEL", "k"}), ":1");  // DEL is not denyoom.
+}
+
+}  // namespace
+}  // namespace gigakv::testing

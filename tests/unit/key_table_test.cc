@@ -1,0 +1,185 @@
+// KeyTable against a std::map model, with a fixed seed; collisions forced with weak hashes.
+#include "gigakv/key_table.h"
+
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+
+#include "absl/hash/hash.h"
+#include "gtest/gtest.h"
+
+namespace gigakv {
+namespace {
+
+using HashFn = uint64_t (*)(std::string_view);
+
+uint64_t StrongHash(std::string_view key) { return absl::HashOf(key); }
+// Every key collides: same fingerprint, same home slot.
+uint64_t ConstantHash(std::string_view) { return 0x1234567800000000ULL; }
+// 16 distinct fingerprints: long clusters and many equal fingerprints.
+uint64_t TinyHash(std::string_view key) { return (absl::HashOf(key) & 0xf) << 60; }
+
+struct ModelValue {
+  std::string value;
+  int64_t expire_ms;
+};
+
+class KeyTableModelTest : public ::testing::TestWithParam<HashFn> {
+ protected:
+  uint64_t Hash(std::string_view key) { return GetParam()(key); }
+
+  void CheckAgainstModel() {
+    ASSERT_EQ(table_.size(), model_.size());
+    size_t expires = 0;
+    for (const auto& [key, expected] : model_) {
+      KeyTable::Slot slot = table_.Find(key, Hash(key));
+      ASSERT_NE(slot, KeyTable::kNoSlot) << key;
+      RecordView view = table_.View(slot);
+      EXPECT_EQ(view.key, key);
+      EXPECT_EQ(view.str, expected.value) << key;
+      EXPECT_EQ(view.expire_ms, expected.expire_ms) << key;
+      if (expected.expire_ms > 0) ++expires;
+    }
+    EXPECT_EQ(table_.expires_count(), expires);
+  }
+
+  KeyTable table_;
+  std::map<std::string, ModelValue> model_;
+};
+
+std::string RandomValue(std::mt19937_64& rng) {
+  size_t length = std::uniform_int_distribution<size_t>(0, 100)(rng);
+  if (rng() % 50 == 0) length = 5000;  // Past the inline limit: an external value.
+  std::string value(length, 'x');
+  for (char& c : value) c = static_cast<char>('a' + rng() % 26);
+  return value;
+}
+
+TEST_P(KeyTableModelTest, RandomOperationsMatchModel) {
+  std::mt19937_64 rng(42);
+  const int key_space = GetParam() == ConstantHash ? 200 : 3000;
+  for (int step = 0; step < 60000; ++step) {
+    std::string key = "key:" + std::to_string(rng() % key_space);
+    uint64_t hash = Hash(key);
+    int op = static_cast<int>(rng() % 10);
+    if (op < 5) {
+      std::string value = RandomValue(rng);
+      ValueSpec spec;
+      std::string* external = nullptr;
+      if (value.size() > 4096) {
+        external = new std::string(value);
+        spec.kind = ValueKind::kStringExternal;
+        spec.external = external;
+      } else {
+        spec.kind = ValueKind::kStringRaw;
+        spec.bytes = value;
+      }
+      int64_t expire = rng() % 3 == 0 ? 1000 + static_cast<int64_t>(rng() % 1000) : 0;
+      table_.Put(key, hash, spec, expire, 0);
+      model_[key] = {value, expire};
+    } else if (op < 8) {
+      KeyTable::Slot slot = table_.Find(key, hash);
+      ASSERT_EQ(slot != KeyTable::kNoSlot, model_.count(key) == 1) << key;
+      if (slot != KeyTable::kNoSlot) {
+        table_.Erase(slot);
+        model_.erase(key);
+      }
+    } else {
+      KeyTable::Slot slot = table_.Find(key, hash);
+      if (slot != KeyTable::kNoSlot) {
+        int64_t expire = rng() % 2 == 0 ? 0 : 5000 + static_cast<int64_t>(rng() % 100);
+        table_.SetExpire(slot, expire);
+        model_[key].expire_ms = expire;
+      }
+    }
+    if (step % 5000 == 0) CheckAgainstModel();
+  }
+  CheckAgainstModel();
+  // Holes are bounded: compaction keeps dead bytes under a quarter of the arena (plus slack).
+  EXPECT_LE(table_.dead_bytes(), table_.arena_bytes() / 4 + 4096);
+}
+
+INSTANTIATE_TEST_SUITE_P(Hashes, KeyTableModelTest,
+                         ::testing::Values(&StrongHash, &ConstantHash, &TinyHash),
+                         [](const ::testing::TestParamInfo<HashFn>& info) {
+                           return info.param == &StrongHash     ? "StrongHash"
+                                  : info.param == &ConstantHash ? "ConstantHash"
+                                                                : "TinyHash";
+                         });
+
+TEST(KeyTableTest, KeysWithEqualHashNeverAlias) {
+  KeyTable table;
+  ValueSpec a{ValueKind::kStringRaw, "A"};
+  ValueSpec b{ValueKind::kStringRaw, "B"};
+  table.Put("first", ConstantHash("first"), a, 0, 0);
+  table.Put("second", ConstantHash("second"), b, 0, 0);
+  EXPECT_EQ(table.View(table.Find("first", ConstantHash("first"))).str, "A");
+  EXPECT_EQ(table.View(table.Find("second", ConstantHash("second"))).str, "B");
+  EXPECT_EQ(table.Find("third", ConstantHash("third")), KeyTable::kNoSlot);
+}
+
+TEST(KeyTableTest, OverwriteInPlaceWhenItFits) {
+  KeyTable table;
+  uint64_t hash = StrongHash("k");
+  ValueSpec big{ValueKind::kStringRaw, "0123456789"};
+  ValueSpec small{ValueKind::kStringRaw, "abc"};
+  table.Put("k", hash, big, 0, 0);
+  size_t used = table.arena_bytes();
+  table.Put("k", hash, small, 0, 0);
+  EXPECT_EQ(table.arena_bytes(), used);  // Rewritten in place, no append.
+  EXPECT_EQ(table.dead_bytes(), 7u);
+  EXPECT_EQ(table.View(table.Find("k", hash)).str, "abc");
+}
+
+TEST(KeyTableTest, ReleaseHandsOverExternalValue) {
+  KeyTable table;
+  uint64_t hash = StrongHash("k");
+  ValueSpec spec;
+  spec.kind = ValueKind::kStringExternal;
+  spec.external = new std::string(10000, 'z');
+  table.Put("k", hash, spec, 0, 0);
+  ValueSpec released;
+  std::string copy;
+  table.Release(table.Find("k", hash), &released, &copy);
+  ASSERT_EQ(released.kind, ValueKind::kStringExternal);
+  ASSERT_NE(released.external, nullptr);
+  EXPECT_EQ(released.external->size(), 10000u);
+  EXPECT_EQ(table.size(), 0u);
+  delete released.external;
+}
+
+// A full scan returns every key present throughout exactly once, even when the table grows
+// (and shrinks through deletes of other keys) between steps.
+TEST(KeyTableTest, ScanReturnsStableKeysDespiteResizes) {
+  for (HashFn hash_fn : {&StrongHash, &TinyHash}) {
+    KeyTable table;
+    std::set<std::string> stable;
+    for (int i = 0; i < 500; ++i) {
+      std::string key = "stable:" + std::to_string(i);
+      table.Put(key, hash_fn(key), ValueSpec{ValueKind::kStringRaw, "v"}, 0, 0);
+      stable.insert(key);
+    }
+    std::multiset<std::string> seen;
+    uint64_t cursor = 0;
+    int step = 0;
+    int added = 0;
+    do {
+      std::vector<KeyTable::Slot> slots;
+      cursor = table.ScanRange(cursor, 10, &slots);
+      for (KeyTable::Slot slot : slots) seen.insert(std::string(table.View(slot).key));
+      // Grow the table between steps.
+      for (int j = 0; j < 20; ++j, ++added) {
+        std::string key = "extra:" + std::to_string(added);
+        table.Put(key, hash_fn(key), ValueSpec{ValueKind::kStringRaw, "v"}, 0, 0);
+      }
+      ASSERT_LT(++step, 100000);
+    } while (cursor < KeyTable::kScanEnd);
+    for (const std::string& key : stable) {
+      EXPECT_EQ(seen.count(key), 1u) << key;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gigakv

@@ -1,0 +1,86 @@
+// Golden bytes for every reply primitive in RESP2 and RESP3.
+#include "protocol/reply_builder.h"
+
+#include <cmath>
+#include <functional>
+
+#include "gtest/gtest.h"
+
+namespace gigakv::protocol {
+namespace {
+
+struct Golden {
+  const char* name;
+  std::function<void(ReplyBuilder&)> write;
+  std::string resp2;
+  std::string resp3;
+};
+
+class ReplyBuilderGoldenTest : public ::testing::TestWithParam<Golden> {};
+
+TEST_P(ReplyBuilderGoldenTest, Resp2) {
+  ReplyBuilder builder(2);
+  GetParam().write(builder);
+  EXPECT_EQ(builder.buffer(), GetParam().resp2);
+}
+
+TEST_P(ReplyBuilderGoldenTest, Resp3) {
+  ReplyBuilder builder(3);
+  GetParam().write(builder);
+  EXPECT_EQ(builder.buffer(), GetParam().resp3);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Primitives, ReplyBuilderGoldenTest,
+    ::testing::Values(
+        Golden{"simple", [](ReplyBuilder& b) { b.SimpleString("OK"); }, "+OK\r\n", "+OK\r\n"},
+        Golden{"error", [](ReplyBuilder& b) { b.Error("ERR bad\r\nthing"); }, "-ERR bad  thing\r\n",
+               "-ERR bad  thing\r\n"},
+        Golden{"integer", [](ReplyBuilder& b) { b.Integer(-9223372036854775807LL - 1); },
+               ":-9223372036854775808\r\n", ":-9223372036854775808\r\n"},
+        Golden{"bulk", [](ReplyBuilder& b) { b.Bulk(std::string_view("a\0b", 3)); },
+               std::string("$3\r\na\0b\r\n", 9), std::string("$3\r\na\0b\r\n", 9)},
+        Golden{"empty_bulk", [](ReplyBuilder& b) { b.Bulk(""); }, "$0\r\n\r\n", "$0\r\n\r\n"},
+        Golden{"null", [](ReplyBuilder& b) { b.Null(); }, "$-1\r\n", "_\r\n"},
+        Golden{"null_array", [](ReplyBuilder& b) { b.NullArray(); }, "*-1\r\n", "_\r\n"},
+        Golden{"array", [](ReplyBuilder& b) {
+                 b.ArrayHeader(2);
+                 b.Integer(1);
+                 b.Bulk("x");
+               },
+               "*2\r\n:1\r\n$1\r\nx\r\n", "*2\r\n:1\r\n$1\r\nx\r\n"},
+        Golden{"map", [](ReplyBuilder& b) {
+                 b.MapHeader(1);
+                 b.Bulk("k");
+                 b.Integer(7);
+               },
+               "*2\r\n$1\r\nk\r\n:7\r\n", "%1\r\n$1\r\nk\r\n:7\r\n"},
+        Golden{"set", [](ReplyBuilder& b) { b.SetHeader(0); }, "*0\r\n", "~0\r\n"},
+        Golden{"push", [](ReplyBuilder& b) { b.PushHeader(3); }, "*3\r\n", ">3\r\n"},
+        Golden{"double", [](ReplyBuilder& b) { b.Double(1.5); }, "$3\r\n1.5\r\n", ",1.5\r\n"},
+        Golden{"double_17g", [](ReplyBuilder& b) { b.Double(0.1); },
+               "$19\r\n0.10000000000000001\r\n", ",0.10000000000000001\r\n"},
+        Golden{"double_inf", [](ReplyBuilder& b) { b.Double(-INFINITY); }, "$4\r\n-inf\r\n",
+               ",-inf\r\n"},
+        Golden{"bool", [](ReplyBuilder& b) {
+                 b.Bool(true);
+                 b.Bool(false);
+               },
+               ":1\r\n:0\r\n", "#t\r\n#f\r\n"},
+        Golden{"verbatim", [](ReplyBuilder& b) { b.Verbatim("txt", "hi"); }, "$2\r\nhi\r\n",
+               "=6\r\ntxt:hi\r\n"},
+        Golden{"bignum", [](ReplyBuilder& b) { b.BigNumber("12345678901234567890"); },
+               "$20\r\n12345678901234567890\r\n", "(12345678901234567890\r\n"}),
+    [](const ::testing::TestParamInfo<Golden>& info) { return info.param.name; });
+
+TEST(ReplyBuilderTest, CountsErrorsAndCode) {
+  ReplyBuilder builder;
+  builder.Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+  EXPECT_EQ(builder.errors_sent(), 1);
+  EXPECT_EQ(builder.last_error_code(), "WRONGTYPE");
+  builder.ResetErrorCount();
+  EXPECT_EQ(builder.errors_sent(), 0);
+}
+
+}  // namespace
+}  // namespace gigakv::protocol

@@ -1,0 +1,137 @@
+#include "gigakv/store.h"
+
+#include <set>
+#include <thread>
+
+#include "gtest/gtest.h"
+
+namespace gigakv {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  StoreOptions Options() {
+    StoreOptions options;
+    options.shard_count = 16;
+    options.clock = &clock_;
+    return options;
+  }
+  ManualClock clock_;
+};
+
+TEST_F(StoreTest, SetGetDel) {
+  Store store(Options());
+  EXPECT_FALSE(store.Get(0, "k").has_value());
+  store.Set(0, "k", "v");
+  EXPECT_EQ(store.Get(0, "k"), "v");
+  EXPECT_FALSE(store.Get(1, "k").has_value());  // Databases are separate.
+  EXPECT_TRUE(store.Del(0, "k"));
+  EXPECT_FALSE(store.Del(0, "k"));
+}
+
+TEST_F(StoreTest, LazyExpiryWithInjectedClock) {
+  Store store(Options());
+  std::vector<std::string> removed;
+  store.set_removal_listener(
+      [&](int, std::string_view key, RemovalCause) { removed.emplace_back(key); });
+  store.Set(0, "k", "v", /*ttl_ms=*/1000);
+  EXPECT_EQ(store.PttlMs(0, "k"), 1000);
+  clock_.AdvanceMs(999);
+  EXPECT_EQ(store.Get(0, "k"), "v");
+  clock_.AdvanceMs(1);
+  EXPECT_FALSE(store.Get(0, "k").has_value());
+  EXPECT_EQ(store.expired_keys(), 1u);
+  EXPECT_EQ(removed, std::vector<std::string>{"k"});
+  EXPECT_EQ(store.PttlMs(0, "k"), -2);
+}
+
+TEST_F(StoreTest, ActiveExpiryRemovesUntouchedKeys) {
+  Store store(Options());
+  for (int i = 0; i < 1000; ++i) {
+    store.Set(0, "k" + std::to_string(i), "v", i % 2 == 0 ? 100 : 0);
+  }
+  EXPECT_EQ(store.ExpiresCount(0), 500u);
+  clock_.AdvanceMs(100);
+  size_t removed = 0;
+  for (int round = 0; round < 100 && store.DbSize(0) > 500; ++round) {
+    removed += store.ActiveExpireCycle(100);  // Small budget: many bounded steps.
+  }
+  EXPECT_EQ(removed, 500u);
+  EXPECT_EQ(store.DbSize(0), 500u);
+  EXPECT_EQ(store.ExpiresCount(0), 0u);
+}
+
+TEST_F(StoreTest, PersistAndExpireZero) {
+  Store store(Options());
+  store.Set(0, "k", "v", 1000);
+  EXPECT_TRUE(store.Expire(0, "k", 5000));
+  EXPECT_EQ(store.PttlMs(0, "k"), 5000);
+  EXPECT_TRUE(store.Expire(0, "k", 0));  // A non-positive TTL deletes, as EXPIRE k 0 does.
+  EXPECT_FALSE(store.Exists(0, "k"));
+}
+
+TEST_F(StoreTest, ScanSeesEveryKeyOnce) {
+  Store store(Options());
+  for (int i = 0; i < 2000; ++i) store.Set(3, "key:" + std::to_string(i), "v");
+  std::multiset<std::string> seen;
+  uint64_t cursor = 0;
+  int steps = 0;
+  do {
+    std::vector<std::string> keys;
+    cursor = store.Scan(3, cursor, 10, &keys);
+    seen.insert(keys.begin(), keys.end());
+    ASSERT_LT(++steps, 10000);
+  } while (cursor != 0);
+  EXPECT_EQ(seen.size(), 2000u);
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 2000u);
+}
+
+TEST_F(StoreTest, HashTagsShareAShard) {
+  Store store(Options());
+  EXPECT_EQ(store.ShardIndex("{user1000}.following"), store.ShardIndex("{user1000}.followers"));
+}
+
+TEST_F(StoreTest, SwapDbAndFlush) {
+  Store store(Options());
+  store.Set(0, "a", "0");
+  store.Set(1, "b", "1");
+  EXPECT_TRUE(store.SwapDb(0, 1));
+  EXPECT_EQ(store.Get(0, "b"), "1");
+  EXPECT_EQ(store.Get(1, "a"), "0");
+  EXPECT_FALSE(store.SwapDb(0, 16));
+  store.FlushDb(0);
+  EXPECT_EQ(store.DbSize(0), 0u);
+  EXPECT_EQ(store.DbSize(1), 1u);
+  store.FlushAll();
+  EXPECT_EQ(store.DbSize(1), 0u);
+}
+
+TEST_F(StoreTest, ConcurrentWritersOnAllShards) {
+  Store store(Options());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&store, t] {
+      for (int i = 0; i < 5000; ++i) store.Set(0, "t" + std::to_string(t) + ":" + std::to_string(i), "v");
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(store.DbSize(0), 20000u);
+}
+
+TEST(MakeStringSpecTest, ChoosesRedisEncodings) {
+  ValueSpec spec;
+  MakeStringSpec("12345", false, &spec);
+  EXPECT_EQ(spec.kind, ValueKind::kStringInt);
+  MakeStringSpec("012", false, &spec);
+  EXPECT_EQ(spec.kind, ValueKind::kStringEmbstr);
+  MakeStringSpec(std::string(44, 'a'), false, &spec);
+  EXPECT_EQ(spec.kind, ValueKind::kStringEmbstr);
+  MakeStringSpec(std::string(45, 'a'), false, &spec);
+  EXPECT_EQ(spec.kind, ValueKind::kStringRaw);
+  MakeStringSpec(std::string(5000, 'a'), false, &spec);
+  EXPECT_EQ(spec.kind, ValueKind::kStringExternal);
+  delete spec.external;
+}
+
+}  // namespace
+}  // namespace gigakv
