@@ -140,6 +140,18 @@ void KeyTable::Clear() {
   arena_used_ = arena_capacity_ = dead_bytes_ = external_bytes_ = 0;
 }
 
+void KeyTable::Swap(KeyTable& other) noexcept {
+  std::swap(index_, other.index_);
+  std::swap(capacity_, other.capacity_);
+  std::swap(size_, other.size_);
+  std::swap(expires_, other.expires_);
+  std::swap(arena_, other.arena_);
+  std::swap(arena_used_, other.arena_used_);
+  std::swap(arena_capacity_, other.arena_capacity_);
+  std::swap(dead_bytes_, other.dead_bytes_);
+  std::swap(external_bytes_, other.external_bytes_);
+}
+
 size_t KeyTable::MemoryUsage() const {
   return arena_capacity_ + capacity_ * sizeof(uint64_t) + external_bytes_;
 }

@@ -10,19 +10,15 @@
 
 namespace gigakv {
 
-Shard::Shard(int databases) : tables_(static_cast<size_t>(databases)) {}
-Shard::~Shard() = default;
-
-KeyTable& Shard::Table(int db) {
-  auto& table = tables_[static_cast<size_t>(db)];
-  if (!table) table = std::make_unique<KeyTable>();
-  return *table;
+void Shard::Init(int databases) {
+  databases_ = databases;
+  tables_ = std::make_unique<KeyTable[]>(static_cast<size_t>(databases));
 }
 
-void Shard::ClearTable(int db) { tables_[static_cast<size_t>(db)].reset(); }
-
 std::unique_ptr<KeyTable> Shard::DetachTable(int db) {
-  return std::move(tables_[static_cast<size_t>(db)]);
+  auto detached = std::make_unique<KeyTable>();
+  detached->Swap(Table(db));
+  return detached;
 }
 
 void MakeStringSpec(std::string_view value, bool force_raw, ValueSpec* spec) {
@@ -51,10 +47,8 @@ Store::Store(StoreOptions options) : options_(options) {
   clock_ = options_.clock != nullptr ? options_.clock : SystemClock::Get();
   shard_shift_ = static_cast<uint32_t>(std::countr_zero(kClusterSlots) -
                                        std::countr_zero(options_.shard_count));
-  shards_.reserve(options_.shard_count);
-  for (uint32_t i = 0; i < options_.shard_count; ++i) {
-    shards_.push_back(std::make_unique<Shard>(options_.databases));
-  }
+  shards_ = std::make_unique<Shard[]>(options_.shard_count);
+  for (uint32_t i = 0; i < options_.shard_count; ++i) shards_[i].Init(options_.databases);
 }
 
 Store::~Store() = default;
@@ -177,7 +171,8 @@ int64_t Store::PttlMs(int db, std::string_view key) {
 
 size_t Store::DbSize(int db) {
   size_t total = 0;
-  for (auto& s : shards_) {
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    Shard* s = &shards_[i];
     std::lock_guard<std::mutex> lock(s->mutex());
     if (KeyTable* table = s->FindTable(db)) total += table->size();
   }
@@ -186,7 +181,8 @@ size_t Store::DbSize(int db) {
 
 size_t Store::ExpiresCount(int db) {
   size_t total = 0;
-  for (auto& s : shards_) {
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    Shard* s = &shards_[i];
     std::lock_guard<std::mutex> lock(s->mutex());
     if (KeyTable* table = s->FindTable(db)) total += table->expires_count();
   }
@@ -202,7 +198,7 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
   count = std::max<size_t>(count, 1);
   std::vector<uint32_t> slots;
   while (shard_index < options_.shard_count && visited < count) {
-    Shard& s = *shards_[shard_index];
+    Shard& s = shards_[shard_index];
     uint64_t next = KeyTable::kScanEnd;
     {
       std::lock_guard<std::mutex> lock(s.mutex());
@@ -233,7 +229,8 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
 
 void Store::FlushDb(int db) {
   std::vector<std::unique_ptr<KeyTable>> detached;
-  for (auto& s : shards_) {
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    Shard* s = &shards_[i];
     std::lock_guard<std::mutex> lock(s->mutex());
     detached.push_back(s->DetachTable(db));
   }
@@ -247,7 +244,7 @@ void Store::FlushAll() {
 bool Store::SwapDb(int a, int b) {
   if (a < 0 || b < 0 || a >= options_.databases || b >= options_.databases) return false;
   MultiLock lock = LockAllShards();
-  for (auto& s : shards_) s->SwapTables(a, b);
+  for (uint32_t i = 0; i < options_.shard_count; ++i) shards_[i].SwapTables(a, b);
   return true;
 }
 
@@ -259,7 +256,7 @@ size_t Store::ActiveExpireCycle(size_t budget) {
        ++visited_shards) {
     uint32_t index = expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) %
                      options_.shard_count;
-    Shard& s = *shards_[index];
+    Shard& s = shards_[index];
     std::lock_guard<std::mutex> lock(s.mutex());
     for (int dbs_seen = 0; dbs_seen < options_.databases && examined < budget; ++dbs_seen) {
       int db = s.expire_db_;
@@ -308,7 +305,8 @@ size_t Store::ActiveExpireCycle(size_t budget) {
 
 size_t Store::UsedMemory() {
   size_t total = 0;
-  for (auto& s : shards_) {
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    Shard* s = &shards_[i];
     std::lock_guard<std::mutex> lock(s->mutex());
     for (int db = 0; db < options_.databases; ++db) {
       if (KeyTable* table = s->FindTable(db)) total += table->MemoryUsage() + sizeof(KeyTable);
@@ -319,7 +317,8 @@ size_t Store::UsedMemory() {
 
 Store::ArenaStats Store::GetArenaStats() {
   ArenaStats stats;
-  for (auto& s : shards_) {
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    Shard* s = &shards_[i];
     std::lock_guard<std::mutex> lock(s->mutex());
     for (int db = 0; db < options_.databases; ++db) {
       if (KeyTable* table = s->FindTable(db)) {

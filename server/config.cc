@@ -86,6 +86,14 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
   return true;
 }
 
+const DirectiveSpec* FindDirective(std::string_view name) {
+  std::string lower = AsciiLower(name);
+  for (const DirectiveSpec& spec : AllDirectives()) {
+    if (spec.name == lower) return &spec;
+  }
+  return nullptr;
+}
+
 const std::vector<DirectiveSpec>& AllDirectives() {
   static const std::vector<DirectiveSpec> kDirectives = {
       {"bind", DirectiveType::kSpecial, "* -::*", 0, 0, {}, true,
@@ -135,6 +143,12 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        true, "What to do at maxmemory."},
       {"maxmemory-samples", DirectiveType::kInt, "5", 1, 64, {}, true,
        "Keys sampled per eviction."},
+      {"save", DirectiveType::kSpecial, "", 0, 0, {}, true,
+       "Accepted for compatibility and reported by CONFIG GET; gigakv takes no RDB snapshots "
+       "(durability comes from its log, without fork)."},
+      {"appendonly", DirectiveType::kBool, "no", 0, 1, {}, true,
+       "The append-only log. Only 'no' until the log lands; 'yes' is refused rather than "
+       "silently ignored."},
       {"shards", DirectiveType::kInt, "1024", 1, 16384, {}, false,
        "gigakv: keyspace shards (power of two); each has its own lock and arena."},
   };
@@ -214,6 +228,9 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
       if (spec.name == "daemonize" && lower == "yes") {
         return invalid("daemonize yes is not supported: run gigakv in the foreground");
       }
+      if (spec.name == "appendonly" && lower == "yes") {
+        return invalid("appendonly yes is not available in this build yet");
+      }
       value.number.store(lower == "yes" ? 1 : 0);
       value.text = lower;
       break;
@@ -237,7 +254,9 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
       value.text = args[0];
       break;
     case DirectiveType::kSpecial:
-      if (spec.name == "bind") {
+      if (spec.name == "save") {
+        value.text = Join(args, " ");
+      } else if (spec.name == "bind") {
         if (args.empty()) return invalid("Too many bind addresses specified.");
         value.text = Join(args, " ");
       } else if (spec.name == "client-output-buffer-limit") {

@@ -40,6 +40,8 @@ struct DirectiveSpec {
 
 // The full table of supported directives, in documentation order.
 const std::vector<DirectiveSpec>& AllDirectives();
+// The directive named `name` (case-insensitive), or nullptr.
+const DirectiveSpec* FindDirective(std::string_view name);
 
 class Config {
  public:

@@ -315,9 +315,7 @@ void CmdConfigSet(CommandContext& ctx) {
   // Check names and duplicates first so nothing changes on those errors.
   for (size_t i = 2; i < ctx.argc(); i += 2) {
     std::string name = AsciiLower(ctx.arg(i));
-    bool known = false;
-    for (const DirectiveSpec& spec : AllDirectives()) known = known || spec.name == name;
-    if (!known) {
+    if (FindDirective(name) == nullptr) {
       ctx.reply.Error(FormatText(errors::kConfigSetUnknown, {ctx.arg(i)}));
       return;
     }
@@ -332,7 +330,8 @@ void CmdConfigSet(CommandContext& ctx) {
     std::string name = AsciiLower(ctx.arg(i));
     std::string old_value = config.Get(name);
     std::vector<std::string> args;
-    if (name == "bind" || name == "client-output-buffer-limit") {
+    // Multi-word directives (bind, save, client-output-buffer-limit) take one quoted value.
+    if (FindDirective(name)->type == DirectiveType::kSpecial) {
       args = SplitNonEmpty(ctx.arg(i + 1), ' ');
     } else {
       args = {std::string(ctx.arg(i + 1))};
@@ -342,7 +341,7 @@ void CmdConfigSet(CommandContext& ctx) {
       // Roll back what this command already changed: CONFIG SET is all or nothing.
       for (auto it = previous.rbegin(); it != previous.rend(); ++it) {
         std::vector<std::string> old_args;
-        if (it->first == "bind" || it->first == "client-output-buffer-limit") {
+        if (FindDirective(it->first)->type == DirectiveType::kSpecial) {
           old_args = SplitNonEmpty(it->second, ' ');
         } else {
           old_args = {it->second};

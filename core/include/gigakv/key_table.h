@@ -84,6 +84,8 @@ class KeyTable {
   void SetAccess(Slot slot, uint16_t access);
   // Frees everything.
   void Clear();
+  // Exchanges the contents of two tables (SWAPDB, detaching a table to free it unlocked).
+  void Swap(KeyTable& other) noexcept;
 
   size_t size() const { return size_; }
   size_t expires_count() const { return expires_; }

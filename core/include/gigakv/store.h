@@ -50,28 +50,32 @@ enum class RemovalCause : uint8_t { kExpired, kEvicted };
 // into the Store.
 using RemovalListener = std::function<void(int db, std::string_view key, RemovalCause cause)>;
 
-// One shard: the per-database tables of the keys whose slots map here, and its lock.
-class Shard {
+// One shard: the per-database tables of the keys whose slots map here, and its lock. Aligned to
+// a cache line so neighbouring shards' locks never share one.
+class alignas(64) Shard {
  public:
-  explicit Shard(int databases);
-  ~Shard();
+  Shard() = default;
+  void Init(int databases);
 
   std::mutex& mutex() { return mutex_; }
-  // The table of database `db`, created on first use. Lock must be held.
-  KeyTable& Table(int db);
-  // nullptr if database `db` never held a key in this shard. Lock must be held.
-  KeyTable* FindTable(int db) const { return tables_[static_cast<size_t>(db)].get(); }
-  void SwapTables(int a, int b) { tables_[static_cast<size_t>(a)].swap(tables_[static_cast<size_t>(b)]); }
-  void ClearTable(int db);
-  // Detaches database `db`'s table (for freeing it outside the lock); may return nullptr.
+  // The table of database `db` (always present; empty until used). Lock must be held.
+  KeyTable& Table(int db) { return tables_[static_cast<size_t>(db)]; }
+  // The table of `db`, or nullptr if it holds no keys. Lock must be held.
+  KeyTable* FindTable(int db) {
+    KeyTable& table = tables_[static_cast<size_t>(db)];
+    return table.size() == 0 ? nullptr : &table;
+  }
+  void SwapTables(int a, int b) { Table(a).Swap(Table(b)); }
+  // Moves database `db`'s keys into a new table (for freeing outside the lock).
   std::unique_ptr<KeyTable> DetachTable(int db);
 
-  int databases() const { return static_cast<int>(tables_.size()); }
+  int databases() const { return databases_; }
 
  private:
   friend class Store;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<KeyTable>> tables_;
+  int databases_ = 0;
+  std::unique_ptr<KeyTable[]> tables_;
   size_t expire_cursor_ = 0;  // Active expiry position (slot index) in the current db.
   int expire_db_ = 0;
 };
@@ -91,7 +95,7 @@ class Store {
 
   uint64_t Hash(std::string_view key) const;
   uint32_t ShardIndex(std::string_view key) const;
-  Shard& shard(uint32_t index) { return *shards_[index]; }
+  Shard& shard(uint32_t index) { return shards_[index]; }
 
   void set_removal_listener(RemovalListener listener) { listener_ = std::move(listener); }
 
@@ -176,7 +180,7 @@ class Store {
   StoreOptions options_;
   const Clock* clock_;
   uint32_t shard_shift_;  // slot >> shard_shift_ = shard index.
-  std::vector<std::unique_ptr<Shard>> shards_;
+  std::unique_ptr<Shard[]> shards_;
   RemovalListener listener_;
   std::atomic<uint64_t> expired_keys_{0};
   std::atomic<uint32_t> expire_shard_cursor_{0};
