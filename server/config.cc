@@ -98,7 +98,7 @@ const std::vector<DirectiveSpec>& AllDirectives() {
   static const std::vector<DirectiveSpec> kDirectives = {
       {"bind", DirectiveType::kSpecial, "* -::*", 0, 0, {}, true,
        "Addresses to listen on; '-' marks an optional one. '*' = all IPv4 interfaces."},
-      {"port", DirectiveType::kInt, "6379", 0, 65535, {}, false, "TCP port (0 = do not listen)."},
+      {"port", DirectiveType::kInt, "6379", 0, 65535, {}, true, "TCP port (0 = do not listen)."},
       {"protected-mode", DirectiveType::kBool, "yes", 0, 1, {}, true,
        "With the default bind and no password, accept only loopback clients."},
       {"requirepass", DirectiveType::kString, "", 0, 0, {}, true,
@@ -116,7 +116,7 @@ const std::vector<DirectiveSpec>& AllDirectives() {
       {"dir", DirectiveType::kString, "./", 0, 0, {}, true,
        "Working directory: data files are created here."},
       {"loglevel", DirectiveType::kEnum, "notice", 0, 0,
-       {"debug", "verbose", "notice", "warning", "nothing"}, true, "Log verbosity."},
+       {"debug", "verbose", "notice", "warning"}, true, "Log verbosity."},
       {"logfile", DirectiveType::kString, "", 0, 0, {}, false,
        "Log file; empty = standard output."},
       {"daemonize", DirectiveType::kBool, "no", 0, 1, {}, false,

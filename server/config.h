@@ -73,13 +73,17 @@ class Config {
   void set_config_file(std::string path) { config_file_ = std::move(path); }
   bool IsDefaultBind() const;
 
-  // Invoked after a successful CONFIG SET of `name` (outside the lock), so the server can apply
-  // live changes (e.g. loglevel, maxclients).
-  void set_on_change(std::function<void(std::string_view name)> callback) {
-    on_change_ = std::move(callback);
-  }
-  void NotifyChanged(std::string_view name) const {
-    if (on_change_) on_change_(name);
+  // Appliers make a CONFIG SET take effect live (log level, listening sockets...). Each is called
+  // with the changed directive's name after the new value is stored; an error makes CONFIG SET
+  // restore the old values and fail with that message. Register before serving clients.
+  using Applier = std::function<absl::Status(std::string_view name)>;
+  void AddApplier(Applier applier) { appliers_.push_back(std::move(applier)); }
+  absl::Status ApplyChange(std::string_view name) const {
+    for (const Applier& applier : appliers_) {
+      absl::Status status = applier(name);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
   }
 
  private:
@@ -96,7 +100,7 @@ class Config {
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Value>, std::less<>> values_;
   std::string config_file_;
-  std::function<void(std::string_view)> on_change_;
+  std::vector<Applier> appliers_;
 };
 
 // Parses Redis memory units: "100", "1k" (1000), "1kb" (1024), "1m", "1mb", "1g", "1gb".

@@ -105,9 +105,11 @@ int main(int argc, char** argv) {
 
   gigakv::server::Server server(config);
   server.executable = argv[0];
-  config.set_on_change([&server](std::string_view name) {
-    server.RefreshCachedConfig();
-    if (name == "loglevel") spdlog::default_logger()->set_level(LogLevel(server.config().Get("loglevel")));
+  config.AddApplier([&server](std::string_view name) {
+    if (name == "loglevel") {
+      spdlog::default_logger()->set_level(LogLevel(server.config().Get("loglevel")));
+    }
+    return absl::OkStatus();
   });
   gigakv::server::Network network(server);
   status = network.Start();

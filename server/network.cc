@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <cstring>
 #include <unordered_set>
 
@@ -269,6 +270,7 @@ struct Network::Impl {
   Server& server;
   std::vector<std::unique_ptr<IoThread>> threads;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
+  std::vector<std::unique_ptr<tcp::acceptor>> retired_acceptors;
   std::unique_ptr<asio::signal_set> signals;
   std::atomic<size_t> next_thread{0};
   std::thread cron_thread;
@@ -332,6 +334,27 @@ struct Network::Impl {
       }
       ArmTimeoutTimer(thread);
     });
+  }
+
+  // Replaces the listening sockets after CONFIG SET port/bind. Runs on thread 0, which owns the
+  // acceptors; on failure nothing listens until the caller restores the old values and rebinds.
+  absl::Status Rebind(std::string_view name) {
+    asio::error_code ec;
+    for (auto& acceptor : acceptors) acceptor->close(ec);
+    // Closed acceptors may still have an aborted accept handler queued: keep them alive.
+    for (auto& acceptor : acceptors) retired_acceptors.push_back(std::move(acceptor));
+    acceptors.clear();
+    bound_port = 0;
+    absl::Status status = Bind();
+    if (!status.ok()) {
+      acceptors.clear();
+      return absl::UnavailableError(name == "port" ? "Unable to listen on this port"
+                                                   : "Failed to bind to specified addresses.");
+    }
+    for (auto& acceptor : acceptors) Accept(*acceptor);
+    server.tcp_port = bound_port;
+    spdlog::info("Listening again on port {} ({} changed)", bound_port, name);
+    return absl::OkStatus();
   }
 
   absl::Status Bind() {
@@ -416,6 +439,17 @@ absl::Status Network::Start() {
     impl_->server.RequestShutdown();
   });
   impl_->server.set_on_shutdown([this] { Stop(); });
+  impl_->server.config().AddApplier([this](std::string_view name) -> absl::Status {
+    if (name != "port" && name != "bind") return absl::OkStatus();
+    if (impl_->stopped.load()) return absl::OkStatus();
+    asio::io_context& io = impl_->threads[0]->io;
+    if (io.get_executor().running_in_this_thread()) return impl_->Rebind(name);
+    // CONFIG SET runs on some I/O thread; the acceptors belong to thread 0.
+    std::promise<absl::Status> done;
+    std::string changed(name);
+    asio::post(io, [this, &done, changed] { done.set_value(impl_->Rebind(changed)); });
+    return done.get_future().get();
+  });
   for (auto& thread : impl_->threads) {
     impl_->ArmTimeoutTimer(*thread);
     IoThread* raw = thread.get();

@@ -1,36 +1,488 @@
-// Keyspace family (minimal set for now): DEL, UNLINK, EXISTS.
+// Keyspace family: DEL, UNLINK, EXISTS, TOUCH, TYPE, RENAME, RENAMENX, COPY, MOVE, SWAPDB, KEYS,
+// SCAN, RANDOMKEY, OBJECT, EXPIRE/PEXPIRE/EXPIREAT/PEXPIREAT, TTL/PTTL, EXPIRETIME/PEXPIRETIME,
+// PERSIST.
+#include <random>
+
+#include "gigakv/glob.h"
 #include "server/commands/args.h"
+#include "server/commands/key_access.h"
 #include "server/server.h"
 
 namespace gigakv::server {
 namespace {
 
-// Counts keys 1..argc-1 that exist; with `remove`, deletes them. Locks each key's shard in turn:
-// DEL of several keys is not atomic across shards in Redis's sense only if another client races
-// on those exact keys, and each key's removal is itself atomic.
-int64_t ForEachExistingKey(CommandContext& ctx, bool remove) {
+// Visits keys 1..argc-1 one shard at a time; `fn` gets each existing key's access.
+template <typename Fn>
+int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
   int64_t count = 0;
-  int db = ctx.db();
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    std::string_view key = ctx.arg(i);
-    uint64_t hash = ctx.store.Hash(key);
-    ctx.store.WithShardOf(key, [&](Shard& shard) {
-      uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
-      if (slot == KeyTable::kNoSlot) return;
+    WithKey(ctx, ctx.arg(i), [&](KeyAccess& access) {
+      if (!access.exists()) return;
       ++count;
-      if (remove) shard.Table(db).Erase(slot);
+      fn(access);
     });
   }
   return count;
 }
 
 void CmdDel(CommandContext& ctx) {
-  int64_t removed = ForEachExistingKey(ctx, /*remove=*/true);
-  ctx.server.stats().dirty.fetch_add(static_cast<uint64_t>(removed), std::memory_order_relaxed);
+  int64_t removed = ForEachExistingKey(ctx, [](KeyAccess& access) { access.table.Erase(access.slot); });
+  CountDirty(ctx, static_cast<uint64_t>(removed));
   ctx.reply.Integer(removed);
 }
 
-void CmdExists(CommandContext& ctx) { ctx.reply.Integer(ForEachExistingKey(ctx, false)); }
+void CmdExists(CommandContext& ctx) {
+  ctx.reply.Integer(ForEachExistingKey(ctx, [](KeyAccess&) {}));
+}
+
+void CmdTouch(CommandContext& ctx) {
+  ctx.reply.Integer(ForEachExistingKey(ctx, [&](KeyAccess& access) { Touch(ctx, access); }));
+}
+
+void CmdType(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    ctx.reply.SimpleString(access.exists() ? KeyTypeName(access.view().type()) : "none");
+  });
+}
+
+// --- Moving values between keys and databases ----------------------------------------------
+
+// Takes the value out of `source` (which must exist) into `spec`/`expire_ms`; `inline_copy`
+// holds inline bytes.
+void TakeValue(KeyAccess& source, ValueSpec* spec, std::string* inline_copy, int64_t* expire_ms) {
+  *expire_ms = source.view().expire_ms;
+  source.table.Release(source.slot, spec, inline_copy);
+  source.slot = KeyTable::kNoSlot;
+}
+
+// Copies the value of `source` into `spec` (deep copy of heap values).
+void CopyValue(KeyAccess& source, ValueSpec* spec, std::string* inline_copy) {
+  RecordView view = source.view();
+  spec->kind = view.kind;
+  spec->external = nullptr;
+  spec->object = nullptr;
+  spec->bytes = {};
+  if (view.kind == ValueKind::kStringExternal) {
+    spec->external = new std::string(view.str);
+  } else if (view.kind == ValueKind::kObject) {
+    spec->object = view.object->Clone();
+  } else {
+    inline_copy->assign(view.str);
+    spec->bytes = *inline_copy;
+  }
+}
+
+void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
+  std::string_view from = ctx.arg(1), to = ctx.arg(2);
+  Store::MultiLock lock = ctx.store.LockKeys({from, to});
+  KeyAccess source = FindLocked(ctx, from);
+  if (!source.exists()) {
+    ctx.reply.Error(errors::kNoSuchKey);
+    return;
+  }
+  if (from == to) {
+    if (only_if_missing) {
+      ctx.reply.Integer(0);
+    } else {
+      ctx.reply.Ok();
+    }
+    return;
+  }
+  KeyAccess target = FindLocked(ctx, to);
+  if (only_if_missing && target.exists()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  ValueSpec spec;
+  std::string inline_copy;
+  int64_t expire_ms;
+  TakeValue(source, &spec, &inline_copy, &expire_ms);
+  // Put finds the target again itself: erasing the source may have moved its index slot.
+  target.table.Put(to, target.hash, spec, expire_ms, static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+  CountDirty(ctx);
+  if (only_if_missing) {
+    ctx.reply.Integer(1);
+  } else {
+    ctx.reply.Ok();
+  }
+}
+
+void CmdRename(CommandContext& ctx) { RenameGeneric(ctx, false); }
+void CmdRenameNx(CommandContext& ctx) { RenameGeneric(ctx, true); }
+
+void CmdCopy(CommandContext& ctx) {
+  std::string_view from = ctx.arg(1), to = ctx.arg(2);
+  int target_db = ctx.db();
+  bool replace = false;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    if (ArgIs(ctx.arg(i), "replace")) {
+      replace = true;
+    } else if (ArgIs(ctx.arg(i), "db") && i + 1 < ctx.argc()) {
+      if (!ParseDbIndexOrReply(ctx, ctx.arg(++i), &target_db)) return;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  if (from == to && target_db == ctx.db()) {
+    ctx.reply.Error(errors::kSameObject);
+    return;
+  }
+  Store::MultiLock lock = ctx.store.LockKeys({from, to});
+  KeyAccess source = FindLocked(ctx, from);
+  if (!source.exists()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  KeyAccess target = FindLocked(ctx, to, target_db);
+  if (target.exists() && !replace) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  ValueSpec spec;
+  std::string inline_copy;
+  CopyValue(source, &spec, &inline_copy);
+  int64_t expire_ms = source.view().expire_ms;
+  target.table.Put(to, target.hash, spec, expire_ms, static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+  CountDirty(ctx);
+  ctx.reply.Integer(1);
+}
+
+void CmdMove(CommandContext& ctx) {
+  int target_db;
+  if (!ParseDbIndexOrReply(ctx, ctx.arg(2), &target_db)) return;
+  if (target_db == ctx.db()) {
+    ctx.reply.Error(errors::kSameObject);
+    return;
+  }
+  std::string_view key = ctx.arg(1);
+  // Both databases' tables for this key live in the same shard: one lock covers the move.
+  WithKey(ctx, key, [&](KeyAccess& source) {
+    if (!source.exists()) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    KeyTable& target_table = source.shard.Table(target_db);
+    uint32_t target_slot = ctx.store.FindLive(source.shard, target_db, key, source.hash);
+    if (target_slot != KeyTable::kNoSlot) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    ValueSpec spec;
+    std::string inline_copy;
+    int64_t expire_ms;
+    TakeValue(source, &spec, &inline_copy, &expire_ms);
+    target_table.Put(key, source.hash, spec, expire_ms,
+                     static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+    CountDirty(ctx);
+    ctx.reply.Integer(1);
+  });
+}
+
+void CmdSwapDb(CommandContext& ctx) {
+  int64_t a, b;
+  if (!ParseInt64(ctx.arg(1), &a)) {
+    ctx.reply.Error("ERR invalid first DB index");
+    return;
+  }
+  if (!ParseInt64(ctx.arg(2), &b)) {
+    ctx.reply.Error("ERR invalid second DB index");
+    return;
+  }
+  if (a < 0 || b < 0 || a >= ctx.store.databases() || b >= ctx.store.databases()) {
+    ctx.reply.Error(errors::kDbIndexOutOfRange);
+    return;
+  }
+  ctx.store.SwapDb(static_cast<int>(a), static_cast<int>(b));
+  CountDirty(ctx);
+  ctx.reply.Ok();
+}
+
+// --- Iteration ---------------------------------------------------------------------------------
+
+void CmdKeys(CommandContext& ctx) {
+  std::string_view pattern = ctx.arg(1);
+  bool all = pattern == "*";
+  std::vector<std::string> keys;
+  uint64_t cursor = 0;
+  do {
+    cursor = ctx.store.Scan(ctx.db(), cursor, SIZE_MAX, &keys, [&](std::string_view key, KeyType) {
+      return all || GlobMatch(pattern, key);
+    });
+  } while (cursor != 0);
+  ctx.reply.ArrayHeader(static_cast<int64_t>(keys.size()));
+  for (const std::string& key : keys) ctx.reply.Bulk(key);
+}
+
+bool ParseTypeName(std::string_view name, KeyType* type) {
+  for (KeyType candidate :
+       {KeyType::kString, KeyType::kList, KeyType::kSet, KeyType::kZSet, KeyType::kHash}) {
+    if (EqualsIgnoreCase(name, KeyTypeName(candidate))) {
+      *type = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+void CmdScan(CommandContext& ctx) {
+  uint64_t cursor;
+  if (ctx.arg(1).empty() || ctx.arg(1).size() > 20 ||
+      !absl::SimpleAtoi(ToAbsl(ctx.arg(1)), &cursor) || ctx.arg(1)[0] == '-' ||
+      ctx.arg(1)[0] == '+') {
+    ctx.reply.Error(errors::kInvalidCursor);
+    return;
+  }
+  int64_t count = 10;
+  std::string_view pattern;
+  bool has_pattern = false, has_type = false, known_type = true;
+  KeyType type = KeyType::kString;
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    if (i + 1 >= ctx.argc()) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+    std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
+    if (ArgIs(option, "count")) {
+      if (!ParseIntOrReply(ctx, value, &count)) return;
+      if (count < 1) {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    } else if (ArgIs(option, "match")) {
+      pattern = value;
+      has_pattern = !(value == "*");
+    } else if (ArgIs(option, "type")) {
+      has_type = true;
+      known_type = ParseTypeName(value, &type);
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  std::vector<std::string> keys;
+  uint64_t next = ctx.store.Scan(ctx.db(), cursor, static_cast<size_t>(count), &keys,
+                                 [&](std::string_view key, KeyType key_type) {
+                                   if (has_type && (!known_type || key_type != type)) return false;
+                                   return !has_pattern || GlobMatch(pattern, key);
+                                 });
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Bulk(StrCat(next));
+  ctx.reply.ArrayHeader(static_cast<int64_t>(keys.size()));
+  for (const std::string& key : keys) ctx.reply.Bulk(key);
+}
+
+void CmdRandomKey(CommandContext& ctx) {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  Store& store = ctx.store;
+  int db = ctx.db();
+  uint32_t shards = store.shard_count();
+  uint32_t first = static_cast<uint32_t>(rng() % shards);
+  // Try shards from a random start; within a shard, a random occupied slot. Expired keys found
+  // this way are deleted and the pick retried (bounded).
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    bool any = false;
+    for (uint32_t n = 0; n < shards; ++n) {
+      Shard& shard = store.shard((first + n) % shards);
+      std::lock_guard<std::mutex> lock(shard.mutex());
+      KeyTable* table = shard.FindTable(db);
+      if (table == nullptr) continue;
+      any = true;
+      uint32_t slot = table->OccupiedAtOrAfter(static_cast<size_t>(rng() % table->capacity()));
+      RecordView view = table->View(slot);
+      if (store.IsExpired(view.expire_ms)) {
+        std::string key(view.key);
+        store.FindLive(shard, db, key, store.Hash(key));  // Deletes it (lazy expiry).
+        break;
+      }
+      ctx.reply.Bulk(view.key);
+      return;
+    }
+    if (!any) break;
+    first = static_cast<uint32_t>(rng() % shards);
+  }
+  ctx.reply.Null();
+}
+
+// --- OBJECT ----------------------------------------------------------------------------------
+
+std::string_view EncodingName(const RecordView& view) {
+  switch (view.kind) {
+    case ValueKind::kStringInt: return "int";
+    case ValueKind::kStringEmbstr: return "embstr";
+    case ValueKind::kStringRaw:
+    case ValueKind::kStringExternal: return "raw";
+    case ValueKind::kObject: return view.object->encoding_name();
+  }
+  return "unknown";
+}
+
+bool LfuPolicy(CommandContext& ctx) {
+  return ctx.server.config().Get("maxmemory-policy").find("lfu") != std::string::npos;
+}
+
+void CmdObjectEncoding(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Null();
+      return;
+    }
+    ctx.reply.Bulk(EncodingName(access.view()));
+  });
+}
+
+void CmdObjectRefcount(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Null();
+      return;
+    }
+    RecordView view = access.view();
+    int64_t number;
+    // Redis shares the objects of small integers and reports them as referenced INT_MAX times.
+    bool shared = view.kind == ValueKind::kStringInt && ParseInt64(view.str, &number) &&
+                  number >= 0 && number < 10000;
+    ctx.reply.Integer(shared ? INT32_MAX : 1);
+  });
+}
+
+void CmdObjectIdletime(CommandContext& ctx) {
+  if (LfuPolicy(ctx)) {
+    ctx.reply.Error(
+        "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    return;
+  }
+  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Null();
+      return;
+    }
+    // The access clock is the low 16 bits of Unix seconds; differences wrap every ~18 hours.
+    uint16_t now = static_cast<uint16_t>(ctx.store.NowMs() / 1000);
+    ctx.reply.Integer(static_cast<uint16_t>(now - access.view().access));
+  });
+}
+
+void CmdObjectHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ENCODING <key>",
+      "    Return the kind of internal representation used in order to store the value",
+      "    associated with a <key>.",
+      "IDLETIME <key>",
+      "    Return the idle time of a <key>, that is the approximated number of",
+      "    seconds elapsed since the last access to the key.",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
+      "HELP",
+      "    Print this help."};
+  ctx.reply.ArrayHeader(static_cast<int64_t>(std::size(kLines)));
+  for (std::string_view line : kLines) ctx.reply.SimpleString(line);
+}
+
+// --- Expiry ------------------------------------------------------------------------------------
+
+// EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT with NX/XX/GT/LT (Redis's expireGenericCommand).
+void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
+  int64_t when;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &when)) return;
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    std::string_view opt = ctx.arg(i);
+    if (ArgIs(opt, "nx")) {
+      nx = true;
+    } else if (ArgIs(opt, "xx")) {
+      xx = true;
+    } else if (ArgIs(opt, "gt")) {
+      gt = true;
+    } else if (ArgIs(opt, "lt")) {
+      lt = true;
+    } else {
+      ctx.reply.Error(StrCat("ERR Unsupported option ", opt));
+      return;
+    }
+  }
+  if (nx && (xx || gt || lt)) {
+    ctx.reply.Error(errors::kNxXxGtLt);
+    return;
+  }
+  if (gt && lt) {
+    ctx.reply.Error("ERR GT and LT options at the same time are not compatible");
+    return;
+  }
+  auto invalid = [&] {
+    ctx.reply.Error(FormatText(errors::kExpireInvalid, {ctx.spec.name}));
+  };
+  if (seconds) {
+    if (when > INT64_MAX / 1000 || when < INT64_MIN / 1000) return invalid();
+    when *= 1000;
+  }
+  if (relative) {
+    int64_t now = ctx.store.NowMs();
+    if (when > INT64_MAX - now) return invalid();
+    when += now;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    int64_t current = access.view().expire_ms;  // 0 = none (infinite).
+    if ((nx && current != 0) || (xx && current == 0) || (gt && (current == 0 || when <= current)) ||
+        (lt && current != 0 && when >= current)) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    if (when <= ctx.store.NowMs()) {
+      access.table.Erase(access.slot);  // A deadline already passed deletes the key.
+    } else {
+      access.table.SetExpire(access.slot, when);
+    }
+    CountDirty(ctx);
+    ctx.reply.Integer(1);
+  });
+}
+
+void CmdExpire(CommandContext& ctx) { ExpireGeneric(ctx, true, true); }
+void CmdPExpire(CommandContext& ctx) { ExpireGeneric(ctx, true, false); }
+void CmdExpireAt(CommandContext& ctx) { ExpireGeneric(ctx, false, true); }
+void CmdPExpireAt(CommandContext& ctx) { ExpireGeneric(ctx, false, false); }
+
+// TTL, PTTL, EXPIRETIME, PEXPIRETIME.
+void TtlGeneric(CommandContext& ctx, bool milliseconds, bool absolute) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Integer(-2);
+      return;
+    }
+    int64_t expire_ms = access.view().expire_ms;
+    if (expire_ms == 0) {
+      ctx.reply.Integer(-1);
+      return;
+    }
+    int64_t value = absolute ? expire_ms : std::max<int64_t>(0, expire_ms - ctx.store.NowMs());
+    ctx.reply.Integer(milliseconds ? value : (value + 500) / 1000);
+  });
+}
+
+void CmdTtl(CommandContext& ctx) { TtlGeneric(ctx, false, false); }
+void CmdPTtl(CommandContext& ctx) { TtlGeneric(ctx, true, false); }
+void CmdExpireTime(CommandContext& ctx) { TtlGeneric(ctx, false, true); }
+void CmdPExpireTime(CommandContext& ctx) { TtlGeneric(ctx, true, true); }
+
+void CmdPersist(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (!access.exists() || access.view().expire_ms == 0) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    access.table.SetExpire(access.slot, 0);
+    CountDirty(ctx);
+    ctx.reply.Integer(1);
+  });
+}
 
 }  // namespace
 
@@ -42,7 +494,52 @@ const std::vector<CommandSpec>& KeyspaceCommands() {
        "non blocking.",
        "4.0.0"},
       {"exists", -2, kReadonly | kFast, 1, -1, 1, CmdExists, "generic",
-       "Determine if a key exists.", "1.0.0"},
+       "Determine if a key exists."},
+      {"touch", -2, kReadonly | kFast, 1, -1, 1, CmdTouch, "generic",
+       "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+       "3.2.1"},
+      {"type", 2, kReadonly | kFast, 1, 1, 1, CmdType, "generic",
+       "Determine the type stored at key."},
+      {"rename", 3, kWrite, 1, 2, 1, CmdRename, "generic", "Rename a key."},
+      {"renamenx", 3, kWrite | kFast, 1, 2, 1, CmdRenameNx, "generic",
+       "Rename a key, only if the new key does not exist."},
+      {"copy", -3, kWrite | kDenyOom, 1, 2, 1, CmdCopy, "generic", "Copy a key.", "6.2.0"},
+      {"move", 3, kWrite | kFast, 1, 1, 1, CmdMove, "generic", "Move a key to another database."},
+      {"swapdb", 3, kWrite | kFast, 0, 0, 0, CmdSwapDb, "server", "Swaps two Redis databases.",
+       "4.0.0"},
+      {"keys", 2, kReadonly, 0, 0, 0, CmdKeys, "generic",
+       "Find all keys matching the given pattern."},
+      {"scan", -2, kReadonly, 0, 0, 0, CmdScan, "generic",
+       "Incrementally iterate the keys space.", "2.8.0"},
+      {"randomkey", 1, kReadonly, 0, 0, 0, CmdRandomKey, "generic",
+       "Return a random key from the keyspace."},
+      {"object", -2, 0, 0, 0, 0, nullptr, "generic", "A container for object introspection commands.",
+       "2.2.3"},
+      {"object|encoding", 3, kReadonly, 2, 2, 1, CmdObjectEncoding, "generic",
+       "Inspect the internal encoding of a Redis object.", "2.2.3"},
+      {"object|refcount", 3, kReadonly, 2, 2, 1, CmdObjectRefcount, "generic",
+       "Get the number of references to the value of the key.", "2.2.3"},
+      {"object|idletime", 3, kReadonly, 2, 2, 1, CmdObjectIdletime, "generic",
+       "Get the time since a Redis object was last accessed.", "2.2.3"},
+      {"object|help", 2, kLoading | kStale, 0, 0, 0, CmdObjectHelp, "generic",
+       "Show helpful text about the different subcommands.", "6.2.0"},
+      {"expire", -3, kWrite | kFast, 1, 1, 1, CmdExpire, "generic",
+       "Set a key's time to live in seconds."},
+      {"pexpire", -3, kWrite | kFast, 1, 1, 1, CmdPExpire, "generic",
+       "Set a key's time to live in milliseconds.", "2.6.0"},
+      {"expireat", -3, kWrite | kFast, 1, 1, 1, CmdExpireAt, "generic",
+       "Set the expiration for a key as a UNIX timestamp.", "1.2.0"},
+      {"pexpireat", -3, kWrite | kFast, 1, 1, 1, CmdPExpireAt, "generic",
+       "Set the expiration for a key as a UNIX timestamp specified in milliseconds.", "2.6.0"},
+      {"ttl", 2, kReadonly | kFast, 1, 1, 1, CmdTtl, "generic", "Get the time to live for a key in seconds."},
+      {"pttl", 2, kReadonly | kFast, 1, 1, 1, CmdPTtl, "generic",
+       "Get the time to live for a key in milliseconds.", "2.6.0"},
+      {"expiretime", 2, kReadonly | kFast, 1, 1, 1, CmdExpireTime, "generic",
+       "Get the expiration Unix timestamp for a key.", "7.0.0"},
+      {"pexpiretime", 2, kReadonly | kFast, 1, 1, 1, CmdPExpireTime, "generic",
+       "Get the expiration Unix timestamp for a key in milliseconds.", "7.0.0"},
+      {"persist", 2, kWrite | kFast, 1, 1, 1, CmdPersist, "generic",
+       "Remove the expiration from a key.", "2.2.0"},
   };
   return kCommands;
 }

@@ -291,12 +291,22 @@ void CmdCommandEntry(CommandContext& ctx) {
 
 void CmdConfigGet(CommandContext& ctx) {
   std::vector<std::pair<std::string, std::string>> matches;
-  for (size_t i = 2; i < ctx.argc(); ++i) {
-    for (auto& pair : ctx.server.config().Match(ctx.arg(i))) {
-      bool seen = false;
-      for (const auto& existing : matches) seen = seen || existing.first == pair.first;
-      if (!seen) matches.push_back(std::move(pair));
+  auto add = [&](std::string name, std::string value) {
+    for (const auto& existing : matches) {
+      if (EqualsIgnoreCase(existing.first, name)) return;
     }
+    matches.emplace_back(std::move(name), std::move(value));
+  };
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    std::string_view pattern = ctx.arg(i);
+    if (pattern.find_first_of("*?[") == std::string_view::npos) {
+      // An exact name is echoed as the client spelled it, like Redis does.
+      if (FindDirective(pattern) != nullptr) {
+        add(std::string(pattern), ctx.server.config().Get(pattern));
+      }
+      continue;
+    }
+    for (auto& [name, value] : ctx.server.config().Match(pattern)) add(name, value);
   }
   ctx.reply.MapHeader(static_cast<int64_t>(matches.size()));
   for (const auto& [name, value] : matches) {
@@ -307,7 +317,7 @@ void CmdConfigGet(CommandContext& ctx) {
 
 void CmdConfigSet(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
-    ReplyWrongArity(ctx.reply, "config|set");
+    ctx.reply.Error(errors::kSyntax);  // An odd number of name/value words, as Redis says.
     return;
   }
   Config& config = ctx.server.config();
@@ -326,34 +336,39 @@ void CmdConfigSet(CommandContext& ctx) {
       }
     }
   }
+  auto words = [](std::string_view name, std::string_view value) {
+    // Multi-word directives (bind, save, client-output-buffer-limit) take one quoted value.
+    if (FindDirective(name)->type == DirectiveType::kSpecial) return SplitNonEmpty(value, ' ');
+    return std::vector<std::string>{std::string(value)};
+  };
+  // Restores what this command already changed: CONFIG SET is all or nothing.
+  auto roll_back = [&] {
+    for (auto it = previous.rbegin(); it != previous.rend(); ++it) {
+      (void)config.Set(it->first, words(it->first, it->second), /*from_config_set=*/false);
+    }
+    for (const auto& [name, value] : previous) (void)config.ApplyChange(name);
+    ctx.server.RefreshCachedConfig();
+  };
   for (size_t i = 2; i < ctx.argc(); i += 2) {
     std::string name = AsciiLower(ctx.arg(i));
     std::string old_value = config.Get(name);
-    std::vector<std::string> args;
-    // Multi-word directives (bind, save, client-output-buffer-limit) take one quoted value.
-    if (FindDirective(name)->type == DirectiveType::kSpecial) {
-      args = SplitNonEmpty(ctx.arg(i + 1), ' ');
-    } else {
-      args = {std::string(ctx.arg(i + 1))};
-    }
-    absl::Status status = config.Set(name, args, /*from_config_set=*/true);
+    absl::Status status = config.Set(name, words(name, ctx.arg(i + 1)), /*from_config_set=*/true);
     if (!status.ok()) {
-      // Roll back what this command already changed: CONFIG SET is all or nothing.
-      for (auto it = previous.rbegin(); it != previous.rend(); ++it) {
-        std::vector<std::string> old_args;
-        if (FindDirective(it->first)->type == DirectiveType::kSpecial) {
-          old_args = SplitNonEmpty(it->second, ' ');
-        } else {
-          old_args = {it->second};
-        }
-        (void)config.Set(it->first, old_args, /*from_config_set=*/false);
-      }
+      roll_back();
       ctx.reply.Error(FormatText(errors::kConfigSetFailed, {ctx.arg(i), FromAbsl(status.message())}));
       return;
     }
     previous.emplace_back(name, old_value);
   }
-  for (const auto& [name, value] : previous) config.NotifyChanged(name);
+  for (size_t i = 0; i < previous.size(); ++i) {
+    absl::Status status = config.ApplyChange(previous[i].first);
+    if (!status.ok()) {
+      roll_back();
+      ctx.reply.Error(FormatText(errors::kConfigSetFailed,
+                                 {previous[i].first, FromAbsl(status.message())}));
+      return;
+    }
+  }
   ctx.server.RefreshCachedConfig();
   ctx.reply.Ok();
 }

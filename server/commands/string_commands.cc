@@ -1,33 +1,72 @@
-// String family (minimal set for now): GET, SET with all options, INCR, DECR, INCRBY, DECRBY.
-#include "absl/strings/str_format.h"
-#include "gigakv/strings.h"
+// String family: GET, SET (EX/PX/EXAT/PXAT/NX/XX/KEEPTTL/GET), GETSET, GETDEL, GETEX, MGET,
+// MSET, MSETNX, SETNX, SETEX, PSETEX, APPEND, STRLEN, INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT,
+// GETRANGE, SUBSTR, SETRANGE, LCS.
+#include <algorithm>
+#include <cmath>
+
 #include "server/commands/args.h"
+#include "server/commands/key_access.h"
 #include "server/server.h"
 
 namespace gigakv::server {
 namespace {
 
-// Reads the string at `key` under its shard lock and replies it (or nil / WRONGTYPE).
+// Replies the string at `key` (nil if missing); false (WRONGTYPE sent) for other types.
+bool ReplyStringOrWrongType(CommandContext& ctx, KeyAccess& access) {
+  if (!access.exists()) {
+    ctx.reply.Null();
+    return true;
+  }
+  RecordView view = access.view();
+  if (!view.is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  ctx.reply.Bulk(view.str);
+  return true;
+}
+
 void CmdGet(CommandContext& ctx) {
-  std::string_view key = ctx.arg(1);
-  uint64_t hash = ctx.store.Hash(key);
-  int db = ctx.db();
-  ctx.store.WithShardOf(key, [&](Shard& shard) {
-    uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
-    if (slot == KeyTable::kNoSlot) {
-      ctx.server.stats().keyspace_misses.fetch_add(1, std::memory_order_relaxed);
-      ctx.reply.Null();
-      return;
-    }
-    RecordView view = shard.Table(db).View(slot);
-    if (!view.is_string()) {
-      ctx.reply.Error(errors::kWrongType);
-      return;
-    }
-    ctx.server.stats().keyspace_hits.fetch_add(1, std::memory_order_relaxed);
-    ctx.reply.Bulk(view.str);
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    CountLookup(ctx, access.exists());
+    if (ReplyStringOrWrongType(ctx, access)) Touch(ctx, access);
   });
 }
+
+// --- Expiry arguments shared by SET, GETEX, SETEX, PSETEX ----------------------------------
+
+enum class ExpireUnit { kNone, kEx, kPx, kExAt, kPxAt };
+
+// Converts an expiry argument to absolute ms with Redis's checks; replies the error otherwise.
+bool ExpireArgToAbsoluteMsOrReply(CommandContext& ctx, std::string_view text, ExpireUnit unit,
+                                  std::string_view command, int64_t* absolute_ms) {
+  int64_t value;
+  if (!ParseIntOrReply(ctx, text, &value)) return false;
+  bool seconds = unit == ExpireUnit::kEx || unit == ExpireUnit::kExAt;
+  auto invalid = [&] {
+    ctx.reply.Error(FormatText(errors::kExpireInvalid, {command}));
+    return false;
+  };
+  if (value <= 0 || (seconds && value > INT64_MAX / 1000)) return invalid();
+  if (seconds) value *= 1000;
+  if (unit == ExpireUnit::kEx || unit == ExpireUnit::kPx) {
+    int64_t now = ctx.store.NowMs();
+    if (value > INT64_MAX - now) return invalid();
+    value += now;
+  }
+  *absolute_ms = value;
+  return true;
+}
+
+ExpireUnit ExpireUnitOf(std::string_view arg) {
+  if (ArgIs(arg, "ex")) return ExpireUnit::kEx;
+  if (ArgIs(arg, "px")) return ExpireUnit::kPx;
+  if (ArgIs(arg, "exat")) return ExpireUnit::kExAt;
+  if (ArgIs(arg, "pxat")) return ExpireUnit::kPxAt;
+  return ExpireUnit::kNone;
+}
+
+// --- SET ----------------------------------------------------------------------------------
 
 struct SetOptions {
   enum class Condition { kAlways, kIfMissing, kIfExists } condition = Condition::kAlways;
@@ -38,7 +77,7 @@ struct SetOptions {
 
 // Parses SET's options (Redis's parseExtendedStringArgumentsOrReply rules).
 bool ParseSetOptionsOrReply(CommandContext& ctx, SetOptions* options) {
-  enum Unit { kNone, kEx, kPx, kExAt, kPxAt } unit = kNone;
+  ExpireUnit unit = ExpireUnit::kNone;
   std::string_view expire_arg;
   for (size_t i = 3; i < ctx.argc(); ++i) {
     std::string_view opt = ctx.arg(i);
@@ -49,57 +88,35 @@ bool ParseSetOptionsOrReply(CommandContext& ctx, SetOptions* options) {
       options->condition = SetOptions::Condition::kIfExists;
     } else if (ArgIs(opt, "get")) {
       options->get = true;
-    } else if (ArgIs(opt, "keepttl") && unit == kNone) {
+    } else if (ArgIs(opt, "keepttl") && unit == ExpireUnit::kNone) {
       options->keep_ttl = true;
-    } else if (unit == kNone && !options->keep_ttl && has_next &&
-               (ArgIs(opt, "ex") || ArgIs(opt, "px") || ArgIs(opt, "exat") ||
-                ArgIs(opt, "pxat"))) {
-      unit = ArgIs(opt, "ex") ? kEx : ArgIs(opt, "px") ? kPx : ArgIs(opt, "exat") ? kExAt : kPxAt;
+    } else if (unit == ExpireUnit::kNone && !options->keep_ttl && has_next &&
+               ExpireUnitOf(opt) != ExpireUnit::kNone) {
+      unit = ExpireUnitOf(opt);
       expire_arg = ctx.arg(++i);
     } else {
       ctx.reply.Error(errors::kSyntax);
       return false;
     }
   }
-  if (unit == kNone) return true;
-  int64_t value;
-  if (!ParseIntOrReply(ctx, expire_arg, &value)) return false;
-  bool seconds = unit == kEx || unit == kExAt;
-  auto invalid = [&] {
-    ctx.reply.Error(FormatText(errors::kExpireInvalid, {"set"}));
-    return false;
-  };
-  if (value <= 0 || (seconds && value > INT64_MAX / 1000)) return invalid();
-  if (seconds) value *= 1000;
-  if (unit == kEx || unit == kPx) {
-    int64_t now = ctx.store.NowMs();
-    if (value > INT64_MAX - now) return invalid();
-    value += now;
-  }
-  options->expire_ms = value;
-  return true;
+  if (unit == ExpireUnit::kNone) return true;
+  return ExpireArgToAbsoluteMsOrReply(ctx, expire_arg, unit, "set", &options->expire_ms);
 }
 
-void CmdSet(CommandContext& ctx) {
-  SetOptions options;
-  if (!ParseSetOptionsOrReply(ctx, &options)) return;
-  std::string_view key = ctx.arg(1);
-  std::string_view value = ctx.arg(2);
-  uint64_t hash = ctx.store.Hash(key);
-  int db = ctx.db();
-  ValueSpec spec;
-  MakeStringSpec(value, /*force_raw=*/false, &spec);
-  bool stored = ctx.store.WithShardOf(key, [&](Shard& shard) {
-    KeyTable& table = shard.Table(db);
-    uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
-    bool exists = slot != KeyTable::kNoSlot;
+// The core of SET/SETNX/SETEX/PSETEX/GETSET. Returns whether the value was stored; replies
+// only for GET (old value) or WRONGTYPE. Callers reply for the other cases.
+enum class SetOutcome { kStored, kNotStored, kWrongType };
+
+SetOutcome SetGeneric(CommandContext& ctx, std::string_view key, std::string_view value,
+                      const SetOptions& options) {
+  return WithKey(ctx, key, [&](KeyAccess& access) {
     int64_t expire_ms = options.expire_ms;
-    if (exists) {
-      RecordView old = table.View(slot);
+    if (access.exists()) {
+      RecordView old = access.view();
       if (options.get) {
         if (!old.is_string()) {
           ctx.reply.Error(errors::kWrongType);
-          return false;
+          return SetOutcome::kWrongType;
         }
         ctx.reply.Bulk(old.str);
       }
@@ -107,34 +124,282 @@ void CmdSet(CommandContext& ctx) {
     } else if (options.get) {
       ctx.reply.Null();
     }
-    if ((options.condition == SetOptions::Condition::kIfMissing && exists) ||
-        (options.condition == SetOptions::Condition::kIfExists && !exists)) {
-      if (!options.get) ctx.reply.Null();
-      return false;
+    if ((options.condition == SetOptions::Condition::kIfMissing && access.exists()) ||
+        (options.condition == SetOptions::Condition::kIfExists && !access.exists())) {
+      return SetOutcome::kNotStored;
     }
-    table.Put(key, hash, spec, expire_ms, 0);
-    if (!options.get) ctx.reply.Ok();
-    return true;
+    PutString(ctx, access, value, expire_ms);
+    CountDirty(ctx);
+    return SetOutcome::kStored;
   });
-  if (!stored) {
-    delete spec.external;  // Not adopted by the table.
+}
+
+void CmdSet(CommandContext& ctx) {
+  SetOptions options;
+  if (!ParseSetOptionsOrReply(ctx, &options)) return;
+  SetOutcome outcome = SetGeneric(ctx, ctx.arg(1), ctx.arg(2), options);
+  if (options.get) return;  // The old value (or an error) was the reply.
+  if (outcome == SetOutcome::kStored) {
+    ctx.reply.Ok();
+  } else if (outcome == SetOutcome::kNotStored) {
+    ctx.reply.Null();
+  }
+}
+
+void CmdSetNx(CommandContext& ctx) {
+  SetOptions options;
+  options.condition = SetOptions::Condition::kIfMissing;
+  ctx.reply.Integer(SetGeneric(ctx, ctx.arg(1), ctx.arg(2), options) == SetOutcome::kStored);
+}
+
+void SetWithExpire(CommandContext& ctx, ExpireUnit unit, std::string_view command) {
+  SetOptions options;
+  if (!ExpireArgToAbsoluteMsOrReply(ctx, ctx.arg(2), unit, command, &options.expire_ms)) return;
+  SetGeneric(ctx, ctx.arg(1), ctx.arg(3), options);
+  ctx.reply.Ok();
+}
+
+void CmdSetEx(CommandContext& ctx) { SetWithExpire(ctx, ExpireUnit::kEx, "setex"); }
+void CmdPSetEx(CommandContext& ctx) { SetWithExpire(ctx, ExpireUnit::kPx, "psetex"); }
+
+void CmdGetSet(CommandContext& ctx) {
+  SetOptions options;
+  options.get = true;
+  SetGeneric(ctx, ctx.arg(1), ctx.arg(2), options);
+}
+
+void CmdGetDel(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    CountLookup(ctx, access.exists());
+    if (!ReplyStringOrWrongType(ctx, access) || !access.exists()) return;
+    access.table.Erase(access.slot);
+    CountDirty(ctx);
+  });
+}
+
+void CmdGetEx(CommandContext& ctx) {
+  ExpireUnit unit = ExpireUnit::kNone;
+  bool persist = false;
+  std::string_view expire_arg;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    std::string_view opt = ctx.arg(i);
+    if (ArgIs(opt, "persist") && unit == ExpireUnit::kNone && !persist) {
+      persist = true;
+    } else if (unit == ExpireUnit::kNone && !persist && i + 1 < ctx.argc() &&
+               ExpireUnitOf(opt) != ExpireUnit::kNone) {
+      unit = ExpireUnitOf(opt);
+      expire_arg = ctx.arg(++i);
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  int64_t expire_ms = 0;
+  if (unit != ExpireUnit::kNone &&
+      !ExpireArgToAbsoluteMsOrReply(ctx, expire_arg, unit, "getex", &expire_ms)) {
     return;
   }
-  ctx.server.stats().dirty.fetch_add(1, std::memory_order_relaxed);
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    CountLookup(ctx, access.exists());
+    if (!ReplyStringOrWrongType(ctx, access) || !access.exists()) return;
+    if (unit != ExpireUnit::kNone) {
+      if (ctx.store.IsExpired(expire_ms)) {
+        access.table.Erase(access.slot);  // A time in the past deletes the key.
+      } else {
+        access.table.SetExpire(access.slot, expire_ms);
+      }
+      CountDirty(ctx);
+    } else if (persist && access.view().expire_ms != 0) {
+      access.table.SetExpire(access.slot, 0);
+      CountDirty(ctx);
+    } else {
+      Touch(ctx, access);
+    }
+  });
 }
+
+// --- Multi-key strings ---------------------------------------------------------------------
+
+std::vector<std::string_view> KeysAt(CommandContext& ctx, size_t first, size_t step) {
+  std::vector<std::string_view> keys;
+  for (size_t i = first; i < ctx.argc(); i += step) keys.push_back(ctx.arg(i));
+  return keys;
+}
+
+void CmdMGet(CommandContext& ctx) {
+  ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 1));
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    WithKey(ctx, ctx.arg(i), [&](KeyAccess& access) {
+      CountLookup(ctx, access.exists());
+      if (access.exists() && access.view().is_string()) {
+        ctx.reply.Bulk(access.view().str);
+        Touch(ctx, access);
+      } else {
+        ctx.reply.Null();
+      }
+    });
+  }
+}
+
+// MSET and MSETNX lock every shard involved first, so other clients see all or none of the
+// keys set.
+bool MSetGeneric(CommandContext& ctx, bool only_if_none_exist) {
+  Store::MultiLock lock = ctx.store.LockKeys(KeysAt(ctx, 1, 2));
+  if (only_if_none_exist) {
+    for (size_t i = 1; i < ctx.argc(); i += 2) {
+      if (FindLocked(ctx, ctx.arg(i)).exists()) return false;
+    }
+  }
+  for (size_t i = 1; i < ctx.argc(); i += 2) {
+    KeyAccess access = FindLocked(ctx, ctx.arg(i));
+    PutString(ctx, access, ctx.arg(i + 1), 0);
+  }
+  CountDirty(ctx, (ctx.argc() - 1) / 2);
+  return true;
+}
+
+void CmdMSet(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) {
+    ReplyWrongArity(ctx.reply, "mset");
+    return;
+  }
+  MSetGeneric(ctx, false);
+  ctx.reply.Ok();
+}
+
+void CmdMSetNx(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) {
+    ReplyWrongArity(ctx.reply, "msetnx");
+    return;
+  }
+  ctx.reply.Integer(MSetGeneric(ctx, true) ? 1 : 0);
+}
+
+// --- In-place edits --------------------------------------------------------------------------
+
+int64_t MaxStringSize(CommandContext& ctx) { return ctx.server.config().GetInt("proto-max-bulk-len"); }
+
+void CmdAppend(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    std::string value;
+    int64_t expire_ms = 0;
+    if (access.exists()) {
+      RecordView view = access.view();
+      if (!view.is_string()) {
+        ctx.reply.Error(errors::kWrongType);
+        return;
+      }
+      if (static_cast<int64_t>(view.str.size() + ctx.arg(2).size()) > MaxStringSize(ctx)) {
+        ctx.reply.Error(errors::kStringTooLong);
+        return;
+      }
+      value.reserve(view.str.size() + ctx.arg(2).size());
+      value.assign(view.str);
+      expire_ms = view.expire_ms;
+    }
+    value.append(ctx.arg(2));
+    // Appended strings are "raw" in Redis, whatever their content.
+    PutString(ctx, access, value, expire_ms, /*force_raw=*/access.exists());
+    CountDirty(ctx);
+    ctx.reply.Integer(static_cast<int64_t>(value.size()));
+  });
+}
+
+void CmdStrlen(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    RecordView view = access.view();
+    if (!view.is_string()) {
+      ctx.reply.Error(errors::kWrongType);
+      return;
+    }
+    ctx.reply.Integer(static_cast<int64_t>(view.str.size()));
+  });
+}
+
+void CmdGetRange(CommandContext& ctx) {
+  int64_t start, end;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &start) || !ParseIntOrReply(ctx, ctx.arg(3), &end)) return;
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Bulk("");
+      return;
+    }
+    RecordView view = access.view();
+    if (!view.is_string()) {
+      ctx.reply.Error(errors::kWrongType);
+      return;
+    }
+    int64_t length = static_cast<int64_t>(view.str.size());
+    if (start < 0 && end < 0 && start > end) {
+      ctx.reply.Bulk("");
+      return;
+    }
+    if (start < 0) start = length + start;
+    if (end < 0) end = length + end;
+    if (start < 0) start = 0;
+    if (end < 0) end = 0;
+    if (end >= length) end = length - 1;
+    if (length == 0 || start > end) {
+      ctx.reply.Bulk("");
+      return;
+    }
+    ctx.reply.Bulk(view.str.substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
+  });
+}
+
+void CmdSetRange(CommandContext& ctx) {
+  int64_t offset;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &offset)) return;
+  if (offset < 0) {
+    ctx.reply.Error(errors::kOffsetOutOfRange);
+    return;
+  }
+  std::string_view patch = ctx.arg(3);
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    std::string value;
+    int64_t expire_ms = 0;
+    if (access.exists()) {
+      RecordView view = access.view();
+      if (!view.is_string()) {
+        ctx.reply.Error(errors::kWrongType);
+        return;
+      }
+      if (patch.empty()) {
+        ctx.reply.Integer(static_cast<int64_t>(view.str.size()));
+        return;
+      }
+      value.assign(view.str);
+      expire_ms = view.expire_ms;
+    } else if (patch.empty()) {
+      ctx.reply.Integer(0);  // Nothing to write: the key is not created.
+      return;
+    }
+    if (offset + static_cast<int64_t>(patch.size()) > MaxStringSize(ctx)) {
+      ctx.reply.Error(errors::kStringTooLong);
+      return;
+    }
+    size_t end = static_cast<size_t>(offset) + patch.size();
+    if (value.size() < end) value.resize(end, '\0');
+    value.replace(static_cast<size_t>(offset), patch.size(), patch);
+    PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
+    CountDirty(ctx);
+    ctx.reply.Integer(static_cast<int64_t>(value.size()));
+  });
+}
+
+// --- Counters ----------------------------------------------------------------------------------
 
 // INCR/DECR/INCRBY/DECRBY: adds `delta` to the integer at `key` (0 if missing), keeping its TTL.
 void IncrementBy(CommandContext& ctx, int64_t delta) {
-  std::string_view key = ctx.arg(1);
-  uint64_t hash = ctx.store.Hash(key);
-  int db = ctx.db();
-  ctx.store.WithShardOf(key, [&](Shard& shard) {
-    KeyTable& table = shard.Table(db);
-    uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     int64_t current = 0;
     int64_t expire_ms = 0;
-    if (slot != KeyTable::kNoSlot) {
-      RecordView view = table.View(slot);
+    if (access.exists()) {
+      RecordView view = access.view();
       if (!view.is_string()) {
         ctx.reply.Error(errors::kWrongType);
         return;
@@ -151,13 +416,14 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
       return;
     }
     int64_t result = current + delta;
-    char buf[24];
-    int len = absl::SNPrintF(buf, sizeof(buf), "%d", result);
+    std::string text;
+    StrAppend(&text, result);
     ValueSpec spec;
     spec.kind = ValueKind::kStringInt;
-    spec.bytes = std::string_view(buf, static_cast<size_t>(len));
-    table.Put(key, hash, spec, expire_ms, 0);
-    ctx.server.stats().dirty.fetch_add(1, std::memory_order_relaxed);
+    spec.bytes = text;
+    access.table.Put(access.key, access.hash, spec, expire_ms,
+                     static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+    CountDirty(ctx);
     ctx.reply.Integer(result);
   });
 }
@@ -181,21 +447,203 @@ void CmdDecrBy(CommandContext& ctx) {
   IncrementBy(ctx, -delta);
 }
 
+void CmdIncrByFloat(CommandContext& ctx) {
+  long double increment;
+  if (!ParseLongDouble(ctx.arg(2), &increment)) {
+    ctx.reply.Error(errors::kNotFloat);
+    return;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    long double current = 0;
+    int64_t expire_ms = 0;
+    if (access.exists()) {
+      RecordView view = access.view();
+      if (!view.is_string()) {
+        ctx.reply.Error(errors::kWrongType);
+        return;
+      }
+      if (!ParseLongDouble(view.str, &current)) {
+        ctx.reply.Error(errors::kNotFloat);
+        return;
+      }
+      expire_ms = view.expire_ms;
+    }
+    long double result = current + increment;
+    std::string text;
+    if (std::isnan(result) || std::isinf(result) || !FormatLongDouble(result, &text)) {
+      ctx.reply.Error(errors::kIncrFloatNanOrInf);
+      return;
+    }
+    PutString(ctx, access, text, expire_ms);
+    CountDirty(ctx);
+    ctx.reply.Bulk(text);
+  });
+}
+
+// --- LCS ---------------------------------------------------------------------------------------
+
+void CmdLcs(CommandContext& ctx) {
+  bool want_len = false, want_idx = false, with_match_len = false;
+  int64_t min_match_len = 0;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    if (ArgIs(ctx.arg(i), "len")) {
+      want_len = true;
+    } else if (ArgIs(ctx.arg(i), "idx")) {
+      want_idx = true;
+    } else if (ArgIs(ctx.arg(i), "withmatchlen")) {
+      with_match_len = true;
+    } else if (ArgIs(ctx.arg(i), "minmatchlen") && i + 1 < ctx.argc()) {
+      if (!ParseIntOrReply(ctx, ctx.arg(++i), &min_match_len)) return;
+      if (min_match_len < 0) min_match_len = 0;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  if (want_len && want_idx) {
+    ctx.reply.Error(
+        "ERR If you want both the length and indexes, please just use IDX.");
+    return;
+  }
+  // Read both strings under the locks of both shards.
+  std::string a, b;
+  {
+    Store::MultiLock lock = ctx.store.LockKeys({ctx.arg(1), ctx.arg(2)});
+    for (int which = 0; which < 2; ++which) {
+      KeyAccess access = FindLocked(ctx, ctx.arg(1 + static_cast<size_t>(which)));
+      if (!access.exists()) continue;
+      RecordView view = access.view();
+      if (!view.is_string()) {
+        ctx.reply.Error("ERR The specified keys must contain string values");
+        return;
+      }
+      (which == 0 ? a : b).assign(view.str);
+    }
+  }
+  // Classic O(n*m) dynamic programming table, as Redis does (uint32 cells).
+  size_t n = a.size(), m = b.size();
+  if ((n + 1) * (m + 1) > (1ULL << 32) / sizeof(uint32_t)) {
+    ctx.reply.Error("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+    return;
+  }
+  std::vector<uint32_t> table((n + 1) * (m + 1), 0);
+  auto cell = [&](size_t i, size_t j) -> uint32_t& { return table[i * (m + 1) + j]; };
+  for (size_t i = 1; i <= n; ++i) {
+    for (size_t j = 1; j <= m; ++j) {
+      cell(i, j) = a[i - 1] == b[j - 1] ? cell(i - 1, j - 1) + 1
+                                        : std::max(cell(i - 1, j), cell(i, j - 1));
+    }
+  }
+  uint32_t length = cell(n, m);
+  if (want_len) {
+    ctx.reply.Integer(length);
+    return;
+  }
+  // Walk back from the end, collecting the common string and the matching ranges.
+  std::string common(length, '\0');
+  struct Range {
+    size_t a_start, a_end, b_start, b_end;
+  };
+  std::vector<Range> matches;
+  size_t i = n, j = m, idx = length;
+  bool in_range = false;
+  Range current{};
+  auto flush = [&] {
+    if (in_range && static_cast<int64_t>(current.a_end - current.a_start + 1) >= min_match_len) {
+      matches.push_back(current);
+    }
+    in_range = false;
+  };
+  while (i > 0 && j > 0) {
+    if (a[i - 1] == b[j - 1]) {
+      common[--idx] = a[i - 1];
+      if (in_range && current.a_start == i && current.b_start == j) {
+        current.a_start = i - 1;
+        current.b_start = j - 1;
+      } else {
+        flush();
+        current = Range{i - 1, i - 1, j - 1, j - 1};
+        in_range = true;
+      }
+      --i;
+      --j;
+    } else if (cell(i - 1, j) > cell(i, j - 1)) {
+      flush();
+      --i;
+    } else {
+      flush();
+      --j;
+    }
+  }
+  flush();
+  if (!want_idx) {
+    ctx.reply.Bulk(common);
+    return;
+  }
+  ctx.reply.MapHeader(2);
+  ctx.reply.Bulk("matches");
+  ctx.reply.ArrayHeader(static_cast<int64_t>(matches.size()));
+  for (const Range& range : matches) {
+    ctx.reply.ArrayHeader(with_match_len ? 3 : 2);
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Integer(static_cast<int64_t>(range.a_start));
+    ctx.reply.Integer(static_cast<int64_t>(range.a_end));
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Integer(static_cast<int64_t>(range.b_start));
+    ctx.reply.Integer(static_cast<int64_t>(range.b_end));
+    if (with_match_len) ctx.reply.Integer(static_cast<int64_t>(range.a_end - range.a_start + 1));
+  }
+  ctx.reply.Bulk("len");
+  ctx.reply.Integer(length);
+}
+
 }  // namespace
 
 const std::vector<CommandSpec>& StringCommands() {
+  constexpr uint32_t kWriteOom = kWrite | kDenyOom;
   static const std::vector<CommandSpec> kCommands = {
       {"get", 2, kReadonly | kFast, 1, 1, 1, CmdGet, "string", "Get the value of a key."},
-      {"set", -3, kWrite | kDenyOom, 1, 1, 1, CmdSet, "string",
-       "Set the string value of a key."},
-      {"incr", 2, kWrite | kDenyOom | kFast, 1, 1, 1, CmdIncr, "string",
+      {"set", -3, kWriteOom, 1, 1, 1, CmdSet, "string", "Set the string value of a key."},
+      {"setnx", 3, kWriteOom | kFast, 1, 1, 1, CmdSetNx, "string",
+       "Set the value of a key, only if the key does not exist."},
+      {"setex", 4, kWriteOom, 1, 1, 1, CmdSetEx, "string",
+       "Set the value and expiration of a key.", "2.0.0"},
+      {"psetex", 4, kWriteOom, 1, 1, 1, CmdPSetEx, "string",
+       "Set the value and expiration in milliseconds of a key.", "2.6.0"},
+      {"getset", 3, kWriteOom | kFast, 1, 1, 1, CmdGetSet, "string",
+       "Set the string value of a key and return its old value."},
+      {"getdel", 2, kWrite | kFast, 1, 1, 1, CmdGetDel, "string",
+       "Get the value of a key and delete the key.", "6.2.0"},
+      {"getex", -2, kWrite | kFast, 1, 1, 1, CmdGetEx, "string",
+       "Get the value of a key and optionally set its expiration.", "6.2.0"},
+      {"mget", -2, kReadonly | kFast, 1, -1, 1, CmdMGet, "string",
+       "Get the values of all the given keys."},
+      {"mset", -3, kWriteOom, 1, -1, 2, CmdMSet, "string", "Set multiple keys to multiple values.",
+       "1.0.1"},
+      {"msetnx", -3, kWriteOom, 1, -1, 2, CmdMSetNx, "string",
+       "Set multiple keys to multiple values, only if none of the keys exist.", "1.0.1"},
+      {"append", 3, kWriteOom | kFast, 1, 1, 1, CmdAppend, "string", "Append a value to a key.",
+       "2.0.0"},
+      {"strlen", 2, kReadonly | kFast, 1, 1, 1, CmdStrlen, "string",
+       "Get the length of the value stored in a key.", "2.2.0"},
+      {"getrange", 4, kReadonly, 1, 1, 1, CmdGetRange, "string",
+       "Get a substring of the string stored at a key.", "2.4.0"},
+      {"substr", 4, kReadonly, 1, 1, 1, CmdGetRange, "string",
+       "Get a substring of the string stored at a key."},
+      {"setrange", 4, kWriteOom, 1, 1, 1, CmdSetRange, "string",
+       "Overwrite part of a string at key starting at the specified offset.", "2.2.0"},
+      {"incr", 2, kWriteOom | kFast, 1, 1, 1, CmdIncr, "string",
        "Increment the integer value of a key by one."},
-      {"decr", 2, kWrite | kDenyOom | kFast, 1, 1, 1, CmdDecr, "string",
+      {"decr", 2, kWriteOom | kFast, 1, 1, 1, CmdDecr, "string",
        "Decrement the integer value of a key by one."},
-      {"incrby", 3, kWrite | kDenyOom | kFast, 1, 1, 1, CmdIncrBy, "string",
+      {"incrby", 3, kWriteOom | kFast, 1, 1, 1, CmdIncrBy, "string",
        "Increment the integer value of a key by the given amount."},
-      {"decrby", 3, kWrite | kDenyOom | kFast, 1, 1, 1, CmdDecrBy, "string",
+      {"decrby", 3, kWriteOom | kFast, 1, 1, 1, CmdDecrBy, "string",
        "Decrement the integer value of a key by the given number."},
+      {"incrbyfloat", 3, kWriteOom | kFast, 1, 1, 1, CmdIncrByFloat, "string",
+       "Increment the float value of a key by the given amount.", "2.6.0"},
+      {"lcs", -3, kReadonly, 1, 2, 1, CmdLcs, "string", "Find longest common substring.",
+       "7.0.0"},
   };
   return kCommands;
 }

@@ -34,6 +34,8 @@ class Object {
   virtual size_t MemoryUsage() const = 0;
   // Elements it holds (for lazy-free decisions and INFO).
   virtual size_t Length() const = 0;
+  // A deep copy (COPY). The caller owns the result.
+  virtual Object* Clone() const = 0;
 };
 
 }  // namespace gigakv

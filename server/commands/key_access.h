@@ -1,0 +1,75 @@
+// Shared helpers for handlers that work on keys: lock the key's shard, find it with lazy expiry,
+// count keyspace hits/misses, and check types. Used by every keyspace-touching family.
+#pragma once
+
+#include <string_view>
+
+#include "gigakv/store.h"
+#include "server/command.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+
+// A key looked up under its shard's lock. `slot` is KeyTable::kNoSlot when the key is missing
+// (or was just found expired). Valid only inside the WithKey callback.
+struct KeyAccess {
+  Shard& shard;
+  KeyTable& table;
+  int db;
+  std::string_view key;
+  uint64_t hash;
+  uint32_t slot;
+
+  bool exists() const { return slot != KeyTable::kNoSlot; }
+  RecordView view() const { return table.View(slot); }
+};
+
+// Runs fn(KeyAccess&) with `key`'s shard locked, in the client's database (or `db` if given).
+template <typename Fn>
+decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Fn&& fn, int db = -1) {
+  if (db < 0) db = ctx.db();
+  uint64_t hash = ctx.store.Hash(key);
+  return ctx.store.WithShardOf(key, [&](Shard& shard) {
+    uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
+    KeyAccess access{shard, shard.Table(db), db, key, hash, slot};
+    return fn(access);
+  });
+}
+
+// Looks up `key` in an already locked shard (multi-key commands holding a MultiLock).
+inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, int db = -1) {
+  if (db < 0) db = ctx.db();
+  uint64_t hash = ctx.store.Hash(key);
+  Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
+  uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
+  return KeyAccess{shard, shard.Table(db), db, key, hash, slot};
+}
+
+// Counts a read lookup in INFO's keyspace_hits / keyspace_misses.
+inline void CountLookup(CommandContext& ctx, bool hit) {
+  (hit ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses)
+      .fetch_add(1, std::memory_order_relaxed);
+}
+
+// Marks the key as accessed now (LRU clock, OBJECT IDLETIME) unless the client asked for
+// CLIENT NO-TOUCH.
+inline void Touch(CommandContext& ctx, KeyAccess& access) {
+  if (ctx.client.no_touch || !access.exists()) return;
+  access.table.SetAccess(access.slot, static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+}
+
+// Counts one change for rdb_changes_since_last_save.
+inline void CountDirty(CommandContext& ctx, uint64_t changes = 1) {
+  ctx.server.stats().dirty.fetch_add(changes, std::memory_order_relaxed);
+}
+
+// Stores `value` as a string at the key, with `expire_ms` (0 = none). Chooses the encoding.
+inline void PutString(CommandContext& ctx, KeyAccess& access, std::string_view value,
+                      int64_t expire_ms, bool force_raw = false) {
+  ValueSpec spec;
+  MakeStringSpec(value, force_raw, &spec);
+  access.slot = access.table.Put(access.key, access.hash, spec, expire_ms,
+                                 static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+}
+
+}  // namespace gigakv::server
