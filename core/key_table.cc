@@ -478,9 +478,12 @@ uint64_t KeyTable::ScanRange(uint64_t cursor, size_t count, std::vector<Slot>* o
     }
     if (logical - start >= 2 * capacity_) break;  // Defensive; a full table never happens.
     uint32_t fingerprint = static_cast<uint32_t>(entry >> 32);
-    // Entries that wrapped around from the end have high fingerprints; those before the cursor
-    // belong to earlier ranges.
-    if (fingerprint >= cursor) {
+    // Count each entry once, at its position in the unwrapped probe sequence: home plus its
+    // displacement. An entry that wrapped from the end to the front is taken when the walk
+    // wraps too, and front entries seen again after wrapping are skipped.
+    size_t home = Home(fingerprint);
+    size_t unwrapped = home + (pos + capacity_ - home) % capacity_;
+    if (fingerprint >= cursor && unwrapped == logical) {
       candidates.emplace_back(fingerprint, static_cast<Slot>(pos));
       ++seen;
     }

@@ -105,3 +105,100 @@ TEST_F(StringCommandsTest, IncrKeepsTtl) {
 
 }  // namespace
 }  // namespace gigakv::testing
+
+namespace gigakv::testing {
+namespace {
+
+class MoreStringCommandsTest : public CommandTest {};
+
+TEST_F(MoreStringCommandsTest, SetNxSetExPSetEx) {
+  EXPECT_EQ(Reply({"SETNX", "k", "1"}), ":1");
+  EXPECT_EQ(Reply({"SETNX", "k", "2"}), ":0");
+  EXPECT_EQ(Reply({"SETEX", "k", "10", "v"}), "+OK");
+  EXPECT_EQ(Reply({"PTTL", "k"}), ":10000");
+  EXPECT_EQ(Reply({"PSETEX", "k", "1500", "v"}), "+OK");
+  EXPECT_EQ(Reply({"PTTL", "k"}), ":1500");
+  EXPECT_EQ(Reply({"SETEX", "k", "0", "v"}), "-ERR invalid expire time in 'setex' command");
+  EXPECT_EQ(Reply({"PSETEX", "k", "-1", "v"}), "-ERR invalid expire time in 'psetex' command");
+  EXPECT_EQ(Reply({"SETEX", "k", "x", "v"}), "-ERR value is not an integer or out of range");
+}
+
+TEST_F(MoreStringCommandsTest, GetSetGetDelGetEx) {
+  EXPECT_EQ(Reply({"GETSET", "k", "a"}), "(nil)");
+  Run({"EXPIRE", "k", "100"});
+  EXPECT_EQ(Reply({"GETSET", "k", "b"}), "\"a\"");
+  EXPECT_EQ(Reply({"TTL", "k"}), ":-1");  // GETSET clears the TTL.
+  EXPECT_EQ(Reply({"GETEX", "k", "EX", "50"}), "\"b\"");
+  EXPECT_EQ(Reply({"TTL", "k"}), ":50");
+  EXPECT_EQ(Reply({"GETEX", "k", "PERSIST"}), "\"b\"");
+  EXPECT_EQ(Reply({"TTL", "k"}), ":-1");
+  EXPECT_EQ(Reply({"GETEX", "k", "PERSIST", "EX", "1"}), "-ERR syntax error");
+  EXPECT_EQ(Reply({"GETEX", "k", "EX", "0"}), "-ERR invalid expire time in 'getex' command");
+  EXPECT_EQ(Reply({"GETEX", "k", "PXAT", "1"}), "\"b\"");  // In the past: deleted.
+  EXPECT_EQ(Reply({"EXISTS", "k"}), ":0");
+  Run({"SET", "k", "c"});
+  EXPECT_EQ(Reply({"GETDEL", "k"}), "\"c\"");
+  EXPECT_EQ(Reply({"GETDEL", "k"}), "(nil)");
+}
+
+TEST_F(MoreStringCommandsTest, MultiKey) {
+  EXPECT_EQ(Reply({"MSET", "a", "1", "b", "2", "{t}c", "3"}), "+OK");
+  EXPECT_EQ(Reply({"MGET", "a", "b", "nope", "{t}c"}), "[\"1\", \"2\", (nil), \"3\"]");
+  EXPECT_EQ(Reply({"MSET", "a", "1", "b"}), "-ERR wrong number of arguments for 'mset' command");
+  EXPECT_EQ(Reply({"MSETNX", "x", "1", "a", "9"}), ":0");
+  EXPECT_EQ(Reply({"EXISTS", "x"}), ":0");  // All or nothing.
+  EXPECT_EQ(Reply({"MSETNX", "x", "1", "y", "2"}), ":1");
+  EXPECT_EQ(Reply({"MGET", "x", "y"}), "[\"1\", \"2\"]");
+}
+
+TEST_F(MoreStringCommandsTest, AppendStrlenRanges) {
+  EXPECT_EQ(Reply({"APPEND", "s", "Hello"}), ":5");
+  EXPECT_EQ(Reply({"APPEND", "s", " World"}), ":11");
+  EXPECT_EQ(Reply({"STRLEN", "s"}), ":11");
+  EXPECT_EQ(Reply({"STRLEN", "nope"}), ":0");
+  EXPECT_EQ(Reply({"GETRANGE", "s", "0", "4"}), "\"Hello\"");
+  EXPECT_EQ(Reply({"GETRANGE", "s", "-5", "-1"}), "\"World\"");
+  EXPECT_EQ(Reply({"GETRANGE", "s", "-1", "-5"}), "\"\"");
+  EXPECT_EQ(Reply({"GETRANGE", "s", "5", "100"}), "\" World\"");
+  EXPECT_EQ(Reply({"SUBSTR", "s", "0", "0"}), "\"H\"");
+  EXPECT_EQ(Reply({"GETRANGE", "nope", "0", "10"}), "\"\"");
+  EXPECT_EQ(Reply({"SETRANGE", "s", "6", "Redis"}), ":11");
+  EXPECT_EQ(Reply({"GET", "s"}), "\"Hello Redis\"");
+  EXPECT_EQ(Reply({"SETRANGE", "p", "3", "x"}), ":4");
+  EXPECT_EQ(Run({"GET", "p"}).str, std::string("\0\0\0x", 4));
+  EXPECT_EQ(Reply({"SETRANGE", "q", "0", ""}), ":0");
+  EXPECT_EQ(Reply({"EXISTS", "q"}), ":0");
+  EXPECT_EQ(Reply({"SETRANGE", "s", "-1", "x"}), "-ERR offset is out of range");
+  EXPECT_EQ(Reply({"SETRANGE", "s", "536870911", "xx"}),
+            "-ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "s"}), "\"raw\"");
+}
+
+TEST_F(MoreStringCommandsTest, IncrByFloat) {
+  EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "10.5"}), "\"10.5\"");
+  EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "0.1"}), "\"10.6\"");
+  EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "-5.6"}), "\"5\"");
+  EXPECT_EQ(Reply({"SET", "f", "5.0e3"}), "+OK");
+  EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "2.0e2"}), "\"5200\"");
+  EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "abc"}), "-ERR value is not a valid float");
+  EXPECT_EQ(Reply({"SET", "f", "x"}), "+OK");
+  EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "1"}), "-ERR value is not a valid float");
+  Run({"SET", "f", "1"});
+  EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "inf"}), "-ERR increment would produce NaN or Infinity");
+}
+
+TEST_F(MoreStringCommandsTest, Lcs) {
+  Run({"MSET", "a", "ohmytext", "b", "mynewtext"});
+  EXPECT_EQ(Reply({"LCS", "a", "b"}), "\"mytext\"");
+  EXPECT_EQ(Reply({"LCS", "a", "b", "LEN"}), ":6");
+  EXPECT_EQ(Reply({"LCS", "a", "b", "IDX"}),
+            "[\"matches\", [[[:4, :7], [:5, :8]], [[:2, :3], [:0, :1]]], \"len\", :6]");
+  EXPECT_EQ(Reply({"LCS", "a", "b", "IDX", "MINMATCHLEN", "3", "WITHMATCHLEN"}),
+            "[\"matches\", [[[:4, :7], [:5, :8], :4]], \"len\", :6]");
+  EXPECT_EQ(Reply({"LCS", "a", "b", "LEN", "IDX"}),
+            "-ERR If you want both the length and indexes, please just use IDX.");
+  EXPECT_EQ(Reply({"LCS", "a", "missing"}), "\"\"");
+}
+
+}  // namespace
+}  // namespace gigakv::testing
