@@ -15,12 +15,15 @@ bool ArityOk(int arity, size_t argc) {
   return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
 
+// Redis formats these texts with %s, which stops at a NUL byte; do the same.
+std::string_view UpToNul(std::string_view text) { return text.substr(0, text.find('\0')); }
+
 std::string UnknownCommandText(const std::vector<std::string_view>& args) {
   std::string list;
   for (size_t i = 1; i < args.size() && list.size() < 128; ++i) {
-    StrAppend(&list, "'", args[i].substr(0, 128 - list.size()), "' ");
+    StrAppend(&list, "'", UpToNul(args[i]).substr(0, 128 - list.size()), "' ");
   }
-  return FormatText(errors::kUnknownCommand, {args[0].substr(0, 128), list});
+  return FormatText(errors::kUnknownCommand, {UpToNul(args[0]).substr(0, 128), list});
 }
 
 }  // namespace
@@ -47,11 +50,13 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   } else if (spec->handler == nullptr && commands_.FindSub(spec->name, args[1]) == nullptr) {
     // A container command (CONFIG, CLIENT...) with an unknown subcommand.
     stats = &command_stats(spec);
-    reject(FormatText(errors::kUnknownSubcommand, {args[1].substr(0, 128),
+    reject(FormatText(errors::kUnknownSubcommand, {UpToNul(args[1]).substr(0, 128),
                            AsciiUpper(args[0])}));
   } else {
     if (spec->handler == nullptr) spec = commands_.FindSub(spec->name, args[1]);
     stats = &command_stats(spec);
+    // Like Redis: a client is asked to authenticate only while a password is set and it has
+    // not authenticated (clients connected before the password was set stay logged in).
     const bool auth_required = !client.authenticated && !(spec->flags & kNoAuth) &&
                                password_set_.load(std::memory_order_relaxed);
     if (auth_required) {

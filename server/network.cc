@@ -90,6 +90,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       });
     };
     parser_.set_limits(Limits());
+    // As in Redis, a client that connects while no password is set starts authenticated.
+    client_->authenticated = server_.config().Get("requirepass").empty();
     server_.RegisterClient(client_);
     owner_.connections.insert(this);
     DoRead();
@@ -157,6 +159,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     end_ += n;
     server_.stats().total_net_input_bytes.fetch_add(n, std::memory_order_relaxed);
     client_->last_interaction_ms.store(server_.NowMs(), std::memory_order_relaxed);
+    parser_.set_limits(Limits());  // CONFIG SET proto-max-bulk-len applies to open connections.
     ProcessInput();
     if (closed_) return;
     if (!reply_.buffer().empty()) {

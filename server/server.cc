@@ -1,8 +1,21 @@
 #include "server/server.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 
 namespace gigakv::server {
+namespace {
+
+int64_t AllocatedBytes() {
+  // Everything the process has allocated through malloc, like Redis's used_memory (which asks
+  // its allocator): heap chunks in use plus mmapped chunks.
+  struct mallinfo2 info = mallinfo2();
+  return static_cast<int64_t>(info.uordblks + info.hblkhd);
+}
+
+}  // namespace
+
 
 Server::Server(Config& config, ServerOptions options) : config_(config) {
   StoreOptions store_options;
@@ -14,6 +27,9 @@ Server::Server(Config& config, ServerOptions options) : config_(config) {
     command_stats_.emplace(spec, std::make_unique<CommandStats>());
   }
   start_time_ms_ = store_->NowMs();
+  startup_used_memory_ = AllocatedBytes();
+  used_memory_ = startup_used_memory_;
+  peak_used_memory_ = startup_used_memory_;
   lastsave_s_ = start_time_ms_ / 1000;
   RefreshCachedConfig();
 }
@@ -26,7 +42,13 @@ void Server::RefreshCachedConfig() {
 }
 
 int64_t Server::UsedMemory(bool refresh) {
-  if (refresh) used_memory_.store(static_cast<int64_t>(store_->UsedMemory()));
+  if (refresh) {
+    int64_t used = AllocatedBytes();
+    used_memory_.store(used);
+    int64_t peak = peak_used_memory_.load();
+    while (used > peak && !peak_used_memory_.compare_exchange_weak(peak, used)) {
+    }
+  }
   return used_memory_.load(std::memory_order_relaxed);
 }
 

@@ -103,8 +103,10 @@ class Server {
     int64_t limit = maxmemory_.load(std::memory_order_relaxed);
     return limit > 0 && used_memory_.load(std::memory_order_relaxed) > limit;
   }
-  // used_memory as last measured by Cron (or now, if `refresh`).
+  // used_memory (bytes allocated by the process) as last measured by Cron, or now if `refresh`.
   int64_t UsedMemory(bool refresh = false);
+  int64_t peak_used_memory() const { return peak_used_memory_.load(); }
+  int64_t startup_used_memory() const { return startup_used_memory_; }
 
   // Network facts for INFO (set by the network layer).
   std::atomic<int> tcp_port{0};
@@ -127,6 +129,8 @@ class Server {
   std::atomic<bool> password_set_{false};
   std::atomic<int64_t> maxmemory_{0};
   std::atomic<int64_t> used_memory_{0};
+  std::atomic<int64_t> peak_used_memory_{0};
+  int64_t startup_used_memory_ = 0;
   int64_t start_time_ms_;
   std::atomic<int64_t> lastsave_s_;
 };

@@ -87,9 +87,10 @@ void MemorySection(Server& server, std::string* out) {
   Field(out, "used_memory_human", HumanBytes(used));
   Field(out, "used_memory_rss", rss);
   Field(out, "used_memory_rss_human", HumanBytes(rss));
-  Field(out, "used_memory_peak", used);
-  Field(out, "used_memory_peak_human", HumanBytes(used));
-  Field(out, "used_memory_dataset", arena.arena_used);
+  Field(out, "used_memory_peak", server.peak_used_memory());
+  Field(out, "used_memory_peak_human", HumanBytes(server.peak_used_memory()));
+  Field(out, "used_memory_startup", server.startup_used_memory());
+  Field(out, "used_memory_dataset", server.store().UsedMemory());
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", HumanBytes(maxmemory));
   Field(out, "maxmemory_policy", server.config().Get("maxmemory-policy"));

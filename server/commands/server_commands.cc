@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "gigakv/glob.h"
 #include "gigakv/strings.h"
+#include "server/command_docs.h"
 #include "server/commands/args.h"
 #include "server/server.h"
 
@@ -135,13 +136,25 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
 
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   auto subs = ctx.server.commands().Subcommands(spec.name);
-  ctx.reply.MapHeader(subs.empty() ? 3 : 4);
+  const CommandDoc* doc = FindCommandDoc(spec.name);
+  std::vector<ArgumentDoc> arguments;
+  if (doc != nullptr) arguments = ParseSyntax(doc->syntax);
+  ctx.reply.MapHeader(3 + (doc != nullptr ? 1 : 0) + (arguments.empty() ? 0 : 1) +
+                      (subs.empty() ? 0 : 1));
   ctx.reply.Bulk("summary");
   ctx.reply.Bulk(spec.summary);
   ctx.reply.Bulk("since");
   ctx.reply.Bulk(spec.since);
   ctx.reply.Bulk("group");
   ctx.reply.Bulk(spec.group);
+  if (doc != nullptr) {
+    ctx.reply.Bulk("complexity");
+    ctx.reply.Bulk(doc->complexity);
+  }
+  if (!arguments.empty()) {
+    ctx.reply.Bulk("arguments");
+    ReplyArguments(ctx.reply, arguments);
+  }
   if (!subs.empty()) {
     ctx.reply.Bulk("subcommands");
     ctx.reply.MapHeader(static_cast<int64_t>(subs.size()));
@@ -179,7 +192,7 @@ void CmdCommandInfo(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argc(); ++i) {
     const CommandSpec* spec = ctx.server.commands().Find(ctx.arg(i));
     if (spec == nullptr) {
-      ctx.reply.NullArray();
+      ctx.reply.Null();
     } else {
       ReplyCommandInfo(ctx, *spec);
     }
@@ -446,7 +459,8 @@ void CmdDebug(CommandContext& ctx) {
     ctx.reply.Ok();
     return;
   }
-  ReplyUnknownSubcommand(ctx);
+  ctx.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
+                         ctx.arg(1).substr(0, 128), "'. Try DEBUG HELP."));
 }
 
 void CmdMemoryUsage(CommandContext& ctx) {
@@ -474,16 +488,26 @@ void CmdMemoryUsage(CommandContext& ctx) {
 void CmdMemoryStats(CommandContext& ctx) {
   Store::ArenaStats arena = ctx.store.GetArenaStats();
   int64_t used = ctx.server.UsedMemory(/*refresh=*/true);
-  int64_t dataset = static_cast<int64_t>(arena.arena_used);
+  int64_t startup = ctx.server.startup_used_memory();
+  int64_t dataset = static_cast<int64_t>(ctx.store.UsedMemory());
+  int64_t overhead = std::max<int64_t>(0, used - dataset);
+  int64_t keys = static_cast<int64_t>(arena.keys);
   std::vector<std::pair<std::string_view, int64_t>> fields = {
+      {"peak.allocated", ctx.server.peak_used_memory()},
       {"total.allocated", used},
-      {"keys.count", static_cast<int64_t>(arena.keys)},
-      {"keys.bytes-per-key", arena.keys == 0 ? 0 : used / static_cast<int64_t>(arena.keys)},
+      {"startup.allocated", startup},
+      {"replication.backlog", 0},
+      {"clients.slaves", 0},
+      {"clients.normal", ctx.server.stats().connected_clients.load() * 16 * 1024},
+      {"aof.buffer", 0},
+      {"overhead.total", overhead},
+      {"keys.count", keys},
+      {"keys.bytes-per-key", keys == 0 ? 0 : (used - startup) / keys},
       {"dataset.bytes", dataset},
+      {"arena.used", static_cast<int64_t>(arena.arena_used)},
       {"arena.capacity", static_cast<int64_t>(arena.arena_capacity)},
       {"arena.dead-bytes", static_cast<int64_t>(arena.dead_bytes)},
       {"index.slots", static_cast<int64_t>(arena.index_slots)},
-      {"clients.normal", ctx.server.stats().connected_clients.load() * 32 * 1024},
   };
   ctx.reply.MapHeader(static_cast<int64_t>(fields.size()));
   for (const auto& [name, value] : fields) {

@@ -34,3 +34,50 @@ TEST(CommandsDocTest, EveryCommandIsDocumentedAsSupported) {
 
 }  // namespace
 }  // namespace gigakv::server
+
+#include "server/command_docs.h"
+
+namespace gigakv::server {
+namespace {
+
+TEST(CommandsDocTest, EveryCommandHasSyntaxAndComplexity) {
+  CommandTable table;
+  for (const CommandSpec* spec : table.all()) {
+    const CommandDoc* doc = FindCommandDoc(spec->name);
+    ASSERT_NE(doc, nullptr) << "no COMMAND DOCS entry for " << spec->name;
+    EXPECT_FALSE(doc->complexity.empty()) << spec->name;
+  }
+}
+
+TEST(CommandsDocTest, SyntaxBecomesStructuredArguments) {
+  auto arguments = ParseSyntax(
+      "key value [NX|XX] [GET] [EX seconds|PX milliseconds|KEEPTTL]");
+  ASSERT_EQ(arguments.size(), 5u);
+  EXPECT_EQ(arguments[0].name, "key");
+  EXPECT_EQ(arguments[0].type, "key");
+  EXPECT_EQ(arguments[1].type, "string");
+  EXPECT_EQ(arguments[2].type, "oneof");
+  EXPECT_TRUE(arguments[2].optional);
+  ASSERT_EQ(arguments[2].arguments.size(), 2u);
+  EXPECT_EQ(arguments[2].arguments[0].type, "pure-token");
+  EXPECT_EQ(arguments[2].arguments[0].token, "NX");
+  EXPECT_EQ(arguments[3].token, "GET");
+  ASSERT_EQ(arguments[4].arguments.size(), 3u);
+  EXPECT_EQ(arguments[4].arguments[0].token, "EX");
+  EXPECT_EQ(arguments[4].arguments[0].name, "seconds");
+  EXPECT_EQ(arguments[4].arguments[0].type, "integer");
+
+  auto mset = ParseSyntax("{key value}...");
+  ASSERT_EQ(mset.size(), 1u);
+  EXPECT_EQ(mset[0].type, "block");
+  EXPECT_TRUE(mset[0].multiple);
+  EXPECT_FALSE(mset[0].optional);
+  EXPECT_EQ(mset[0].arguments.size(), 2u);
+
+  auto del = ParseSyntax("key...");
+  ASSERT_EQ(del.size(), 1u);
+  EXPECT_TRUE(del[0].multiple);
+}
+
+}  // namespace
+}  // namespace gigakv::server

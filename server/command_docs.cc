@@ -1,0 +1,301 @@
+#include "server/command_docs.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gigakv::server {
+namespace {
+
+bool IsTokenWord(std::string_view word) {
+  bool has_letter = false;
+  for (char c : word) {
+    if (std::islower(static_cast<unsigned char>(c))) return false;
+    has_letter = has_letter || std::isupper(static_cast<unsigned char>(c));
+  }
+  return has_letter;
+}
+
+std::string TypeForName(std::string_view name) {
+  if (name == "key" || name.ends_with("key") || name == "source" || name == "destination") {
+    return "key";
+  }
+  if (name == "pattern") return "pattern";
+  if (name.starts_with("unix-time")) return "unix-time";
+  for (std::string_view word : {"seconds", "milliseconds", "count", "offset", "start", "end",
+                                "index", "db", "decrement", "len", "id", "port", "numkeys",
+                                "samples", "protover", "cursor", "maxage", "min-match-len"}) {
+    if (name == word || name.ends_with(word)) return "integer";
+  }
+  if (name == "increment") return "integer";
+  if (name == "float-increment" || name == "timeout") return "double";
+  return "string";
+}
+
+class SyntaxParser {
+ public:
+  explicit SyntaxParser(std::string_view text) {
+    size_t i = 0;
+    while (i < text.size()) {
+      char c = text[i];
+      if (c == ' ') {
+        ++i;
+      } else if (c == '[' || c == ']' || c == '{' || c == '}' || c == '|') {
+        tokens_.emplace_back(1, c);
+        ++i;
+      } else if (text.substr(i, 3) == "...") {
+        tokens_.emplace_back("...");
+        i += 3;
+      } else {
+        size_t end = i;
+        while (end < text.size() && std::string_view(" []{}|").find(text[end]) == std::string_view::npos &&
+               text.substr(end, 3) != "...") {
+          ++end;
+        }
+        tokens_.emplace_back(text.substr(i, end - i));
+        i = end;
+      }
+    }
+  }
+
+  std::vector<ArgumentDoc> ParseAll() { return ParseAlternatives(""); }
+
+ private:
+  // Parses until `close` (or the end); several alternatives become one "oneof" argument.
+  std::vector<ArgumentDoc> ParseAlternatives(std::string_view close) {
+    std::vector<std::vector<ArgumentDoc>> alternatives(1);
+    while (pos_ < tokens_.size() && tokens_[pos_] != close) {
+      if (tokens_[pos_] == "|") {
+        ++pos_;
+        alternatives.emplace_back();
+        continue;
+      }
+      ParseItem(&alternatives.back());
+    }
+    if (pos_ < tokens_.size()) ++pos_;  // The closing bracket.
+    if (alternatives.size() == 1) return std::move(alternatives[0]);
+    ArgumentDoc oneof;
+    oneof.type = "oneof";
+    for (auto& alternative : alternatives) oneof.arguments.push_back(Collapse(std::move(alternative)));
+    oneof.name = Join(oneof.arguments);
+    return {std::move(oneof)};
+  }
+
+  static std::string Join(const std::vector<ArgumentDoc>& arguments) {
+    std::string name;
+    for (const ArgumentDoc& argument : arguments) {
+      if (!name.empty()) name += "-";
+      name += argument.name;
+    }
+    return name;
+  }
+
+  // A sequence of several arguments is one "block".
+  static ArgumentDoc Collapse(std::vector<ArgumentDoc> sequence) {
+    if (sequence.size() == 1) return std::move(sequence[0]);
+    ArgumentDoc block;
+    block.type = "block";
+    block.name = Join(sequence);
+    block.arguments = std::move(sequence);
+    return block;
+  }
+
+  void ParseItem(std::vector<ArgumentDoc>* sequence) {
+    const std::string& token = tokens_[pos_++];
+    ArgumentDoc item;
+    if (token == "[" || token == "{") {
+      item = Collapse(ParseAlternatives(token == "[" ? "]" : "}"));
+      item.optional = item.optional || token == "[";
+    } else if (IsTokenWord(token)) {
+      // "TOKEN name": one argument with a token; a lone TOKEN is a pure token.
+      if (pos_ < tokens_.size() && !IsTokenWord(tokens_[pos_]) &&
+          std::string_view("[]{}|...").find(tokens_[pos_]) == std::string_view::npos) {
+        item.token = token;
+        item.name = tokens_[pos_++];
+        item.type = TypeForName(item.name);
+      } else {
+        item.name = token;
+        std::transform(item.name.begin(), item.name.end(), item.name.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        item.token = token;
+        item.type = "pure-token";
+      }
+    } else {
+      item.name = token;
+      item.type = TypeForName(token);
+    }
+    if (pos_ < tokens_.size() && tokens_[pos_] == "...") {
+      item.multiple = true;
+      ++pos_;
+    }
+    sequence->push_back(std::move(item));
+  }
+
+  std::vector<std::string> tokens_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::vector<ArgumentDoc> ParseSyntax(std::string_view syntax) {
+  return SyntaxParser(syntax).ParseAll();
+}
+
+void ReplyArguments(protocol::ReplyBuilder& reply, const std::vector<ArgumentDoc>& arguments) {
+  reply.ArrayHeader(static_cast<int64_t>(arguments.size()));
+  for (const ArgumentDoc& argument : arguments) {
+    bool has_flags = argument.optional || argument.multiple;
+    int64_t fields = 2 + (argument.type == "key" ? 1 : 0) + (argument.token.empty() ? 0 : 1) +
+                     (has_flags ? 1 : 0) + (argument.arguments.empty() ? 0 : 1);
+    reply.MapHeader(fields);
+    reply.Bulk("name");
+    reply.Bulk(argument.name);
+    reply.Bulk("type");
+    reply.Bulk(argument.type);
+    if (argument.type == "key") {
+      reply.Bulk("key_spec_index");
+      reply.Integer(0);
+    }
+    if (!argument.token.empty()) {
+      reply.Bulk("token");
+      reply.Bulk(argument.token);
+    }
+    if (has_flags) {
+      reply.Bulk("flags");
+      reply.SetHeader((argument.optional ? 1 : 0) + (argument.multiple ? 1 : 0));
+      if (argument.optional) reply.SimpleString("optional");
+      if (argument.multiple) reply.SimpleString("multiple");
+    }
+    if (!argument.arguments.empty()) {
+      reply.Bulk("arguments");
+      ReplyArguments(reply, argument.arguments);
+    }
+  }
+}
+
+const std::vector<CommandDoc>& AllCommandDocs() {
+  static const std::vector<CommandDoc> kDocs = {
+      // connection
+      {"auth", "[username] password", "O(N) where N is the number of passwords defined for the user"},
+      {"hello", "[{protover [AUTH username password] [SETNAME clientname]}]", "O(1)"},
+      {"select", "index", "O(1)"},
+      {"quit", "", "O(1)"},
+      {"reset", "", "O(1)"},
+      {"ping", "[message]", "O(1)"},
+      {"echo", "message", "O(1)"},
+      {"client", "", "Depends on subcommand."},
+      {"client|id", "", "O(1)"},
+      {"client|setname", "connection-name", "O(1)"},
+      {"client|getname", "", "O(1)"},
+      {"client|list", "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id...]",
+       "O(N) where N is the number of client connections"},
+      {"client|info", "", "O(1)"},
+      {"client|kill",
+       "ip:port|[ID client-id] [TYPE NORMAL|MASTER|SLAVE|REPLICA|PUBSUB] [USER username] [ADDR "
+       "ip:port] [LADDR ip:port] [SKIPME YES|NO] [MAXAGE maxage]",
+       "O(N) where N is the number of client connections"},
+      {"client|setinfo", "LIB-NAME libname|LIB-VER libver", "O(1)"},
+      {"client|no-evict", "ON|OFF", "O(1)"},
+      {"client|no-touch", "ON|OFF", "O(1)"},
+      {"client|reply", "ON|OFF|SKIP", "O(1)"},
+      {"client|help", "", "O(1)"},
+      // server
+      {"time", "", "O(1)"},
+      {"dbsize", "", "O(1)"},
+      {"flushdb", "[ASYNC|SYNC]", "O(N) where N is the number of keys in the selected database"},
+      {"flushall", "[ASYNC|SYNC]", "O(N) where N is the total number of keys in all databases"},
+      {"command", "", "O(N) where N is the total number of Redis commands"},
+      {"command|count", "", "O(1)"},
+      {"command|info", "[command-name...]", "O(N) where N is the number of commands to look up"},
+      {"command|docs", "[command-name...]", "O(N) where N is the number of commands to look up"},
+      {"command|list", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]",
+       "O(N) where N is the total number of Redis commands"},
+      {"command|getkeys", "command [arg...]", "O(N) where N is the number of arguments to the command"},
+      {"command|help", "", "O(1)"},
+      {"config", "", "Depends on subcommand."},
+      {"config|get", "parameter...", "O(N) when N is the number of configuration parameters provided"},
+      {"config|set", "{parameter value}...", "O(N) when N is the number of configuration parameters provided"},
+      {"config|resetstat", "", "O(1)"},
+      {"config|rewrite", "", "O(1)"},
+      {"config|help", "", "O(1)"},
+      {"shutdown", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]",
+       "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)"},
+      {"lastsave", "", "O(1)"},
+      {"debug", "subcommand [arg...]", "Depends on subcommand."},
+      {"memory", "", "Depends on subcommand."},
+      {"memory|usage", "key [SAMPLES count]", "O(N) where N is the number of samples."},
+      {"memory|stats", "", "O(1)"},
+      {"memory|purge", "", "Depends on how much memory is allocated, could be slow"},
+      {"memory|help", "", "O(1)"},
+      {"function", "", "Depends on subcommand."},
+      {"function|flush", "[ASYNC|SYNC]", "O(N) where N is the number of functions deleted"},
+      {"script", "", "Depends on subcommand."},
+      {"script|flush", "[ASYNC|SYNC]", "O(N) with N being the number of scripts in cache"},
+      {"info", "[section...]", "O(1)"},
+      {"swapdb", "index1 index2", "O(N) where N is the count of clients watching or blocking on keys from both databases."},
+      // generic
+      {"del", "key...", "O(N) where N is the number of keys that will be removed."},
+      {"unlink", "key...", "O(1) for each key removed regardless of its size."},
+      {"exists", "key...", "O(N) where N is the number of keys to check."},
+      {"touch", "key...", "O(N) where N is the number of keys that will be touched."},
+      {"type", "key", "O(1)"},
+      {"rename", "key newkey", "O(1)"},
+      {"renamenx", "key newkey", "O(1)"},
+      {"copy", "source destination [DB destination-db] [REPLACE]", "O(N) worst case for collections"},
+      {"move", "key db", "O(1)"},
+      {"keys", "pattern", "O(N) with N being the number of keys in the database"},
+      {"scan", "cursor [MATCH pattern] [COUNT count] [TYPE type]",
+       "O(1) for every call. O(N) for a complete iteration."},
+      {"randomkey", "", "O(1)"},
+      {"object", "", "Depends on subcommand."},
+      {"object|encoding", "key", "O(1)"},
+      {"object|refcount", "key", "O(1)"},
+      {"object|idletime", "key", "O(1)"},
+      {"object|help", "", "O(1)"},
+      {"expire", "key seconds [NX|XX|GT|LT]", "O(1)"},
+      {"pexpire", "key milliseconds [NX|XX|GT|LT]", "O(1)"},
+      {"expireat", "key unix-time-seconds [NX|XX|GT|LT]", "O(1)"},
+      {"pexpireat", "key unix-time-milliseconds [NX|XX|GT|LT]", "O(1)"},
+      {"ttl", "key", "O(1)"},
+      {"pttl", "key", "O(1)"},
+      {"expiretime", "key", "O(1)"},
+      {"pexpiretime", "key", "O(1)"},
+      {"persist", "key", "O(1)"},
+      // string
+      {"get", "key", "O(1)"},
+      {"set",
+       "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT "
+       "unix-time-milliseconds|KEEPTTL]",
+       "O(1)"},
+      {"setnx", "key value", "O(1)"},
+      {"setex", "key seconds value", "O(1)"},
+      {"psetex", "key milliseconds value", "O(1)"},
+      {"getset", "key value", "O(1)"},
+      {"getdel", "key", "O(1)"},
+      {"getex", "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|PERSIST]", "O(1)"},
+      {"mget", "key...", "O(N) where N is the number of keys to retrieve."},
+      {"mset", "{key value}...", "O(N) where N is the number of keys to set."},
+      {"msetnx", "{key value}...", "O(N) where N is the number of keys to set."},
+      {"append", "key value", "O(1)"},
+      {"strlen", "key", "O(1)"},
+      {"getrange", "key start end", "O(N) where N is the length of the returned string."},
+      {"substr", "key start end", "O(N) where N is the length of the returned string."},
+      {"setrange", "key offset value", "O(1)"},
+      {"incr", "key", "O(1)"},
+      {"decr", "key", "O(1)"},
+      {"incrby", "key increment", "O(1)"},
+      {"decrby", "key decrement", "O(1)"},
+      {"incrbyfloat", "key float-increment", "O(1)"},
+      {"lcs", "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]",
+       "O(N*M) where N and M are the lengths of s1 and s2, respectively"},
+  };
+  return kDocs;
+}
+
+const CommandDoc* FindCommandDoc(std::string_view name) {
+  for (const CommandDoc& doc : AllCommandDocs()) {
+    if (doc.name == name) return &doc;
+  }
+  return nullptr;
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,156 @@
+"""INFO end to end: the fields clients and tools read on connect, section filtering, and counters
+that must move (keyspace, expired keys, dirty count, hits/misses, command and error stats).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from e2e_support import parse_info, wait_until
+
+DEFAULT_SECTIONS = {
+    "Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Cluster",
+    "Keyspace",
+}
+
+
+def _info(conn, *sections) -> dict[str, dict[str, str]]:
+    return parse_info(conn.call("INFO", *sections))
+
+
+def test_info_fields_clients_rely_on(server):
+    conn = server.raw()
+    info = _info(conn)
+    assert DEFAULT_SECTIONS <= set(info)
+    fields = {field: value for section in info.values() for field, value in section.items()}
+
+    assert fields["redis_version"] == "7.0.15"
+    assert fields["redis_mode"] == "standalone"
+    assert fields["arch_bits"] == "64"
+    assert fields["os"].startswith("Linux")
+    assert fields["process_id"] == str(server.pid)
+    assert fields["tcp_port"] == str(server.port)
+    assert int(fields["uptime_in_seconds"]) >= 0
+    assert fields["mem_allocator"]
+    assert fields["cluster_enabled"] == "0"
+    assert fields["loading"] == "0"
+    assert fields["blocked_clients"] == "0"
+    assert int(fields["used_memory"]) > 0
+    assert fields["expired_keys"] == "0"
+    assert fields["rdb_changes_since_last_save"] == "0"
+    assert fields["total_forks"] == "0"
+    assert fields["role"] == "master"
+    assert fields["connected_slaves"] == "0"
+    assert int(fields["connected_clients"]) >= 1
+    assert fields["maxclients"] == "10000"
+    # Section placement matters to tools that ask for one section.
+    assert "redis_version" in info["Server"]
+    assert "used_memory" in info["Memory"]
+    assert "role" in info["Replication"]
+    assert "cluster_enabled" in info["Cluster"]
+    assert "loading" in info["Persistence"]
+    assert "expired_keys" in info["Stats"]
+
+
+@pytest.mark.gigakv_only
+def test_info_gigakv_version(server):
+    server_section = _info(server.raw(), "server")["Server"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", server_section["gigakv_version"])
+
+
+def test_info_section_filters(server):
+    conn = server.raw()
+    raw = conn.call("INFO", "server")
+    assert raw.startswith(b"# Server\r\n")
+    assert [line for line in raw.split(b"\r\n") if line.startswith(b"#")] == [b"# Server"]
+    assert list(_info(conn, "server")) == ["Server"]
+    assert list(_info(conn, "SERVER")) == ["Server"]
+    assert list(_info(conn, "server", "clients")) == ["Server", "Clients"]
+    assert list(_info(conn, "keyspace")) == ["Keyspace"]
+    assert conn.call("INFO", "nosuchsection") == b""
+    assert {"Commandstats", "Errorstats"} <= set(_info(conn, "all"))
+    assert {"Commandstats", "Errorstats"} <= set(_info(conn, "everything"))
+    assert "Commandstats" not in _info(conn)
+
+
+def test_info_keyspace_after_writes(server):
+    conn = server.raw()
+    assert _info(conn, "keyspace") == {"Keyspace": {}}
+    conn.call("SET", "a", "1")
+    conn.call("SET", "b", "2")
+    conn.call("SET", "c", "3", "EX", "1000")
+    conn.call("SELECT", "2")
+    conn.call("SET", "x", "1")
+    keyspace = _info(conn, "keyspace")["Keyspace"]
+    assert set(keyspace) == {"db0", "db2"}
+    db0 = dict(item.split("=") for item in keyspace["db0"].split(","))
+    assert db0["keys"] == "3" and db0["expires"] == "1"
+    assert 0 <= int(db0["avg_ttl"]) <= 1_000_000  # Redis fills it in lazily (active expiry)
+    assert keyspace["db2"] == "keys=1,expires=0,avg_ttl=0"
+    conn.call("FLUSHALL")
+    assert _info(conn, "keyspace") == {"Keyspace": {}}
+
+
+def test_info_counters_move(server):
+    conn = server.raw()
+    stats_before = _info(conn, "stats")["Stats"]
+    dirty_before = int(_info(conn, "persistence")["Persistence"]["rdb_changes_since_last_save"])
+
+    for i in range(3):
+        conn.call("SET", f"k{i}", "v")
+    assert conn.call("GET", "k0") == b"v"
+    assert conn.call("GET", "missing") is None
+    stats = _info(conn, "stats")["Stats"]
+    assert int(stats["keyspace_hits"]) - int(stats_before["keyspace_hits"]) == 1
+    assert int(stats["keyspace_misses"]) - int(stats_before["keyspace_misses"]) == 1
+    assert int(stats["total_commands_processed"]) > int(stats_before["total_commands_processed"])
+
+    conn.call("SET", "short", "v", "PX", "1")
+    wait_until(lambda: conn.call("EXISTS", "short") == 0, 2, message="'short' to expire")
+    persistence = _info(conn, "persistence")["Persistence"]
+    assert int(persistence["rdb_changes_since_last_save"]) - dirty_before == 4  # expiry: not dirty
+    assert _info(conn, "stats")["Stats"]["expired_keys"] == "1"
+
+
+def test_info_connections_and_clients(server):
+    admin = server.raw()
+    received = int(_info(admin, "stats")["Stats"]["total_connections_received"])
+    others = [server.raw() for _ in range(3)]
+    for conn in others:
+        conn.call("PING")
+    stats = _info(admin, "stats")["Stats"]
+    assert int(stats["total_connections_received"]) == received + 3
+    assert _info(admin, "clients")["Clients"]["connected_clients"] == "4"
+
+
+def test_info_commandstats_and_errorstats(server):
+    conn = server.raw()
+    conn.call("SET", "k", "v")
+    conn.call("SET", "k", "v")
+    conn.call("GET")  # rejected: wrong arity
+    conn.call("INCR", "k")  # failed: not an integer
+    conn.call("nosuchcommand")
+    commandstats = _info(conn, "commandstats")["Commandstats"]
+    set_stats = dict(item.split("=") for item in commandstats["cmdstat_set"].split(","))
+    assert set_stats["calls"] == "2"
+    assert set_stats["rejected_calls"] == "0" and set_stats["failed_calls"] == "0"
+    assert set(set_stats) == {"calls", "usec", "usec_per_call", "rejected_calls", "failed_calls"}
+    get_stats = dict(item.split("=") for item in commandstats["cmdstat_get"].split(","))
+    assert get_stats["calls"] == "0" and get_stats["rejected_calls"] == "1"
+    incr_stats = dict(item.split("=") for item in commandstats["cmdstat_incr"].split(","))
+    assert incr_stats["calls"] == "1" and incr_stats["failed_calls"] == "1"
+    errorstats = _info(conn, "errorstats")["Errorstats"]
+    assert errorstats == {"errorstat_ERR": "count=3"}
+    assert _info(conn, "stats")["Stats"]["total_error_replies"] == "3"
+
+
+def test_used_memory_tracks_data(server):
+    conn = server.raw()
+    before = int(_info(conn, "memory")["Memory"]["used_memory"])
+    conn.send(b"".join(b"SET key:%d %s\r\n" % (i, b"x" * 100) for i in range(10_000)))
+    for _ in range(10_000):
+        assert conn.read_reply() == "OK"
+    after = int(_info(conn, "memory")["Memory"]["used_memory"])
+    assert after - before >= 10_000 * 100

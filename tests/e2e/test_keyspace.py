@@ -1,0 +1,189 @@
+"""The minimal keyspace through a real socket: TTLs (lazy and active expiry), SET options,
+counters, multi-key DEL/EXISTS, binary safety, many keys, and concurrent clients on I/O threads.
+
+Time-dependent checks poll with a deadline instead of sleeping a fixed time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import redis
+
+from e2e_support import ErrorReply, wait_until
+
+LLONG_MAX = 2**63 - 1
+
+
+def test_px_ttl_expires(client):
+    set_at = time.monotonic()
+    assert client.set("k", "v", px=100) is True
+    assert client.get("k") == b"v"
+    wait_until(lambda: client.get("k") is None, 2, message="k to expire")
+    assert time.monotonic() - set_at >= 0.095
+    assert client.exists("k") == 0
+
+
+def test_set_without_keepttl_clears_ttl(client):
+    client.set("plain", "v", px=100)
+    client.set("plain", "v2")
+    client.set("kept", "v", px=100)
+    client.set("kept", "v2", keepttl=True)
+    wait_until(lambda: client.get("kept") is None, 2, message="kept to expire")
+    time.sleep(0.05)
+    assert client.get("plain") == b"v2"
+
+
+def test_absolute_expiry_in_the_past_deletes(client):
+    client.set("a", "v")
+    assert client.set("a", "v", exat=1) is True
+    assert client.get("a") is None
+    assert client.set("b", "v", pxat=1) is True
+    assert client.exists("b") == 0
+    assert client.set("c", "v", exat=int(time.time()) + 1000) is True
+    assert client.get("c") == b"v"
+
+
+def test_active_expiry_reclaims_untouched_keys(client):
+    pipe = client.pipeline(transaction=False)
+    for i in range(50):
+        pipe.set(f"t{i}", "v", px=50)
+    pipe.set("persistent", "v")
+    pipe.execute()
+    # DBSIZE counts keys not yet reclaimed; active expiry (hz 10) must remove them untouched.
+    wait_until(lambda: client.dbsize() == 1, 5, interval=0.05, message="active expiry")
+    info = client.info("stats")
+    assert info["expired_keys"] == 50
+
+
+def test_debug_set_active_expire_off_leaves_keys_for_lazy_expiry(client):
+    assert client.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"OK"
+    for i in range(10):
+        client.set(f"t{i}", "v", px=20)
+    time.sleep(0.4)
+    assert client.dbsize() == 10  # expired but nobody reclaimed them
+    assert client.get("t0") is None  # lazy expiry on access
+    assert client.dbsize() == 9
+    assert client.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1") == b"OK"
+    wait_until(lambda: client.dbsize() == 0, 5, interval=0.05, message="active expiry resumed")
+
+
+def test_set_options(client):
+    assert client.set("k", "1", nx=True) is True
+    assert client.set("k", "2", nx=True) is None
+    assert client.set("k", "3", xx=True) is True
+    assert client.set("missing", "x", xx=True) is None
+    assert client.set("k", "4", get=True) == b"3"
+    assert client.set("new", "v", get=True) is None
+    assert client.get("new") == b"v"
+    assert client.set("k", "5", nx=True, get=True) == b"4"  # GET with NX is allowed in 7.0
+    assert client.get("k") == b"4"
+    for bad in (["NX", "XX"], ["EX", "10", "PX", "10"], ["EX", "10", "KEEPTTL"], ["FOO"]):
+        with pytest.raises(redis.ResponseError, match="^syntax error$"):
+            client.execute_command("SET", "k", "v", *bad)
+    with pytest.raises(redis.ResponseError, match="^invalid expire time in 'set' command$"):
+        client.execute_command("SET", "k", "v", "EX", "0")
+    with pytest.raises(redis.ResponseError, match="^value is not an integer or out of range$"):
+        client.execute_command("SET", "k", "v", "PX", "soon")
+
+
+def test_counters(client):
+    assert client.incr("n") == 1
+    assert client.incrby("n", 41) == 42
+    assert client.decr("n") == 41
+    assert client.decrby("n", 50) == -9
+    client.set("max", str(LLONG_MAX))
+    with pytest.raises(redis.ResponseError, match="^increment or decrement would overflow$"):
+        client.incr("max")
+    assert client.get("max") == str(LLONG_MAX).encode()
+    client.set("text", "abc")
+    with pytest.raises(redis.ResponseError, match="^value is not an integer or out of range$"):
+        client.incr("text")
+    with pytest.raises(redis.ResponseError, match="^value is not an integer or out of range$"):
+        client.incrby("n", "1.5")
+    client.set("spaced", " 1")
+    with pytest.raises(redis.ResponseError, match="^value is not an integer or out of range$"):
+        client.incr("spaced")
+
+
+def test_counter_keeps_ttl(client):
+    client.set("n", "1", px=150)
+    assert client.incr("n") == 2
+    wait_until(lambda: client.get("n") is None, 2, message="n to expire")
+
+
+def test_del_unlink_exists_multiple_keys(client):
+    client.set("a", "1")
+    client.set("b", "2")
+    client.set("c", "3")
+    assert client.exists("a", "b", "nope", "a") == 3  # duplicates count twice
+    assert client.delete("a", "nope", "a") == 1
+    assert client.unlink("b", "c", "nope") == 2
+    assert client.exists("a", "b", "c") == 0
+    assert client.dbsize() == 0
+
+
+def test_binary_safe_keys_and_values(server):
+    conn = server.raw()
+    key = b"k\x00\r\n\xff key"
+    value = bytes(range(256)) * 4
+    assert conn.call_raw("SET", key, value) == b"+OK\r\n"
+    assert conn.call("GET", key) == value
+    assert conn.call("GET", b"k\x00") is None
+    assert conn.call("EXISTS", key) == 1
+    assert conn.call("SET", b"", b"empty key") == "OK"
+    assert conn.call("GET", b"") == b"empty key"
+
+
+def test_many_keys_and_flushall(client):
+    pipe = client.pipeline(transaction=False)
+    for i in range(50_000):
+        pipe.set(f"key:{i}", i)
+    pipe.execute()
+    assert client.dbsize() == 50_000
+    assert client.get("key:49999") == b"49999"
+    assert client.flushall() is True
+    assert client.dbsize() == 0
+
+
+def test_flush_variants(server):
+    conn = server.raw()
+    conn.call("SET", "a", "1")
+    assert conn.call_raw("FLUSHDB", "ASYNC") == b"+OK\r\n"
+    conn.call("SET", "a", "1")
+    assert conn.call_raw("FLUSHALL", "SYNC") == b"+OK\r\n"
+    assert conn.call("DBSIZE") == 0
+    assert conn.call("FLUSHDB", "bad") == ErrorReply("ERR syntax error")
+
+
+def test_concurrent_clients_increment_one_key(server_factory):
+    server = server_factory("--io-threads", "2")
+    clients, per_client = 8, 1_000
+    errors = []
+
+    def worker(index):
+        try:
+            client = server.client()
+            for _ in range(per_client // 50):  # small batches so clients interleave
+                pipe = client.pipeline(transaction=False)
+                for _ in range(50):
+                    pipe.incr("shared")
+                    pipe.incr(f"own:{index}")
+                pipe.execute()
+        except Exception as error:  # surfaced below with the thread's failure
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    assert errors == []
+    admin = server.client()
+    for i in range(clients):
+        assert admin.get(f"own:{i}") == str(per_client).encode()
+    assert admin.get("shared") == str(clients * per_client).encode()
+    assert admin.dbsize() == clients + 1

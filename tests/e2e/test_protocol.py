@@ -1,0 +1,242 @@
+"""RESP on the wire: pipelining, fragmentation, inline commands, protocol errors, big values and
+the query/output buffer limits.
+
+Expected bytes are Redis 7.0's (checked against Debian's redis-server 7.0.15; run the suite with
+GIGAKV_E2E_TARGET=redis to re-check).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import threading
+import time
+
+import pytest
+
+from e2e_support import encode_command, parse_info
+
+PIPELINE_COMMANDS = 10_000
+
+
+def test_pipeline_10k_commands_redis_py(client):
+    pipe = client.pipeline(transaction=False)
+    for i in range(5_000):
+        pipe.set(f"key:{i}", f"value:{i}")
+    for i in range(4_000):
+        pipe.get(f"key:{i * 7 % 5_000}")
+    for _ in range(1_000):
+        pipe.incr("counter")
+    replies = pipe.execute()
+
+    assert len(replies) == PIPELINE_COMMANDS
+    assert replies[:5_000] == [True] * 5_000
+    assert replies[5_000:9_000] == [f"value:{i * 7 % 5_000}".encode() for i in range(4_000)]
+    assert replies[9_000:] == list(range(1, 1_001))
+    assert client.dbsize() == 5_001
+
+
+def _blast_commands(rng: random.Random):
+    """10k commands mixing multibulk and inline forms, the exact reply each must get, and the
+    final value of the counter they increment."""
+    requests, expected = [], []
+    counter = 0
+    for i in range(PIPELINE_COMMANDS):
+        kind = rng.randrange(4)
+        if kind == 0:
+            counter += 1
+            requests.append(encode_command("INCR", "blast:counter"))
+            expected.append(b":%d\r\n" % counter)
+        elif kind == 1:
+            payload = b"p%d-" % i + b"x" * rng.randrange(0, 300)
+            requests.append(encode_command("ECHO", payload))
+            expected.append(b"$%d\r\n%s\r\n" % (len(payload), payload))
+        elif kind == 2:
+            requests.append(b"SET blast:%d v%d\r\n" % (i % 100, i))
+            expected.append(b"+OK\r\n")
+        else:
+            requests.append(b"PING\r\n")
+            expected.append(b"+PONG\r\n")
+    return b"".join(requests), expected, counter
+
+
+def test_pipeline_10k_commands_raw_blast_in_random_fragments(server):
+    rng = random.Random(1234)
+    data, expected, counter = _blast_commands(rng)
+    conn = server.raw()
+
+    # Send from a thread in random-sized fragments while this thread reads, so neither side's
+    # socket buffers can fill up and deadlock the test.
+    cuts = sorted(rng.sample(range(1, len(data)), 3_000))
+    fragments = [data[a:b] for a, b in zip([0] + cuts, cuts + [len(data)])]
+    send_errors = []
+
+    def sender():
+        try:
+            for fragment in fragments:
+                conn.send(fragment)
+        except OSError as error:
+            send_errors.append(error)
+
+    thread = threading.Thread(target=sender, daemon=True)
+    thread.start()
+    for index, want in enumerate(expected):
+        _, got = conn.read_reply_raw()
+        assert got == want, f"reply #{index}"
+    thread.join(timeout=30)
+    assert not thread.is_alive() and not send_errors
+    assert conn.call("GET", "blast:counter") == str(counter).encode()
+
+
+def test_request_sent_byte_by_byte(server):
+    conn = server.raw()
+    data = encode_command("SET", "k", "hello world") + b"GET k\r\n" + encode_command("GET", "k")
+    for byte in data:
+        conn.send(bytes([byte]))
+        time.sleep(0.001)
+    assert conn.read_reply_raw()[1] == b"+OK\r\n"
+    assert conn.read_reply_raw()[1] == b"$11\r\nhello world\r\n"
+    assert conn.read_reply_raw()[1] == b"$11\r\nhello world\r\n"
+
+
+@pytest.mark.parametrize(
+    "inline, stored",
+    [
+        (b'SET k "a b"\r\n', b"a b"),
+        (b"SET k 'a b'\r\n", b"a b"),
+        (b"SET k 'it\\'s'\r\n", b"it's"),
+        (b'SET k "q\\"q"\r\n', b'q"q'),
+        (b'SET k "\\x41\\x42\\n\\t"\r\n', b"AB\n\t"),
+        (b'SET k "\\x4g"\r\n', b"x4g"),
+        (b'SET k ""\r\n', b""),
+        (b"SET   k\t  plain  \r\n", b"plain"),
+        (b"SET k unix-newline\n", b"unix-newline"),
+        (b"set k lower-case\r\n", b"lower-case"),
+    ],
+    ids=lambda value: value.decode(errors="replace").strip() if isinstance(value, bytes) else None,
+)
+def test_inline_commands(server, inline, stored):
+    conn = server.raw()
+    conn.send(inline)
+    assert conn.read_reply_raw()[1] == b"+OK\r\n"
+    conn.send(b"GET k\r\n")
+    assert conn.read_reply() == stored
+
+
+def test_inline_blank_lines_are_ignored_and_mixed_with_multibulk(server):
+    conn = server.raw()
+    conn.send(b"\r\n  \r\n\nPING\r\n" + encode_command("ECHO", "x y") + b'ECHO "x y"\r\n')
+    assert conn.read_reply_raw()[1] == b"+PONG\r\n"
+    assert conn.read_reply_raw()[1] == b"$3\r\nx y\r\n"
+    assert conn.read_reply_raw()[1] == b"$3\r\nx y\r\n"
+
+
+@pytest.mark.parametrize(
+    "request_bytes, error",
+    [
+        (b"*abc\r\n", b"invalid multibulk length"),
+        (b"*1\r\nfoo\r\n", b"expected '$', got 'f'"),
+        (b"*2\r\n$3\r\nGET\r\n:1\r\n", b"expected '$', got ':'"),
+        (b"*1\r\n$abc\r\n", b"invalid bulk length"),
+        (b"*1\r\n$-5\r\n", b"invalid bulk length"),
+        (b"*1\r\n$600000000\r\n", b"invalid bulk length"),  # over proto-max-bulk-len (512mb)
+        (b'SET k "a b\r\n', b"unbalanced quotes in request"),
+        (b"SET k 'a b\r\n", b"unbalanced quotes in request"),
+        (b'SET k "a"b\r\n', b"unbalanced quotes in request"),
+        (b"a" * 70_000, b"too big inline request"),
+        (b"*" + b"1" * 70_000, b"too big mbulk count string"),
+        (b"*1\r\n$" + b"1" * 70_000, b"too big bulk count string"),
+    ],
+    ids=[
+        "multibulk-not-a-number",
+        "expected-dollar",
+        "expected-dollar-got-colon",
+        "bulk-not-a-number",
+        "bulk-negative",
+        "bulk-over-proto-max-bulk-len",
+        "inline-unbalanced-double-quote",
+        "inline-unbalanced-single-quote",
+        "inline-quote-not-followed-by-space",
+        "inline-too-big",
+        "multibulk-count-too-big",
+        "bulk-count-too-big",
+    ],
+)
+def test_protocol_error_replies_then_closes(server, request_bytes, error):
+    conn = server.raw()
+    if request_bytes.endswith(b"\n"):
+        request_bytes += b"PING\r\n"  # nothing after the bad request may be executed
+    conn.send(request_bytes)
+    assert conn.read_until_closed(timeout=5) == b"-ERR Protocol error: " + error + b"\r\n"
+    # The server itself is fine.
+    assert server.raw().call_raw("PING") == b"+PONG\r\n"
+
+
+def test_protocol_error_does_not_affect_other_clients(server):
+    bystander = server.raw()
+    bystander.call("SET", "k", "v")
+    bad = server.raw()
+    bad.send(b"*1\r\nfoo\r\n")
+    bad.read_until_closed(timeout=5)
+    assert bystander.call("GET", "k") == b"v"
+
+
+def test_100mb_value_round_trip(server):
+    client = server.client(socket_timeout=120)
+    value = os.urandom(100 * 1024 * 1024)
+    digest = hashlib.sha256(value).hexdigest()
+    assert client.set("big", value) is True
+    del value
+    got = client.get("big")
+    assert got is not None
+    assert len(got) == 100 * 1024 * 1024
+    assert hashlib.sha256(got).hexdigest() == digest
+    assert client.delete("big") == 1
+
+
+def test_proto_max_bulk_len_set_live(server):
+    conn = server.raw()
+    assert conn.call_raw("CONFIG", "SET", "proto-max-bulk-len", "1mb") == b"+OK\r\n"
+    # Same connection, next request: the new limit applies (Redis reads it per request).
+    conn.send(b"*2\r\n$4\r\nECHO\r\n$2000000\r\n")
+    assert conn.read_until_closed(timeout=5) == b"-ERR Protocol error: invalid bulk length\r\n"
+    # Below the limit still works on a new connection.
+    payload = b"z" * 1_000_000
+    assert server.raw().call("ECHO", payload) == payload
+
+
+def test_query_buffer_limit_closes_connection(server_factory):
+    server = server_factory("--client-query-buffer-limit", "1mb")
+    conn = server.raw()
+    # A 2 MB bulk argument, sent without its last bytes: the command never completes, so only the
+    # query buffer limit can end this.
+    header = b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n" % (2 * 1024 * 1024)
+    conn.send_ignoring_reset(header + b"x" * (2 * 1024 * 1024 - 10))
+    assert conn.read_until_closed(timeout=5) == b""
+
+    admin = server.raw()
+    assert admin.call("EXISTS", "k") == 0
+    stats = parse_info(admin.call("INFO", "stats"))["Stats"]
+    if "client_query_buffer_limit_disconnections" in stats:  # Redis 7.0 lacks this field
+        assert int(stats["client_query_buffer_limit_disconnections"]) == 1
+
+
+def test_output_buffer_limit_disconnects_slow_reader(server):
+    admin = server.raw()
+    assert admin.call_raw("CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0") == (
+        b"+OK\r\n"
+    )
+    big = b"v" * (512 * 1024)
+    admin.call("SET", "big", big)
+
+    reader = server.raw()
+    reader.send(b"GET big\r\n" * 100)  # ~50 MB of replies that this client never reads
+    time.sleep(0.5)
+    received = reader.read_until_closed(timeout=10)
+    assert len(received) < 100 * len(big)
+
+    stats = parse_info(admin.call("INFO", "stats"))["Stats"]
+    if "client_output_buffer_limit_disconnections" in stats:
+        assert int(stats["client_output_buffer_limit_disconnections"]) == 1
+    assert admin.call_raw("PING") == b"+PONG\r\n"

@@ -1,0 +1,155 @@
+"""Server commands that clients and tools send: TIME, LASTSAVE, COMMAND *, MEMORY *, DEBUG subset,
+FUNCTION/SCRIPT FLUSH, CLIENT REPLY/NO-EVICT/SETINFO.
+
+Reply bytes and error texts are Redis 7.0.15's.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from e2e_support import ErrorReply, parse_client_list
+
+
+def test_time(server):
+    conn = server.raw()
+    seconds, micros = conn.call("TIME")
+    assert abs(int(seconds) - time.time()) < 5
+    assert 0 <= int(micros) < 1_000_000
+
+
+def test_lastsave(server):
+    conn = server.raw()
+    lastsave = conn.call("LASTSAVE")
+    assert isinstance(lastsave, int) and lastsave <= time.time() + 1
+
+
+def test_command_count_list_and_info(server):
+    conn = server.raw()
+    count = conn.call("COMMAND", "COUNT")
+    assert len(conn.call("COMMAND")) == count
+    names = conn.call("COMMAND", "LIST")  # top-level commands plus 'parent|sub' entries
+    assert len([name for name in names if b"|" not in name]) == count
+    assert {b"get", b"set", b"ping", b"command", b"config", b"client", b"info"} <= set(names)
+    assert {b"config|get", b"client|kill"} <= set(names)
+
+    get_info, set_info, missing = conn.call("COMMAND", "INFO", "get", "SET", "nosuch")
+    assert get_info[:6] == [b"get", 2, ["readonly", "fast"], 1, 1, 1]
+    assert set_info[0] == b"set" and set_info[1] == -3
+    assert {"write", "denyoom"} <= set(set_info[2])
+    assert set_info[3:6] == [1, 1, 1]
+    assert missing is None
+    # Unknown commands are a null bulk string in RESP2, exactly as Redis sends them.
+    assert conn.call_raw("COMMAND", "INFO", "nosuch") == b"*1\r\n$-1\r\n"
+
+
+def test_command_docs(server):
+    conn = server.raw()
+    docs = conn.call("COMMAND", "DOCS", "get")
+    assert docs[0] == b"get"
+    fields = dict(zip(docs[1][0::2], docs[1][1::2]))
+    assert fields[b"summary"]
+    assert fields[b"since"] == b"1.0.0"
+    assert fields[b"group"] == b"string"
+    assert fields[b"complexity"] == b"O(1)"
+    # redis-cli 7.0 builds its interactive hints from the argument descriptions.
+    first_argument = dict(zip(fields[b"arguments"][0][0::2], fields[b"arguments"][0][1::2]))
+    assert first_argument[b"name"] == b"key" and first_argument[b"type"] == b"key"
+
+
+def test_command_getkeys(server):
+    conn = server.raw()
+    assert conn.call("COMMAND", "GETKEYS", "SET", "k", "v", "EX", "10") == [b"k"]
+    assert conn.call("COMMAND", "GETKEYS", "DEL", "a", "b", "c") == [b"a", b"b", b"c"]
+    assert conn.call("COMMAND", "GETKEYS", "PING", "hello") == ErrorReply(
+        "ERR The command has no key arguments"
+    )
+    assert conn.call("COMMAND", "GETKEYS", "nosuch", "a") == ErrorReply(
+        "ERR Invalid command specified"
+    )
+    assert conn.call("COMMAND", "GETKEYS", "GET", "a", "b") == ErrorReply(
+        "ERR Invalid number of arguments specified for command"
+    )
+    # COMMAND GETKEYS takes at least the command and one argument (arity -4 in Redis 7.0).
+    assert conn.call("COMMAND", "GETKEYS", "PING") == ErrorReply(
+        "ERR wrong number of arguments for 'command|getkeys' command"
+    )
+
+
+def test_memory_usage(server):
+    conn = server.raw()
+    conn.call("SET", "small", "v")
+    conn.call("SET", "big", "x" * 10_000)
+    small = conn.call("MEMORY", "USAGE", "small")
+    big = conn.call("MEMORY", "USAGE", "big", "SAMPLES", "5")
+    assert isinstance(small, int) and small > 0
+    assert 10_000 <= big < 20_000
+    assert conn.call_raw("MEMORY", "USAGE", "missing") == b"$-1\r\n"
+    assert conn.call("MEMORY", "USAGE", "big", "SAMPLES") == ErrorReply("ERR syntax error")
+    assert conn.call("MEMORY", "FOO") == ErrorReply(
+        "ERR unknown subcommand 'FOO'. Try MEMORY HELP."
+    )
+
+
+def test_memory_stats(server):
+    conn = server.raw()
+    for i in range(10):
+        conn.call("SET", f"k{i}", "v")
+    stats = conn.call("MEMORY", "STATS")
+    fields = dict(zip(stats[0::2], stats[1::2]))
+    for name in (b"peak.allocated", b"total.allocated", b"startup.allocated", b"keys.count",
+                 b"keys.bytes-per-key", b"dataset.bytes", b"overhead.total"):
+        assert name in fields, name
+    assert fields[b"keys.count"] == 10
+    assert fields[b"total.allocated"] > 0
+    assert fields[b"peak.allocated"] >= fields[b"total.allocated"]
+
+
+def test_function_and_script_flush(server):
+    conn = server.raw()
+    assert conn.call_raw("FUNCTION", "FLUSH") == b"+OK\r\n"
+    assert conn.call_raw("SCRIPT", "FLUSH") == b"+OK\r\n"
+
+
+def test_debug_subset(server):
+    conn = server.raw()
+    started = time.monotonic()
+    assert conn.call_raw("DEBUG", "SLEEP", "0.2") == b"+OK\r\n"
+    assert time.monotonic() - started >= 0.19
+    assert conn.call_raw("DEBUG", "SET-ACTIVE-EXPIRE", "1") == b"+OK\r\n"
+    assert conn.call("DEBUG", "FOO") == ErrorReply(
+        "ERR unknown subcommand or wrong number of arguments for 'FOO'. Try DEBUG HELP."
+    )
+    assert conn.call_raw("PING") == b"+PONG\r\n"
+
+
+def test_client_reply_off_and_skip(server):
+    conn = server.raw()
+    conn.send(
+        b"CLIENT REPLY OFF\r\nSET a 1\r\nGET a\r\nCLIENT REPLY ON\r\nGET a\r\n"
+        b"CLIENT REPLY SKIP\r\nSET b 2\r\nGET b\r\n"
+    )
+    assert conn.read_reply_raw()[1] == b"+OK\r\n"  # from CLIENT REPLY ON
+    assert conn.read_reply_raw()[1] == b"$1\r\n1\r\n"
+    assert conn.read_reply_raw()[1] == b"$1\r\n2\r\n"
+    assert conn.call("CLIENT", "REPLY", "foo") == ErrorReply("ERR syntax error")
+
+
+def test_client_no_evict_and_no_touch(server):
+    conn = server.raw()
+    assert conn.call_raw("CLIENT", "NO-EVICT", "on") == b"+OK\r\n"
+    assert conn.call_raw("CLIENT", "NO-EVICT", "off") == b"+OK\r\n"
+    assert conn.call("CLIENT", "NO-EVICT", "maybe") == ErrorReply("ERR syntax error")
+
+
+@pytest.mark.gigakv_only  # CLIENT SETINFO and NO-TOUCH arrived in Redis 7.2
+def test_client_setinfo_and_no_touch(server):
+    conn = server.raw()
+    assert conn.call_raw("CLIENT", "SETINFO", "LIB-NAME", "e2e-lib") == b"+OK\r\n"
+    assert conn.call_raw("CLIENT", "SETINFO", "LIB-VER", "1.2.3") == b"+OK\r\n"
+    info = parse_client_list(conn.call("CLIENT", "INFO"))[0]
+    assert info["lib-name"] == "e2e-lib" and info["lib-ver"] == "1.2.3"
+    assert conn.call_raw("CLIENT", "NO-TOUCH", "on") == b"+OK\r\n"
+    assert conn.call_raw("CLIENT", "NO-TOUCH", "off") == b"+OK\r\n"
