@@ -205,9 +205,9 @@ RecordView KeyTable::View(Slot slot) const {
 uint32_t KeyTable::AppendRecord(size_t size) {
   if (arena_used_ + size > arena_capacity_) {
     size_t wanted = arena_used_ + size;
-    // Grow by 1/4: keeps slack small (memory per key is a product goal); realloc of large
+    // Grow by 1/8: keeps slack small (memory per key is a product goal); realloc of large
     // blocks is an mremap, not a copy.
-    size_t new_capacity = std::max(wanted, arena_capacity_ + arena_capacity_ / 4);
+    size_t new_capacity = std::max(wanted, arena_capacity_ + arena_capacity_ / 8);
     new_capacity = std::max<size_t>(new_capacity, 256);
     assert(new_capacity < UINT32_MAX);
     char* grown = static_cast<char*>(std::realloc(arena_, new_capacity));
@@ -257,7 +257,8 @@ void KeyTable::FreePayload(uint32_t offset) {
 }
 
 void KeyTable::GrowIndex() {
-  size_t new_capacity = capacity_ == 0 ? kInitialCapacity : capacity_ + capacity_ / 2;
+  // Grow by 1/4: memory per key is a product goal, and re-inserting is cheap (no key is read).
+  size_t new_capacity = capacity_ == 0 ? kInitialCapacity : capacity_ + capacity_ / 4;
   uint64_t* old = index_;
   size_t old_capacity = capacity_;
   index_ = static_cast<uint64_t*>(std::calloc(new_capacity, sizeof(uint64_t)));

@@ -1,4 +1,5 @@
 // gigakv-server [config-file] [--directive value ...]  — like redis-server.
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -101,6 +102,11 @@ int main(int argc, char** argv) {
   }
 
   ::signal(SIGPIPE, SIG_IGN);
+  // Shard arenas and indexes grow by small steps through realloc. Serving blocks of 8 KiB and
+  // more with mmap lets realloc move them with mremap and gives freed blocks straight back to the
+  // kernel, instead of leaving holes in the heap: about 8 bytes of RSS per key less at 1M keys
+  // (benchmarks/memory.sh). A fixed threshold also stops glibc from raising it dynamically.
+  ::mallopt(M_MMAP_THRESHOLD, 8 * 1024);
   SetUpLogging(config);
 
   gigakv::server::Server server(config);
