@@ -46,9 +46,9 @@ fuzz: deps
 	CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DGIGAKV_FUZZ=ON -DGIGAKV_BUILD_BENCHMARKS=OFF -DGIGAKV_BUILD_TESTS=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target request_parser_fuzzer
-	mkdir -p fuzz-artifacts
+	mkdir -p fuzz-artifacts $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/tests/fuzz/request_parser_fuzzer -max_total_time=$(FUZZ_SECONDS) \
-	  -artifact_prefix=fuzz-artifacts/ -detect_leaks=1 -timeout=10 tests/fuzz/corpus
+	  -artifact_prefix=fuzz-artifacts/ -detect_leaks=1 -timeout=10 $(FUZZ_DIR)/corpus tests/fuzz/corpus
 
 docker-test:
 	docker/test-image.sh

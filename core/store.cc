@@ -190,7 +190,8 @@ size_t Store::ExpiresCount(int db) {
 }
 
 uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
-                     const std::function<bool(std::string_view, KeyType)>& filter) {
+                     const std::function<bool(std::string_view, KeyType)>& filter,
+                     bool delete_expired) {
   // Cursor layout: shard index in the bits above 32, fingerprint position below.
   uint64_t shard_index = cursor >> 32;
   uint64_t position = cursor & 0xffffffffULL;
@@ -207,13 +208,19 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
         slots.clear();
         next = table->ScanRange(position, count - visited, &slots);
         int64_t now = NowMs();
+        std::vector<std::string> expired;
         for (uint32_t slot : slots) {
           RecordView view = table->View(slot);
           ++visited;
-          if (view.expire_ms > 0 && view.expire_ms <= now) continue;
+          if (view.expire_ms > 0 && view.expire_ms <= now) {
+            if (delete_expired) expired.emplace_back(view.key);
+            continue;
+          }
           if (filter && !filter(view.key, view.type())) continue;
           keys->emplace_back(view.key);
         }
+        // Deleting moves index entries, so it waits until the step's slots were read.
+        for (const std::string& key : expired) FindLive(s, db, key, Hash(key));
       }
     }
     if (next >= KeyTable::kScanEnd) {

@@ -140,6 +140,9 @@ RequestParser::Result RequestParser::Feed(std::string_view input) {
     if (!ParseRespInteger(input.substr(1, cr_pos - 1), &count) || count > limits_.max_multibulk_len) {
       return Fail("Protocol error: invalid multibulk length");
     }
+    if (count > 10 && limits_.unauthenticated) {
+      return Fail("Protocol error: unauthenticated multibulk length");
+    }
     if (count <= 0) {
       consumed_ = cr_pos + 2;
       return Result::kEmpty;
@@ -170,6 +173,9 @@ RequestParser::Result RequestParser::Feed(std::string_view input) {
       if (!ParseRespInteger(rest.substr(1, cr_pos - 1), &len) || len < 0 ||
           len > limits_.max_bulk_len) {
         return Fail("Protocol error: invalid bulk length");
+      }
+      if (len > 16384 && limits_.unauthenticated) {
+        return Fail("Protocol error: unauthenticated bulk length");
       }
       bulk_len_ = len;
       pos_ += cr_pos + 2;

@@ -6,10 +6,12 @@
 //   multibulk = "*" count CRLF { "$" len CRLF bytes(len) CRLF }   ; count bulk strings
 //               count <= 1,048,576 (else "invalid multibulk length"); count <= 0 -> no command
 //               len in [0, proto-max-bulk-len] (else "invalid bulk length")
+//               before AUTH (when required): count <= 10, len <= 16384
+//   Count lines and inline lines are "too big" once 64 KiB are buffered without their line end
+//   (as in Redis, a longer line that arrives whole in one read is accepted).
 //   inline    = line LF                                           ; optional CR before LF
 //               line split into words like redis-cli does (sdssplitargs: "..." with \n \t \xHH
 //               escapes, '...'); an unbalanced quote is "unbalanced quotes in request"
-//               an inline line longer than 64 KiB is "too big inline request"
 //
 // Contract:
 // - Feed() is given the whole unconsumed input (the bytes after the last completed request).
@@ -34,6 +36,9 @@ struct ParserLimits {
   int64_t max_bulk_len = 512LL * 1024 * 1024;  // proto-max-bulk-len
   int64_t max_multibulk_len = 1024 * 1024;
   size_t max_inline_len = 64 * 1024;
+  // A client that must still authenticate may send at most 10 arguments of at most 16 KiB each
+  // ("unauthenticated multibulk/bulk length"), so it cannot make the server buffer much.
+  bool unauthenticated = false;
 };
 
 class RequestParser {

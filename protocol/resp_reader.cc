@@ -83,6 +83,8 @@ int64_t ParseAt(std::string_view in, RespValue* out, int depth) {
                   : type == '~' ? RespValue::Type::kSet
                   : type == '>' ? RespValue::Type::kPush
                                 : RespValue::Type::kAttribute;
+      // Maps and attributes hold 2*count values; a count that large can never be satisfied.
+      if ((type == '%' || type == '|') && count > INT64_MAX / 2) return -1;
       int64_t items = (type == '%' || type == '|') ? count * 2 : count;
       out->elements.clear();
       size_t pos = header;

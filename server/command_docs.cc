@@ -250,6 +250,7 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"object|encoding", "key", "O(1)"},
       {"object|refcount", "key", "O(1)"},
       {"object|idletime", "key", "O(1)"},
+      {"object|freq", "key", "O(1)"},
       {"object|help", "", "O(1)"},
       {"expire", "key seconds [NX|XX|GT|LT]", "O(1)"},
       {"pexpire", "key milliseconds [NX|XX|GT|LT]", "O(1)"},

@@ -1,5 +1,6 @@
 // Server::Execute: the one place that checks a request before its handler runs.
 #include <chrono>
+#include <exception>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -69,7 +70,13 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
       auto start = std::chrono::steady_clock::now();
-      spec->handler(ctx);
+      try {
+        spec->handler(ctx);
+      } catch (const std::exception& e) {
+        // Last-resort guard: a handler bug or an allocation failure must not take the server
+        // down. Handlers themselves report errors through replies, never exceptions.
+        reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
+      }
       auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - start)
                       .count();

@@ -89,9 +89,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
         if (auto self = weak.lock()) self->Close();
       });
     };
-    parser_.set_limits(Limits());
     // As in Redis, a client that connects while no password is set starts authenticated.
-    client_->authenticated = server_.config().Get("requirepass").empty();
+    client_->authenticated = !server_.password_set();
+    parser_.set_limits(Limits());
     server_.RegisterClient(client_);
     owner_.connections.insert(this);
     DoRead();
@@ -112,6 +112,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   protocol::ParserLimits Limits() const {
     protocol::ParserLimits limits;
     limits.max_bulk_len = server_.config().GetInt("proto-max-bulk-len");
+    limits.unauthenticated = !client_->authenticated && server_.password_set();
     return limits;
   }
 
@@ -159,7 +160,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
     end_ += n;
     server_.stats().total_net_input_bytes.fetch_add(n, std::memory_order_relaxed);
     client_->last_interaction_ms.store(server_.NowMs(), std::memory_order_relaxed);
-    parser_.set_limits(Limits());  // CONFIG SET proto-max-bulk-len applies to open connections.
     ProcessInput();
     if (closed_) return;
     if (!reply_.buffer().empty()) {
@@ -178,6 +178,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         case protocol::RequestParser::Result::kCommand:
           server_.Execute(*client_, parser_.args(), reply_);
           begin_ += parser_.consumed();
+          parser_.set_limits(Limits());  // AUTH, CONFIG SET proto-max-bulk-len...
           if (client_->close_after_reply) close_after_write_ = true;
           if (server_.shutdown_requested()) close_after_write_ = true;
           break;

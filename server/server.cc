@@ -39,6 +39,7 @@ Server::~Server() = default;
 void Server::RefreshCachedConfig() {
   password_set_.store(!config_.Get("requirepass").empty());
   maxmemory_.store(config_.GetInt("maxmemory"));
+  lfu_.store(config_.Get("maxmemory-policy").find("lfu") != std::string::npos);
 }
 
 int64_t Server::UsedMemory(bool refresh) {

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gigakv/access_stamp.h"
 #include "gigakv/clock.h"
 #include "gigakv/store.h"
 #include "gigakv/strings.h"
@@ -99,6 +100,8 @@ class Server {
 
   // Re-reads config values cached for the hot path (after CONFIG SET and at start).
   void RefreshCachedConfig();
+  bool password_set() const { return password_set_.load(std::memory_order_relaxed); }
+  AccessMode access_mode() const { return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru; }
   bool OverMaxmemory() const {
     int64_t limit = maxmemory_.load(std::memory_order_relaxed);
     return limit > 0 && used_memory_.load(std::memory_order_relaxed) > limit;
@@ -127,6 +130,7 @@ class Server {
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};
   std::atomic<bool> password_set_{false};
+  std::atomic<bool> lfu_{false};
   std::atomic<int64_t> maxmemory_{0};
   std::atomic<int64_t> used_memory_{0};
   std::atomic<int64_t> peak_used_memory_{0};

@@ -373,7 +373,7 @@ void CmdClientHelp(CommandContext& ctx) {
       "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
       "NO-TOUCH (ON|OFF)",
       "    Will not touch LRU/LFU stats when this mode is on.",
-      "HELP", "    Print this help."};
+      "HELP", "    Prints this help."};
   ctx.reply.ArrayHeader(static_cast<int64_t>(std::size(kLines)));
   for (std::string_view line : kLines) ctx.reply.SimpleString(line);
 }

@@ -4,6 +4,7 @@
 
 #include <string_view>
 
+#include "gigakv/access_stamp.h"
 #include "gigakv/store.h"
 #include "server/command.h"
 #include "server/server.h"
@@ -51,11 +52,22 @@ inline void CountLookup(CommandContext& ctx, bool hit) {
       .fetch_add(1, std::memory_order_relaxed);
 }
 
-// Marks the key as accessed now (LRU clock, OBJECT IDLETIME) unless the client asked for
-// CLIENT NO-TOUCH.
+// The access stamp for a record written now (LRU clock or fresh LFU counter).
+inline uint16_t NewStamp(CommandContext& ctx) {
+  return NewAccessStamp(ctx.server.access_mode(), ctx.store.NowMs());
+}
+
+// Marks the key as accessed now (LRU clock or LFU counter, for eviction and OBJECT IDLETIME /
+// FREQ) unless the client asked for CLIENT NO-TOUCH.
 inline void Touch(CommandContext& ctx, KeyAccess& access) {
   if (ctx.client.no_touch || !access.exists()) return;
-  access.table.SetAccess(access.slot, static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+  thread_local uint64_t random_state = 0x9e3779b97f4a7c15ULL ^ ctx.client.id;
+  random_state ^= random_state << 13;
+  random_state ^= random_state >> 7;
+  random_state ^= random_state << 17;
+  access.table.SetAccess(access.slot,
+                         TouchAccessStamp(ctx.server.access_mode(), access.view().access,
+                                          ctx.store.NowMs(), random_state));
 }
 
 // Counts one change for rdb_changes_since_last_save.
@@ -68,8 +80,7 @@ inline void PutString(CommandContext& ctx, KeyAccess& access, std::string_view v
                       int64_t expire_ms, bool force_raw = false) {
   ValueSpec spec;
   MakeStringSpec(value, force_raw, &spec);
-  access.slot = access.table.Put(access.key, access.hash, spec, expire_ms,
-                                 static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+  access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
 }
 
 }  // namespace gigakv::server

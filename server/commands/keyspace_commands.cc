@@ -1,8 +1,12 @@
 // Keyspace family: DEL, UNLINK, EXISTS, TOUCH, TYPE, RENAME, RENAMENX, COPY, MOVE, SWAPDB, KEYS,
 // SCAN, RANDOMKEY, OBJECT, EXPIRE/PEXPIRE/EXPIREAT/PEXPIREAT, TTL/PTTL, EXPIRETIME/PEXPIRETIME,
 // PERSIST.
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <random>
 
+#include "gigakv/access_stamp.h"
 #include "gigakv/glob.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
@@ -98,7 +102,7 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   int64_t expire_ms;
   TakeValue(source, &spec, &inline_copy, &expire_ms);
   // Put finds the target again itself: erasing the source may have moved its index slot.
-  target.table.Put(to, target.hash, spec, expire_ms, static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+  target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
   CountDirty(ctx);
   if (only_if_missing) {
     ctx.reply.Integer(1);
@@ -143,7 +147,7 @@ void CmdCopy(CommandContext& ctx) {
   std::string inline_copy;
   CopyValue(source, &spec, &inline_copy);
   int64_t expire_ms = source.view().expire_ms;
-  target.table.Put(to, target.hash, spec, expire_ms, static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+  target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
   CountDirty(ctx);
   ctx.reply.Integer(1);
 }
@@ -172,8 +176,7 @@ void CmdMove(CommandContext& ctx) {
     std::string inline_copy;
     int64_t expire_ms;
     TakeValue(source, &spec, &inline_copy, &expire_ms);
-    target_table.Put(key, source.hash, spec, expire_ms,
-                     static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+    target_table.Put(key, source.hash, spec, expire_ms, NewStamp(ctx));
     CountDirty(ctx);
     ctx.reply.Integer(1);
   });
@@ -226,12 +229,18 @@ bool ParseTypeName(std::string_view name, KeyType* type) {
 }
 
 void CmdScan(CommandContext& ctx) {
-  uint64_t cursor;
-  if (ctx.arg(1).empty() || ctx.arg(1).size() > 20 ||
-      !absl::SimpleAtoi(ToAbsl(ctx.arg(1)), &cursor) || ctx.arg(1)[0] == '-' ||
-      ctx.arg(1)[0] == '+') {
-    ctx.reply.Error(errors::kInvalidCursor);
-    return;
+  // Redis parses the cursor with strtoul: "" is 0, a sign is accepted, spaces and junk are not.
+  uint64_t cursor = 0;
+  {
+    std::string text(ctx.arg(1));
+    char* end = nullptr;
+    errno = 0;
+    cursor = std::strtoull(text.c_str(), &end, 10);
+    if ((!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) ||
+        end != text.c_str() + text.size() || errno == ERANGE) {
+      ctx.reply.Error(errors::kInvalidCursor);
+      return;
+    }
   }
   int64_t count = 10;
   std::string_view pattern;
@@ -261,11 +270,13 @@ void CmdScan(CommandContext& ctx) {
     }
   }
   std::vector<std::string> keys;
-  uint64_t next = ctx.store.Scan(ctx.db(), cursor, static_cast<size_t>(count), &keys,
-                                 [&](std::string_view key, KeyType key_type) {
-                                   if (has_type && (!known_type || key_type != type)) return false;
-                                   return !has_pattern || GlobMatch(pattern, key);
-                                 });
+  uint64_t next = ctx.store.Scan(
+      ctx.db(), cursor, static_cast<size_t>(count), &keys,
+      [&](std::string_view key, KeyType key_type) {
+        if (has_type && (!known_type || key_type != type)) return false;
+        return !has_pattern || GlobMatch(pattern, key);
+      },
+      /*delete_expired=*/true);
   ctx.reply.ArrayHeader(2);
   ctx.reply.Bulk(StrCat(next));
   ctx.reply.ArrayHeader(static_cast<int64_t>(keys.size()));
@@ -317,9 +328,7 @@ std::string_view EncodingName(const RecordView& view) {
   return "unknown";
 }
 
-bool LfuPolicy(CommandContext& ctx) {
-  return ctx.server.config().Get("maxmemory-policy").find("lfu") != std::string::npos;
-}
+bool LfuPolicy(CommandContext& ctx) { return ctx.server.access_mode() == AccessMode::kLfu; }
 
 void CmdObjectEncoding(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
@@ -346,21 +355,33 @@ void CmdObjectRefcount(CommandContext& ctx) {
   });
 }
 
+// OBJECT IDLETIME / FREQ: like Redis, a missing key is nil before the policy is checked.
 void CmdObjectIdletime(CommandContext& ctx) {
-  if (LfuPolicy(ctx)) {
-    ctx.reply.Error(
-        "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
-        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
-    return;
-  }
   WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
-      return;
+    } else if (LfuPolicy(ctx)) {
+      ctx.reply.Error(
+          "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+          "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    } else {
+      ctx.reply.Integer(IdleSeconds(access.view().access, ctx.store.NowMs()));
     }
-    // The access clock is the low 16 bits of Unix seconds; differences wrap every ~18 hours.
-    uint16_t now = static_cast<uint16_t>(ctx.store.NowMs() / 1000);
-    ctx.reply.Integer(static_cast<uint16_t>(now - access.view().access));
+  });
+}
+
+void CmdObjectFreq(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+    if (!access.exists()) {
+      ctx.reply.Null();
+    } else if (!LfuPolicy(ctx)) {
+      ctx.reply.Error(
+          "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+          "that when switching between policies at runtime LRU and LFU data will take some time "
+          "to adjust.");
+    } else {
+      ctx.reply.Integer(LfuCounter(access.view().access, ctx.store.NowMs()));
+    }
   });
 }
 
@@ -370,14 +391,17 @@ void CmdObjectHelp(CommandContext& ctx) {
       "ENCODING <key>",
       "    Return the kind of internal representation used in order to store the value",
       "    associated with a <key>.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key>. The returned integer is",
+      "    proportional to the logarithm of the recent access frequency of the key.",
       "IDLETIME <key>",
-      "    Return the idle time of a <key>, that is the approximated number of",
+      "    Return the idle time of the <key>, that is the approximated number of",
       "    seconds elapsed since the last access to the key.",
       "REFCOUNT <key>",
       "    Return the number of references of the value associated with the specified",
       "    <key>.",
       "HELP",
-      "    Print this help."};
+      "    Prints this help."};
   ctx.reply.ArrayHeader(static_cast<int64_t>(std::size(kLines)));
   for (std::string_view line : kLines) ctx.reply.SimpleString(line);
 }
@@ -386,8 +410,6 @@ void CmdObjectHelp(CommandContext& ctx) {
 
 // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT with NX/XX/GT/LT (Redis's expireGenericCommand).
 void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
-  int64_t when;
-  if (!ParseIntOrReply(ctx, ctx.arg(2), &when)) return;
   bool nx = false, xx = false, gt = false, lt = false;
   for (size_t i = 3; i < ctx.argc(); ++i) {
     std::string_view opt = ctx.arg(i);
@@ -412,6 +434,8 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
     ctx.reply.Error("ERR GT and LT options at the same time are not compatible");
     return;
   }
+  int64_t when;  // Parsed after the options, as Redis does.
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &when)) return;
   auto invalid = [&] {
     ctx.reply.Error(FormatText(errors::kExpireInvalid, {ctx.spec.name}));
   };
@@ -463,7 +487,9 @@ void TtlGeneric(CommandContext& ctx, bool milliseconds, bool absolute) {
       return;
     }
     int64_t value = absolute ? expire_ms : std::max<int64_t>(0, expire_ms - ctx.store.NowMs());
-    ctx.reply.Integer(milliseconds ? value : (value + 500) / 1000);
+    // Round to seconds without overflowing near INT64_MAX (value is never negative here).
+    ctx.reply.Integer(milliseconds ? value
+                                   : static_cast<int64_t>((static_cast<uint64_t>(value) + 500) / 1000));
   });
 }
 
@@ -521,6 +547,8 @@ const std::vector<CommandSpec>& KeyspaceCommands() {
        "Get the number of references to the value of the key.", "2.2.3"},
       {"object|idletime", 3, kReadonly, 2, 2, 1, CmdObjectIdletime, "generic",
        "Get the time since a Redis object was last accessed.", "2.2.3"},
+      {"object|freq", 3, kReadonly, 2, 2, 1, CmdObjectFreq, "generic",
+       "Get the logarithmic access frequency counter of a Redis object.", "4.0.0"},
       {"object|help", 2, kLoading | kStale, 0, 0, 0, CmdObjectHelp, "generic",
        "Show helpful text about the different subcommands.", "6.2.0"},
       {"expire", -3, kWrite | kFast, 1, 1, 1, CmdExpire, "generic",

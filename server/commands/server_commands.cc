@@ -42,7 +42,7 @@ void ReplyHelp(CommandContext& ctx, std::initializer_list<std::string_view> line
       container, " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
   for (std::string_view line : lines) ctx.reply.SimpleString(line);
   ctx.reply.SimpleString("HELP");
-  ctx.reply.SimpleString("    Print this help.");
+  ctx.reply.SimpleString("    Prints this help.");
 }
 
 void CmdPing(CommandContext& ctx) {

@@ -72,35 +72,48 @@ struct SetOptions {
   enum class Condition { kAlways, kIfMissing, kIfExists } condition = Condition::kAlways;
   bool get = false;
   bool keep_ttl = false;
-  int64_t expire_ms = 0;  // Absolute; 0 = none.
+  bool persist = false;                 // GETEX only.
+  ExpireUnit unit = ExpireUnit::kNone;  // Which expiry option was given, if any.
+  std::string_view expire_arg;
+  int64_t expire_ms = 0;  // Absolute; 0 = none. Filled by ResolveExpiryOrReply.
 };
 
-// Parses SET's options (Redis's parseExtendedStringArgumentsOrReply rules).
-bool ParseSetOptionsOrReply(CommandContext& ctx, SetOptions* options) {
-  ExpireUnit unit = ExpireUnit::kNone;
-  std::string_view expire_arg;
-  for (size_t i = 3; i < ctx.argc(); ++i) {
+// Parses the options of SET (from argument 3) or GETEX (from argument 2) exactly as Redis's
+// parseExtendedStringArgumentsOrReply: an expiry option conflicts with the other expiry kinds,
+// KEEPTTL and PERSIST, but may repeat itself (the last one wins).
+bool ParseStringOptionsOrReply(CommandContext& ctx, bool is_set, SetOptions* options) {
+  for (size_t i = is_set ? 3 : 2; i < ctx.argc(); ++i) {
     std::string_view opt = ctx.arg(i);
     bool has_next = i + 1 < ctx.argc();
-    if (ArgIs(opt, "nx") && options->condition != SetOptions::Condition::kIfExists) {
+    ExpireUnit unit = ExpireUnitOf(opt);
+    bool other_expiry = options->unit != ExpireUnit::kNone && options->unit != unit;
+    if (is_set && ArgIs(opt, "nx") && options->condition != SetOptions::Condition::kIfExists) {
       options->condition = SetOptions::Condition::kIfMissing;
-    } else if (ArgIs(opt, "xx") && options->condition != SetOptions::Condition::kIfMissing) {
+    } else if (is_set && ArgIs(opt, "xx") &&
+               options->condition != SetOptions::Condition::kIfMissing) {
       options->condition = SetOptions::Condition::kIfExists;
-    } else if (ArgIs(opt, "get")) {
+    } else if (is_set && ArgIs(opt, "get")) {
       options->get = true;
-    } else if (ArgIs(opt, "keepttl") && unit == ExpireUnit::kNone) {
+    } else if (is_set && ArgIs(opt, "keepttl") && options->unit == ExpireUnit::kNone) {
       options->keep_ttl = true;
-    } else if (unit == ExpireUnit::kNone && !options->keep_ttl && has_next &&
-               ExpireUnitOf(opt) != ExpireUnit::kNone) {
-      unit = ExpireUnitOf(opt);
-      expire_arg = ctx.arg(++i);
+    } else if (!is_set && ArgIs(opt, "persist") && options->unit == ExpireUnit::kNone) {
+      options->persist = true;
+    } else if (unit != ExpireUnit::kNone && !other_expiry && !options->keep_ttl &&
+               !options->persist && has_next) {
+      options->unit = unit;
+      options->expire_arg = ctx.arg(++i);
     } else {
       ctx.reply.Error(errors::kSyntax);
       return false;
     }
   }
-  if (unit == ExpireUnit::kNone) return true;
-  return ExpireArgToAbsoluteMsOrReply(ctx, expire_arg, unit, "set", &options->expire_ms);
+  return true;
+}
+
+bool ResolveExpiryOrReply(CommandContext& ctx, std::string_view command, SetOptions* options) {
+  if (options->unit == ExpireUnit::kNone) return true;
+  return ExpireArgToAbsoluteMsOrReply(ctx, options->expire_arg, options->unit, command,
+                                      &options->expire_ms);
 }
 
 // The core of SET/SETNX/SETEX/PSETEX/GETSET. Returns whether the value was stored; replies
@@ -136,7 +149,10 @@ SetOutcome SetGeneric(CommandContext& ctx, std::string_view key, std::string_vie
 
 void CmdSet(CommandContext& ctx) {
   SetOptions options;
-  if (!ParseSetOptionsOrReply(ctx, &options)) return;
+  if (!ParseStringOptionsOrReply(ctx, /*is_set=*/true, &options) ||
+      !ResolveExpiryOrReply(ctx, "set", &options)) {
+    return;
+  }
   SetOutcome outcome = SetGeneric(ctx, ctx.arg(1), ctx.arg(2), options);
   if (options.get) return;  // The old value (or an error) was the reply.
   if (outcome == SetOutcome::kStored) {
@@ -178,38 +194,29 @@ void CmdGetDel(CommandContext& ctx) {
 }
 
 void CmdGetEx(CommandContext& ctx) {
-  ExpireUnit unit = ExpireUnit::kNone;
-  bool persist = false;
-  std::string_view expire_arg;
-  for (size_t i = 2; i < ctx.argc(); ++i) {
-    std::string_view opt = ctx.arg(i);
-    if (ArgIs(opt, "persist") && unit == ExpireUnit::kNone && !persist) {
-      persist = true;
-    } else if (unit == ExpireUnit::kNone && !persist && i + 1 < ctx.argc() &&
-               ExpireUnitOf(opt) != ExpireUnit::kNone) {
-      unit = ExpireUnitOf(opt);
-      expire_arg = ctx.arg(++i);
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
-  int64_t expire_ms = 0;
-  if (unit != ExpireUnit::kNone &&
-      !ExpireArgToAbsoluteMsOrReply(ctx, expire_arg, unit, "getex", &expire_ms)) {
-    return;
-  }
+  SetOptions options;
+  if (!ParseStringOptionsOrReply(ctx, /*is_set=*/false, &options)) return;
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     CountLookup(ctx, access.exists());
-    if (!ReplyStringOrWrongType(ctx, access) || !access.exists()) return;
-    if (unit != ExpireUnit::kNone) {
-      if (ctx.store.IsExpired(expire_ms)) {
+    // Like Redis: a missing key or wrong type is reported before the expiry is validated.
+    if (!access.exists()) {
+      ctx.reply.Null();
+      return;
+    }
+    if (!access.view().is_string()) {
+      ctx.reply.Error(errors::kWrongType);
+      return;
+    }
+    if (!ResolveExpiryOrReply(ctx, "getex", &options)) return;
+    ctx.reply.Bulk(access.view().str);
+    if (options.unit != ExpireUnit::kNone) {
+      if (ctx.store.IsExpired(options.expire_ms)) {
         access.table.Erase(access.slot);  // A time in the past deletes the key.
       } else {
-        access.table.SetExpire(access.slot, expire_ms);
+        access.table.SetExpire(access.slot, options.expire_ms);
       }
       CountDirty(ctx);
-    } else if (persist && access.view().expire_ms != 0) {
+    } else if (options.persist && access.view().expire_ms != 0) {
       access.table.SetExpire(access.slot, 0);
       CountDirty(ctx);
     } else {
@@ -378,7 +385,7 @@ void CmdSetRange(CommandContext& ctx) {
       ctx.reply.Integer(0);  // Nothing to write: the key is not created.
       return;
     }
-    if (offset + static_cast<int64_t>(patch.size()) > MaxStringSize(ctx)) {
+    if (offset > MaxStringSize(ctx) - static_cast<int64_t>(patch.size())) {
       ctx.reply.Error(errors::kStringTooLong);
       return;
     }
@@ -421,8 +428,7 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
     ValueSpec spec;
     spec.kind = ValueKind::kStringInt;
     spec.bytes = text;
-    access.table.Put(access.key, access.hash, spec, expire_ms,
-                     static_cast<uint16_t>(ctx.store.NowMs() / 1000));
+    access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
     CountDirty(ctx);
     ctx.reply.Integer(result);
   });
@@ -474,7 +480,11 @@ void CmdIncrByFloat(CommandContext& ctx) {
       ctx.reply.Error(errors::kIncrFloatNanOrInf);
       return;
     }
-    PutString(ctx, access, text, expire_ms);
+    // Redis stores the result as a string object (embstr), never with the int encoding.
+    ValueSpec spec;
+    spec.kind = text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
+    spec.bytes = text;
+    access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
     CountDirty(ctx);
     ctx.reply.Bulk(text);
   });

@@ -160,3 +160,22 @@ TEST(SplitInlineArgsTest, RedisCliQuoting) {
 
 }  // namespace
 }  // namespace gigakv::protocol
+
+namespace gigakv::protocol {
+namespace {
+
+TEST(RequestParserTest, UnauthenticatedLimits) {
+  ParserLimits limits;
+  limits.unauthenticated = true;
+  std::string eleven = "*11\r\n";
+  EXPECT_EQ(FeedInChunks(eleven, 64, limits).error,
+            "Protocol error: unauthenticated multibulk length");
+  EXPECT_EQ(FeedInChunks("*2\r\n$4\r\nAUTH\r\n$16385\r\n", 64, limits).error,
+            "Protocol error: unauthenticated bulk length");
+  EXPECT_EQ(FeedInChunks("*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n", 64, limits).commands.size(), 1u);
+  limits.unauthenticated = false;
+  EXPECT_TRUE(FeedInChunks(eleven, 64, limits).error.empty());
+}
+
+}  // namespace
+}  // namespace gigakv::protocol

@@ -43,3 +43,15 @@ TEST(RespReaderTest, Malformed) {
 
 }  // namespace
 }  // namespace gigakv::protocol
+
+namespace gigakv::protocol {
+namespace {
+
+// Found by the fuzzer: a map count whose doubled size overflows int64.
+TEST(RespReaderTest, HugeMapCountIsMalformed) {
+  RespValue value;
+  EXPECT_EQ(ParseReply("%4611686018427387904\r\n", &value), -1);
+}
+
+}  // namespace
+}  // namespace gigakv::protocol

@@ -149,9 +149,11 @@ class Store {
   // Keys with an expiry in `db`.
   size_t ExpiresCount(int db);
   // One SCAN step: appends up to about `count` keys; returns the next cursor (0 = done). Every
-  // key present during the whole iteration is returned exactly once.
+  // key present during the whole iteration is returned exactly once. Expired keys are skipped;
+  // with `delete_expired` they are also removed (and reported), as Redis's SCAN does.
   uint64_t Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
-                const std::function<bool(std::string_view key, KeyType type)>& filter = nullptr);
+                const std::function<bool(std::string_view key, KeyType type)>& filter = nullptr,
+                bool delete_expired = false);
   void FlushDb(int db);
   void FlushAll();
   bool SwapDb(int a, int b);
