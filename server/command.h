@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "protocol/reply_builder.h"
 
 namespace gigakv {
@@ -76,6 +77,8 @@ class CommandTable {
   CommandTable();
   // Case-insensitive lookup; nullptr if unknown.
   const CommandSpec* Find(std::string_view name) const;
+  // Dense id of a spec in [0, all().size()), for per-command counters.
+  uint32_t IdOf(const CommandSpec* spec) const { return ids_.at(spec); }
   const CommandSpec* FindSub(std::string_view container, std::string_view sub) const;
   const std::vector<const CommandSpec*>& all() const { return all_; }
   // Subcommands of a container command ("config" -> config|get, config|set...).
@@ -84,7 +87,11 @@ class CommandTable {
  private:
   void Add(const std::vector<CommandSpec>& family);
   std::vector<const CommandSpec*> all_;
-  std::vector<std::pair<std::string, const CommandSpec*>> sorted_;  // For binary search.
+  std::vector<std::pair<std::string, const CommandSpec*>> sorted_;  // For subcommand ranges.
+  // Top-level names in lower and upper case: clients send one or the other, so most lookups
+  // hit without case folding.
+  absl::flat_hash_map<std::string, const CommandSpec*> by_name_;
+  absl::flat_hash_map<const CommandSpec*, uint32_t> ids_;
 };
 
 // Each family file defines its table.

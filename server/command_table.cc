@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
+#include "gigakv/strings.h"
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/server.h"
@@ -36,6 +37,12 @@ CommandTable::CommandTable() {
   Add(KeyspaceCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const CommandSpec* spec : all_) {
+    ids_.emplace(spec, static_cast<uint32_t>(ids_.size()));
+    if (spec->name.find('|') != std::string_view::npos) continue;
+    by_name_.emplace(std::string(spec->name), spec);
+    by_name_.emplace(AsciiUpper(spec->name), spec);
+  }
 }
 
 void CommandTable::Add(const std::vector<CommandSpec>& family) {
@@ -46,12 +53,13 @@ void CommandTable::Add(const std::vector<CommandSpec>& family) {
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
+  auto exact = by_name_.find(ToAbsl(name));
+  if (exact != by_name_.end()) return exact->second;
   char buf[64];
   std::string_view lower = LowerName(name, buf, sizeof(buf));
-  if (lower.empty() || lower.find('|') != std::string_view::npos) return nullptr;
-  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), lower, NameLess);
-  if (it == sorted_.end() || it->first != lower) return nullptr;
-  return it->second;
+  if (lower.empty()) return nullptr;
+  auto folded = by_name_.find(ToAbsl(lower));
+  return folded == by_name_.end() ? nullptr : folded->second;
 }
 
 const CommandSpec* CommandTable::FindSub(std::string_view container, std::string_view sub) const {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
+#include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/server.h"
 
@@ -37,25 +38,26 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   reply.ResetErrorCount();
 
   const CommandSpec* spec = commands_.Find(args[0]);
-  CommandStats* stats = nullptr;
+  CommandCounters* counters = LocalCounters();
+  CommandCounters* stats = nullptr;
   auto reject = [&](std::string_view text) {
     reply.Error(text);
-    if (stats != nullptr) stats->rejected_calls.fetch_add(1, std::memory_order_relaxed);
+    if (stats != nullptr) AddOwned(stats->rejected_calls, 1);
   };
 
   if (spec == nullptr) {
     reject(UnknownCommandText(args));
   } else if (!ArityOk(spec->arity, args.size())) {
-    stats = &command_stats(spec);
+    stats = &counters[commands_.IdOf(spec)];
     reject(FormatText(errors::kWrongArity, {spec->name}));
   } else if (spec->handler == nullptr && commands_.FindSub(spec->name, args[1]) == nullptr) {
     // A container command (CONFIG, CLIENT...) with an unknown subcommand.
-    stats = &command_stats(spec);
+    stats = &counters[commands_.IdOf(spec)];
     reject(FormatText(errors::kUnknownSubcommand, {UpToNul(args[1]).substr(0, 128),
                            AsciiUpper(args[0])}));
   } else {
     if (spec->handler == nullptr) spec = commands_.FindSub(spec->name, args[1]);
-    stats = &command_stats(spec);
+    stats = &counters[commands_.IdOf(spec)];
     // Like Redis: a client is asked to authenticate only while a password is set and it has
     // not authenticated (clients connected before the password was set stay logged in).
     const bool auth_required = !client.authenticated && !(spec->flags & kNoAuth) &&
@@ -69,7 +71,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
-      auto start = std::chrono::steady_clock::now();
+      uint64_t start = CycleClock::Now();
       try {
         spec->handler(ctx);
       } catch (const std::exception& e) {
@@ -77,13 +79,10 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         // down. Handlers themselves report errors through replies, never exceptions.
         reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
       }
-      auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
-      stats->calls.fetch_add(1, std::memory_order_relaxed);
-      stats->usec.fetch_add(static_cast<uint64_t>(usec), std::memory_order_relaxed);
-      if (reply.errors_sent() > 0) stats->failed_calls.fetch_add(1, std::memory_order_relaxed);
-      stats_.total_commands_processed.fetch_add(1, std::memory_order_relaxed);
+      uint64_t usec = CycleClock::ToMicros(CycleClock::Now() - start);
+      AddOwned(stats->calls, 1);
+      AddOwned(stats->usec, usec);
+      if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
     }
   }
   if (reply.errors_sent() > 0) {
@@ -91,7 +90,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
                                          std::memory_order_relaxed);
     CountError(reply.last_error_code());
   }
-  client.commands_processed.fetch_add(1, std::memory_order_relaxed);
+  AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
 
   const ReplyMode mode_after = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||

@@ -111,7 +111,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   protocol::ParserLimits Limits() const {
     protocol::ParserLimits limits;
-    limits.max_bulk_len = server_.config().GetInt("proto-max-bulk-len");
+    limits.max_bulk_len = server_.proto_max_bulk_len();
     limits.unauthenticated = !client_->authenticated && server_.password_set();
     return limits;
   }
@@ -159,7 +159,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     end_ += n;
     server_.stats().total_net_input_bytes.fetch_add(n, std::memory_order_relaxed);
-    client_->last_interaction_ms.store(server_.NowMs(), std::memory_order_relaxed);
+    server_.RefreshCoarseClock();  // One clock read per batch of requests.
+    client_->last_interaction_ms.store(server_.CoarseNowMs(), std::memory_order_relaxed);
     ProcessInput();
     if (closed_) return;
     if (!reply_.buffer().empty()) {
@@ -203,7 +204,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void CheckQueryBufferLimit() {
     size_t pending = end_ - begin_;
     client_->query_buffer_bytes.store(pending, std::memory_order_relaxed);
-    if (static_cast<int64_t>(pending) > server_.config().GetInt("client-query-buffer-limit")) {
+    if (static_cast<int64_t>(pending) > server_.query_buffer_limit()) {
       spdlog::warn("Closing client {} that reached max query buffer length ({} bytes)",
                    client_->addr, pending);
       server_.stats().client_query_buffer_limit_disconnections.fetch_add(1);
@@ -212,11 +213,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void CheckOutputBufferLimit() {
-    // Normal clients: "normal <hard> <soft> <seconds>"; only the hard limit applies to one batch.
-    std::string limits = server_.config().Get("client-output-buffer-limit");
-    std::vector<std::string> words = SplitNonEmpty(limits, ' ');
-    int64_t hard = 0;
-    if (words.size() >= 2) (void)ParseMemory(words[1], &hard);
+    // Normal clients: only the hard limit applies to one batch of replies.
+    int64_t hard = server_.normal_output_hard_limit();
     if (hard > 0 && static_cast<int64_t>(reply_.buffer().size()) > hard) {
       spdlog::warn("Client {} scheduled to be closed for overcoming of output buffer limits.",
                    client_->addr);
@@ -304,7 +302,7 @@ struct Network::Impl {
       return;
     }
     if (server.config().GetBool("protected-mode") && server.config().IsDefaultBind() &&
-        server.config().Get("requirepass").empty()) {
+        !server.password_set()) {
       auto remote = socket.remote_endpoint(ec);
       if (!ec && !remote.address().is_loopback() &&
           !(remote.address().is_v6() && remote.address().to_v6().is_v4_mapped() &&

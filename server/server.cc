@@ -1,11 +1,22 @@
 #include "server/server.h"
 
+#include "server/cycle_clock.h"
+
 #include <malloc.h>
 
 #include <algorithm>
 
 namespace gigakv::server {
 namespace {
+
+// Calibrates once per process (several Servers may exist in tests).
+void CalibrateCycleClockOnce() {
+  static const bool calibrated = [] {
+    CycleClock::Calibrate();
+    return true;
+  }();
+  (void)calibrated;
+}
 
 int64_t AllocatedBytes() {
   // Everything the process has allocated through malloc, like Redis's used_memory (which asks
@@ -17,16 +28,30 @@ int64_t AllocatedBytes() {
 }  // namespace
 
 
-Server::Server(Config& config, ServerOptions options) : config_(config) {
+void CycleClock::Calibrate() {
+  auto start_time = std::chrono::steady_clock::now();
+  uint64_t start_ticks = Now();
+  while (std::chrono::steady_clock::now() - start_time < std::chrono::milliseconds(5)) {
+  }
+  uint64_t ticks = Now() - start_ticks;
+  double micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
+                                                            start_time)
+                      .count();
+  if (micros > 0 && ticks > 0) ticks_per_us_ = static_cast<double>(ticks) / micros;
+}
+
+std::atomic<uint64_t> next_server_instance{1};
+
+Server::Server(Config& config, ServerOptions options)
+    : config_(config), instance_id_(next_server_instance.fetch_add(1)) {
+  CalibrateCycleClockOnce();
   StoreOptions store_options;
   store_options.shard_count = static_cast<uint32_t>(config_.GetInt("shards"));
   store_options.databases = static_cast<int>(config_.GetInt("databases"));
   store_options.clock = options.clock;
   store_ = std::make_unique<Store>(store_options);
-  for (const CommandSpec* spec : commands_.all()) {
-    command_stats_.emplace(spec, std::make_unique<CommandStats>());
-  }
   start_time_ms_ = store_->NowMs();
+  RefreshCoarseClock();
   startup_used_memory_ = AllocatedBytes();
   used_memory_ = startup_used_memory_;
   peak_used_memory_ = startup_used_memory_;
@@ -40,6 +65,13 @@ void Server::RefreshCachedConfig() {
   password_set_.store(!config_.Get("requirepass").empty());
   maxmemory_.store(config_.GetInt("maxmemory"));
   lfu_.store(config_.Get("maxmemory-policy").find("lfu") != std::string::npos);
+  proto_max_bulk_len_.store(config_.GetInt("proto-max-bulk-len"));
+  query_buffer_limit_.store(config_.GetInt("client-query-buffer-limit"));
+  // "normal <hard> <soft> <seconds> slave ... pubsub ...": the normal class comes first.
+  std::vector<std::string> words = SplitNonEmpty(config_.Get("client-output-buffer-limit"), ' ');
+  int64_t hard = 0;
+  if (words.size() >= 2 && !ParseMemory(words[1], &hard)) hard = 0;
+  normal_output_hard_limit_.store(hard);
 }
 
 int64_t Server::UsedMemory(bool refresh) {
@@ -53,8 +85,37 @@ int64_t Server::UsedMemory(bool refresh) {
   return used_memory_.load(std::memory_order_relaxed);
 }
 
-CommandStats& Server::command_stats(const CommandSpec* spec) {
-  return *command_stats_.at(spec);  // Built for every spec at construction; read-only after.
+CommandCounters* Server::LocalCounters() {
+  struct Cache {
+    uint64_t instance = 0;
+    CommandCounters* counters = nullptr;
+  };
+  thread_local Cache cache;
+  if (cache.instance == instance_id_) return cache.counters;
+  std::lock_guard<std::mutex> lock(counters_mutex_);
+  thread_counters_.push_back(std::make_unique<CommandCounters[]>(commands_.all().size()));
+  cache = {instance_id_, thread_counters_.back().get()};
+  return cache.counters;
+}
+
+CommandTotals Server::command_totals(const CommandSpec* spec) {
+  uint32_t id = commands_.IdOf(spec);
+  CommandTotals totals;
+  std::lock_guard<std::mutex> lock(counters_mutex_);
+  for (const auto& counters : thread_counters_) {
+    const CommandCounters& c = counters[id];
+    totals.calls += c.calls.load(std::memory_order_relaxed);
+    totals.usec += c.usec.load(std::memory_order_relaxed);
+    totals.rejected_calls += c.rejected_calls.load(std::memory_order_relaxed);
+    totals.failed_calls += c.failed_calls.load(std::memory_order_relaxed);
+  }
+  return totals;
+}
+
+uint64_t Server::total_commands_processed() {
+  uint64_t total = 0;
+  for (const CommandSpec* spec : commands_.all()) total += command_totals(spec).calls;
+  return total;
 }
 
 void Server::CountError(std::string_view code) {
@@ -74,18 +135,23 @@ std::map<std::string, uint64_t> Server::ErrorStats() {
 }
 
 void Server::ResetStats() {
-  for (auto& [spec, stats] : command_stats_) {
-    stats->calls = 0;
-    stats->usec = 0;
-    stats->rejected_calls = 0;
-    stats->failed_calls = 0;
+  {
+    // Counters are written by their own threads; a reset racing a command may lose to it.
+    std::lock_guard<std::mutex> lock(counters_mutex_);
+    for (const auto& counters : thread_counters_) {
+      for (size_t i = 0; i < commands_.all().size(); ++i) {
+        counters[i].calls = 0;
+        counters[i].usec = 0;
+        counters[i].rejected_calls = 0;
+        counters[i].failed_calls = 0;
+      }
+    }
   }
   {
     std::lock_guard<std::mutex> lock(error_mutex_);
     error_stats_.clear();
   }
   stats_.total_connections_received = 0;
-  stats_.total_commands_processed = 0;
   stats_.rejected_connections = 0;
   stats_.total_net_input_bytes = 0;
   stats_.total_net_output_bytes = 0;
@@ -138,6 +204,7 @@ void Server::Cron() {
     }
   }
   UsedMemory(/*refresh=*/true);
+  RefreshCoarseClock();
 }
 
 }  // namespace gigakv::server

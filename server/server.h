@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+
+#include "absl/container/flat_hash_map.h"
 #include <vector>
 
 #include "gigakv/access_stamp.h"
@@ -29,16 +31,27 @@ namespace gigakv::server {
 
 inline constexpr std::string_view kRedisCompatVersion = "7.0.15";
 
-struct CommandStats {
+// Per-command counters (INFO commandstats). Each thread that executes commands has its own set
+// (written only by that thread, read by INFO), so counting costs no locked instruction and no
+// cache-line sharing between I/O threads.
+struct CommandCounters {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> usec{0};
   std::atomic<uint64_t> rejected_calls{0};
   std::atomic<uint64_t> failed_calls{0};
 };
 
+// Adds to a counter that only the calling thread writes (a plain load and store, no lock).
+inline void AddOwned(std::atomic<uint64_t>& counter, uint64_t amount) {
+  counter.store(counter.load(std::memory_order_relaxed) + amount, std::memory_order_relaxed);
+}
+
+struct CommandTotals {
+  uint64_t calls = 0, usec = 0, rejected_calls = 0, failed_calls = 0;
+};
+
 struct ServerStats {
   std::atomic<uint64_t> total_connections_received{0};
-  std::atomic<uint64_t> total_commands_processed{0};
   std::atomic<uint64_t> rejected_connections{0};
   std::atomic<uint64_t> total_net_input_bytes{0};
   std::atomic<uint64_t> total_net_output_bytes{0};
@@ -66,9 +79,15 @@ class Server {
   Store& store() { return *store_; }
   const CommandTable& commands() const { return commands_; }
   ServerStats& stats() { return stats_; }
-  CommandStats& command_stats(const CommandSpec* spec);
+  // Sums of one command's counters over all threads.
+  CommandTotals command_totals(const CommandSpec* spec);
+  uint64_t total_commands_processed();
   int64_t start_time_ms() const { return start_time_ms_; }
   int64_t NowMs() const { return store_->NowMs(); }
+  // A clock for access stamps (LRU/LFU) and idle times, which need no better than a tick:
+  // refreshed at every batch of requests and by Cron, so the hot path makes no clock call.
+  int64_t CoarseNowMs() const { return coarse_now_ms_.load(std::memory_order_relaxed); }
+  void RefreshCoarseClock() { coarse_now_ms_.store(NowMs(), std::memory_order_relaxed); }
   int64_t lastsave_s() const { return lastsave_s_.load(); }
 
   // Runs one command for `client`, writing its reply (if any) to `reply`. Checks arity, auth,
@@ -101,6 +120,13 @@ class Server {
   // Re-reads config values cached for the hot path (after CONFIG SET and at start).
   void RefreshCachedConfig();
   bool password_set() const { return password_set_.load(std::memory_order_relaxed); }
+  // Config values read for every request, mirrored here so the hot path takes no lock.
+  int64_t proto_max_bulk_len() const { return proto_max_bulk_len_.load(std::memory_order_relaxed); }
+  int64_t query_buffer_limit() const { return query_buffer_limit_.load(std::memory_order_relaxed); }
+  // Hard output limit of normal clients (client-output-buffer-limit normal <hard>); 0 = none.
+  int64_t normal_output_hard_limit() const {
+    return normal_output_hard_limit_.load(std::memory_order_relaxed);
+  }
   AccessMode access_mode() const { return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru; }
   bool OverMaxmemory() const {
     int64_t limit = maxmemory_.load(std::memory_order_relaxed);
@@ -120,7 +146,11 @@ class Server {
   std::unique_ptr<Store> store_;
   CommandTable commands_;
   ServerStats stats_;
-  std::unordered_map<const CommandSpec*, std::unique_ptr<CommandStats>> command_stats_;
+  // This thread's counters for this server (registered on first use).
+  CommandCounters* LocalCounters();
+  const uint64_t instance_id_;  // Tells this server's thread-local counters from others'.
+  std::mutex counters_mutex_;
+  std::vector<std::unique_ptr<CommandCounters[]>> thread_counters_;
   std::mutex error_mutex_;
   std::map<std::string, uint64_t> error_stats_;
   std::mutex clients_mutex_;
@@ -129,8 +159,12 @@ class Server {
   std::atomic<bool> shutdown_requested_{false};
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};
+  std::atomic<int64_t> coarse_now_ms_{0};
   std::atomic<bool> password_set_{false};
   std::atomic<bool> lfu_{false};
+  std::atomic<int64_t> proto_max_bulk_len_{0};
+  std::atomic<int64_t> query_buffer_limit_{0};
+  std::atomic<int64_t> normal_output_hard_limit_{0};
   std::atomic<int64_t> maxmemory_{0};
   std::atomic<int64_t> used_memory_{0};
   std::atomic<int64_t> peak_used_memory_{0};

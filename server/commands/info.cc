@@ -120,7 +120,7 @@ void PersistenceSection(Server& server, std::string* out) {
 void StatsSection(Server& server, std::string* out) {
   ServerStats& stats = server.stats();
   Field(out, "total_connections_received", stats.total_connections_received.load());
-  Field(out, "total_commands_processed", stats.total_commands_processed.load());
+  Field(out, "total_commands_processed", server.total_commands_processed());
   Field(out, "instantaneous_ops_per_sec", 0);
   Field(out, "total_net_input_bytes", stats.total_net_input_bytes.load());
   Field(out, "total_net_output_bytes", stats.total_net_output_bytes.load());
@@ -163,12 +163,12 @@ void CpuSection(std::string* out) {
 
 void CommandStatsSection(Server& server, std::string* out) {
   for (const CommandSpec* spec : server.commands().all()) {
-    CommandStats& stats = server.command_stats(spec);
-    uint64_t calls = stats.calls.load();
-    uint64_t rejected = stats.rejected_calls.load();
-    uint64_t failed = stats.failed_calls.load();
+    CommandTotals totals = server.command_totals(spec);
+    uint64_t calls = totals.calls;
+    uint64_t rejected = totals.rejected_calls;
+    uint64_t failed = totals.failed_calls;
     if (calls == 0 && rejected == 0 && failed == 0) continue;
-    uint64_t usec = stats.usec.load();
+    uint64_t usec = totals.usec;
     Field(out, StrCat("cmdstat_", spec->name),
           absl::StrFormat("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
                           calls, usec, calls ? static_cast<double>(usec) / calls : 0.0, rejected,

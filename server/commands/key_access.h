@@ -54,7 +54,7 @@ inline void CountLookup(CommandContext& ctx, bool hit) {
 
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
 inline uint16_t NewStamp(CommandContext& ctx) {
-  return NewAccessStamp(ctx.server.access_mode(), ctx.store.NowMs());
+  return NewAccessStamp(ctx.server.access_mode(), ctx.server.CoarseNowMs());
 }
 
 // Marks the key as accessed now (LRU clock or LFU counter, for eviction and OBJECT IDLETIME /
@@ -67,7 +67,7 @@ inline void Touch(CommandContext& ctx, KeyAccess& access) {
   random_state ^= random_state << 17;
   access.table.SetAccess(access.slot,
                          TouchAccessStamp(ctx.server.access_mode(), access.view().access,
-                                          ctx.store.NowMs(), random_state));
+                                          ctx.server.CoarseNowMs(), random_state));
 }
 
 // Counts one change for rdb_changes_since_last_save.

@@ -365,7 +365,7 @@ void CmdObjectIdletime(CommandContext& ctx) {
           "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
           "switching between policies at runtime LRU and LFU data will take some time to adjust.");
     } else {
-      ctx.reply.Integer(IdleSeconds(access.view().access, ctx.store.NowMs()));
+      ctx.reply.Integer(IdleSeconds(access.view().access, ctx.server.CoarseNowMs()));
     }
   });
 }
@@ -380,7 +380,7 @@ void CmdObjectFreq(CommandContext& ctx) {
           "that when switching between policies at runtime LRU and LFU data will take some time "
           "to adjust.");
     } else {
-      ctx.reply.Integer(LfuCounter(access.view().access, ctx.store.NowMs()));
+      ctx.reply.Integer(LfuCounter(access.view().access, ctx.server.CoarseNowMs()));
     }
   });
 }

@@ -284,7 +284,7 @@ void CmdMSetNx(CommandContext& ctx) {
 
 // --- In-place edits --------------------------------------------------------------------------
 
-int64_t MaxStringSize(CommandContext& ctx) { return ctx.server.config().GetInt("proto-max-bulk-len"); }
+int64_t MaxStringSize(CommandContext& ctx) { return ctx.server.proto_max_bulk_len(); }
 
 void CmdAppend(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {

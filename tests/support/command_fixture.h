@@ -24,6 +24,7 @@ class CommandTest : public ::testing::Test {
   std::string RunRaw(const std::vector<std::string>& args) {
     std::vector<std::string_view> views(args.begin(), args.end());
     reply_.buffer().clear();
+    server_.RefreshCoarseClock();  // As the connection does once per batch of requests.
     server_.Execute(client_, views, reply_);
     return reply_.buffer();
   }
