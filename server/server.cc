@@ -3,6 +3,9 @@
 #include "server/cycle_clock.h"
 
 #include <malloc.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include <algorithm>
 
@@ -22,7 +25,13 @@ int64_t AllocatedBytes() {
   // Everything the process has allocated through malloc, like Redis's used_memory (which asks
   // its allocator): heap chunks in use plus mmapped chunks.
   struct mallinfo2 info = mallinfo2();
-  return static_cast<int64_t>(info.uordblks + info.hblkhd);
+  int64_t allocated = static_cast<int64_t>(info.uordblks + info.hblkhd);
+  if (allocated > 0) return allocated;
+  // Another allocator (e.g. a sanitizer's) answers nothing: the resident size is the next best.
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages_total = 0, pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * sysconf(_SC_PAGESIZE);
 }
 
 }  // namespace
