@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "absl/hash/hash.h"
+#include "gigakv/access_stamp.h"
 #include "gigakv/numbers.h"
 #include "gigakv/slot.h"
 
@@ -91,6 +92,7 @@ void Store::Remove(Shard& shard, int db, uint32_t slot, std::string_view key, Re
   std::string key_copy(key);  // `key` points into the record being erased.
   shard.Table(db).Erase(slot);
   if (cause == RemovalCause::kExpired) expired_keys_.fetch_add(1, std::memory_order_relaxed);
+  if (cause == RemovalCause::kEvicted) evicted_keys_.fetch_add(1, std::memory_order_relaxed);
   if (listener_) listener_(db, key_copy, cause);
 }
 
@@ -308,6 +310,100 @@ size_t Store::ActiveExpireCycle(size_t budget) {
     }
   }
   return removed;
+}
+
+namespace {
+
+// Larger score = better eviction victim.
+double EvictionScore(Store::EvictionPolicy policy, const RecordView& view, int64_t now_ms,
+                     uint64_t random) {
+  using Policy = Store::EvictionPolicy;
+  switch (policy) {
+    case Policy::kAllKeysLru:
+    case Policy::kVolatileLru:
+      return static_cast<double>(IdleSeconds(view.access, now_ms));
+    case Policy::kAllKeysLfu:
+    case Policy::kVolatileLfu:
+      return 255.0 - LfuCounter(view.access, now_ms);
+    case Policy::kVolatileTtl:
+      return -static_cast<double>(view.expire_ms);  // Sooner expiry first.
+    default:
+      return static_cast<double>(random);
+  }
+}
+
+}  // namespace
+
+size_t Store::EvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
+  if (policy == EvictionPolicy::kNoEviction) return 0;
+  // The chosen victim can vanish between sampling and eviction (another thread deleted or
+  // evicted it): pick again a few times before reporting that nothing can be evicted.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    std::optional<size_t> bytes = TryEvictOne(policy, samples, now_ms);
+    if (!bytes) return 0;  // No candidate at all.
+    if (*bytes > 0) return *bytes;
+  }
+  return 0;
+}
+
+std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
+  const bool volatile_only = policy == EvictionPolicy::kVolatileLru ||
+                             policy == EvictionPolicy::kVolatileLfu ||
+                             policy == EvictionPolicy::kVolatileRandom ||
+                             policy == EvictionPolicy::kVolatileTtl;
+  thread_local uint64_t state = 0x2545F4914F6CDD1DULL;
+  auto next_random = [] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  struct Candidate {
+    double score;
+    uint32_t shard;
+    int db;
+    std::string key;
+  };
+  std::optional<Candidate> best;
+  int found = 0;
+  // Walk the shards from a random one, taking one sample per shard, until enough samples were
+  // seen; so even a few volatile keys among millions are found (at worst after one pass).
+  uint32_t start = static_cast<uint32_t>(next_random() % options_.shard_count);
+  for (uint32_t n = 0; n < options_.shard_count && found < samples; ++n) {
+    uint32_t index = (start + n) % options_.shard_count;
+    Shard& s = shards_[index];
+    std::lock_guard<std::mutex> lock(s.mutex());
+    int first_db = static_cast<int>(next_random() % static_cast<uint64_t>(options_.databases));
+    for (int d = 0; d < options_.databases; ++d) {
+      int db = (first_db + d) % options_.databases;
+      KeyTable* table = s.FindTable(db);
+      if (table == nullptr || (volatile_only && table->expires_count() == 0)) continue;
+      size_t capacity = table->capacity();
+      size_t position = next_random() % capacity;
+      uint32_t slot = table->OccupiedAtOrAfter(position);
+      // Volatile policies: move on to the next record with a TTL (the table has one).
+      for (size_t step = 0; volatile_only && table->View(slot).expire_ms == 0 && step < capacity;
+           ++step) {
+        slot = table->OccupiedAtOrAfter(slot + 1);
+      }
+      RecordView view = table->View(slot);
+      if (volatile_only && view.expire_ms == 0) continue;
+      ++found;
+      double score = EvictionScore(policy, view, now_ms, next_random());
+      if (!best || score > best->score) best = Candidate{score, index, db, std::string(view.key)};
+      break;
+    }
+  }
+  if (!best) return std::nullopt;
+  Shard& s = shards_[best->shard];
+  std::lock_guard<std::mutex> lock(s.mutex());
+  KeyTable* table = s.FindTable(best->db);
+  if (table == nullptr) return 0;
+  uint32_t slot = table->Find(best->key, Hash(best->key));
+  if (slot == KeyTable::kNoSlot) return 0;  // Gone meanwhile.
+  size_t bytes = table->RecordMemory(slot);
+  Remove(s, best->db, slot, best->key, RemovalCause::kEvicted);
+  return bytes;
 }
 
 size_t Store::UsedMemory() {

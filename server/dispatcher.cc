@@ -66,7 +66,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       reject(errors::kNoAuth);
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
-    } else if ((spec->flags & kDenyOom) && OverMaxmemory()) {
+    } else if (OverMaxmemory() && !EvictToLimit() && (spec->flags & kDenyOom)) {
       reject(errors::kOom);
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);

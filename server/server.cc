@@ -74,6 +74,21 @@ void Server::RefreshCachedConfig() {
   password_set_.store(!config_.Get("requirepass").empty());
   maxmemory_.store(config_.GetInt("maxmemory"));
   lfu_.store(config_.Get("maxmemory-policy").find("lfu") != std::string::npos);
+  static const std::pair<std::string_view, Store::EvictionPolicy> kPolicies[] = {
+      {"noeviction", Store::EvictionPolicy::kNoEviction},
+      {"allkeys-lru", Store::EvictionPolicy::kAllKeysLru},
+      {"allkeys-lfu", Store::EvictionPolicy::kAllKeysLfu},
+      {"allkeys-random", Store::EvictionPolicy::kAllKeysRandom},
+      {"volatile-lru", Store::EvictionPolicy::kVolatileLru},
+      {"volatile-lfu", Store::EvictionPolicy::kVolatileLfu},
+      {"volatile-random", Store::EvictionPolicy::kVolatileRandom},
+      {"volatile-ttl", Store::EvictionPolicy::kVolatileTtl},
+  };
+  std::string policy = config_.Get("maxmemory-policy");
+  for (const auto& [name, value] : kPolicies) {
+    if (name == policy) eviction_policy_.store(static_cast<int>(value));
+  }
+  eviction_samples_.store(static_cast<int>(config_.GetInt("maxmemory-samples")));
   proto_max_bulk_len_.store(config_.GetInt("proto-max-bulk-len"));
   query_buffer_limit_.store(config_.GetInt("client-query-buffer-limit"));
   // "normal <hard> <soft> <seconds> slave ... pubsub ...": the normal class comes first.
@@ -92,6 +107,26 @@ int64_t Server::UsedMemory(bool refresh) {
     }
   }
   return used_memory_.load(std::memory_order_relaxed);
+}
+
+bool Server::EvictToLimit() {
+  int64_t limit = maxmemory_.load(std::memory_order_relaxed);
+  int64_t used = used_memory_.load(std::memory_order_relaxed);
+  if (limit <= 0 || used <= limit) return true;
+  auto policy = static_cast<Store::EvictionPolicy>(eviction_policy_.load());
+  if (policy == Store::EvictionPolicy::kNoEviction) return false;
+  // Bounded work per command, as Redis bounds its eviction loop; the rest happens on the next
+  // commands and the cron tick refreshes the real figure.
+  int64_t freed = 0;
+  for (int evicted = 0; freed < used - limit && evicted < 64; ++evicted) {
+    size_t bytes = store_->EvictOne(policy, eviction_samples_.load(), CoarseNowMs());
+    if (bytes == 0) break;
+    freed += static_cast<int64_t>(bytes);
+  }
+  used_memory_.fetch_sub(freed, std::memory_order_relaxed);
+  // Like Redis, a command is refused only when nothing could be evicted; a partial pass (budget
+  // used up) lets it run and later commands continue evicting.
+  return freed > 0;
 }
 
 CommandCounters* Server::LocalCounters() {
@@ -166,7 +201,6 @@ void Server::ResetStats() {
   stats_.total_net_output_bytes = 0;
   stats_.keyspace_hits = 0;
   stats_.keyspace_misses = 0;
-  stats_.evicted_keys = 0;
   stats_.total_error_replies = 0;
   stats_.client_query_buffer_limit_disconnections = 0;
   stats_.client_output_buffer_limit_disconnections = 0;
@@ -214,6 +248,7 @@ void Server::Cron() {
   }
   UsedMemory(/*refresh=*/true);
   RefreshCoarseClock();
+  EvictToLimit();  // Also evict when no command arrives.
 }
 
 }  // namespace gigakv::server

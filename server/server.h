@@ -57,7 +57,6 @@ struct ServerStats {
   std::atomic<uint64_t> total_net_output_bytes{0};
   std::atomic<uint64_t> keyspace_hits{0};
   std::atomic<uint64_t> keyspace_misses{0};
-  std::atomic<uint64_t> evicted_keys{0};
   std::atomic<uint64_t> total_error_replies{0};
   std::atomic<uint64_t> client_query_buffer_limit_disconnections{0};
   std::atomic<uint64_t> client_output_buffer_limit_disconnections{0};
@@ -128,6 +127,10 @@ class Server {
     return normal_output_hard_limit_.load(std::memory_order_relaxed);
   }
   AccessMode access_mode() const { return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru; }
+  // Evicts keys by maxmemory-policy while used_memory is over maxmemory (an estimate between
+  // cron refreshes), at most a bounded batch per call. Returns false when over the limit and
+  // nothing could be evicted (noeviction, or no candidates): write commands then get OOM.
+  bool EvictToLimit();
   bool OverMaxmemory() const {
     int64_t limit = maxmemory_.load(std::memory_order_relaxed);
     return limit > 0 && used_memory_.load(std::memory_order_relaxed) > limit;
@@ -162,6 +165,8 @@ class Server {
   std::atomic<int64_t> coarse_now_ms_{0};
   std::atomic<bool> password_set_{false};
   std::atomic<bool> lfu_{false};
+  std::atomic<int> eviction_policy_{0};  // Store::EvictionPolicy
+  std::atomic<int> eviction_samples_{5};
   std::atomic<int64_t> proto_max_bulk_len_{0};
   std::atomic<int64_t> query_buffer_limit_{0};
   std::atomic<int64_t> normal_output_hard_limit_{0};

@@ -127,7 +127,7 @@ void StatsSection(Server& server, std::string* out) {
   Field(out, "rejected_connections", stats.rejected_connections.load());
   Field(out, "expired_keys", server.store().expired_keys());
   Field(out, "expired_stale_perc", "0.00");
-  Field(out, "evicted_keys", stats.evicted_keys.load());
+  Field(out, "evicted_keys", server.store().evicted_keys());
   Field(out, "keyspace_hits", stats.keyspace_hits.load());
   Field(out, "keyspace_misses", stats.keyspace_misses.load());
   Field(out, "pubsub_channels", 0);

@@ -154,3 +154,46 @@ TEST_F(ServerCommandsTest, OomRejectsDenyOomCommands) {
 
 }  // namespace
 }  // namespace gigakv::testing
+
+namespace gigakv::testing {
+namespace {
+
+class EvictionCommandsTest : public CommandTest {};
+
+TEST_F(EvictionCommandsTest, AllKeysPolicyEvictsAndCounts) {
+  for (int i = 0; i < 200; ++i) Run({"SET", "key" + std::to_string(i), "value"});
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1"}), "+OK");
+  for (int i = 0; i < 10; ++i) server_.Cron();  // Each tick evicts a bounded batch.
+  EXPECT_EQ(Reply({"DBSIZE"}), ":0");
+  EXPECT_THAT(Run({"INFO", "stats"}).str, ::testing::HasSubstr("evicted_keys:200\r\n"));
+  // Nothing is left to evict: writes are refused, reads still work.
+  EXPECT_EQ(Reply({"SET", "k", "v"}), "-OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(Reply({"GET", "k"}), "(nil)");
+}
+
+TEST_F(EvictionCommandsTest, VolatileTtlKeepsPersistentKeys) {
+  for (int i = 0; i < 50; ++i) {
+    Run({"SET", "p" + std::to_string(i), "v"});
+    Run({"SET", "t" + std::to_string(i), "v", "EX", std::to_string(100 + i)});
+  }
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "volatile-ttl", "maxmemory", "1"}),
+            "+OK");
+  for (int i = 0; i < 10; ++i) server_.Cron();
+  EXPECT_EQ(Reply({"DBSIZE"}), ":50");
+  EXPECT_EQ(Reply({"EXISTS", "p0", "p49"}), ":2");
+}
+
+TEST_F(EvictionCommandsTest, ObjectFreqUnderLfu) {
+  Run({"SET", "k", "v"});
+  EXPECT_THAT(Reply({"OBJECT", "FREQ", "k"}), ::testing::HasSubstr("An LFU maxmemory policy is not selected"));
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}), "+OK");
+  Run({"SET", "k", "v"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":5");  // Redis's initial LFU counter.
+  for (int i = 0; i < 200; ++i) Run({"GET", "k"});
+  EXPECT_GT(Run({"OBJECT", "FREQ", "k"}).integer, 5);
+  EXPECT_THAT(Reply({"OBJECT", "IDLETIME", "k"}), ::testing::HasSubstr("An LFU maxmemory policy is selected"));
+}
+
+}  // namespace
+}  // namespace gigakv::testing

@@ -1,5 +1,8 @@
 #include "gigakv/store.h"
 
+#include "gigakv/access_stamp.h"
+
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -131,6 +134,65 @@ TEST(MakeStringSpecTest, ChoosesRedisEncodings) {
   MakeStringSpec(std::string(5000, 'a'), false, &spec);
   EXPECT_EQ(spec.kind, ValueKind::kStringExternal);
   delete spec.external;
+}
+
+}  // namespace
+}  // namespace gigakv
+
+namespace gigakv {
+namespace {
+
+TEST(StoreEvictionTest, LruPicksTheLongestIdleAmongSamples) {
+  ManualClock clock;
+  StoreOptions options;
+  options.shard_count = 16;
+  options.clock = &clock;
+  Store store(options);
+  int64_t now = clock.NowMs();
+  // One key per shard (found by trying names), so a pass over the shards samples every key.
+  std::vector<std::string> keys(options.shard_count);
+  for (int i = 0; std::any_of(keys.begin(), keys.end(), [](auto& k) { return k.empty(); }); ++i) {
+    std::string key = "k" + std::to_string(i);
+    std::string& slot = keys[store.ShardIndex(key)];
+    if (slot.empty()) slot = key;
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint64_t hash = store.Hash(keys[i]);
+    store.WithShardOf(keys[i], [&](Shard& shard) {
+      ValueSpec spec;
+      MakeStringSpec("v", false, &spec);
+      // keys[5] was last used an hour ago; the others just now.
+      int64_t stamp_time = i == 5 ? now - 3'600'000 : now;
+      shard.Table(0).Put(keys[i], hash, spec, 0, NewAccessStamp(AccessMode::kLru, stamp_time));
+    });
+  }
+  std::vector<std::string> evicted;
+  store.set_removal_listener([&](int, std::string_view key, RemovalCause cause) {
+    if (cause == RemovalCause::kEvicted) evicted.emplace_back(key);
+  });
+  EXPECT_GT(store.EvictOne(Store::EvictionPolicy::kAllKeysLru, 16, now), 0u);
+  EXPECT_EQ(evicted, std::vector<std::string>{keys[5]});
+  EXPECT_EQ(store.evicted_keys(), 1u);
+}
+
+TEST(StoreEvictionTest, VolatilePoliciesSpareKeysWithoutTtl) {
+  ManualClock clock;
+  StoreOptions options;
+  options.shard_count = 16;
+  options.clock = &clock;
+  Store store(options);
+  for (int i = 0; i < 50; ++i) {
+    store.Set(0, "persistent" + std::to_string(i), "v");
+    store.Set(0, "volatile" + std::to_string(i), "v", /*ttl_ms=*/1000 + i);
+  }
+  size_t evicted = 0;
+  while (store.EvictOne(Store::EvictionPolicy::kVolatileTtl, 5, clock.NowMs()) > 0) {
+    ASSERT_LT(++evicted, 1000u);
+  }
+  EXPECT_EQ(evicted, 50u);
+  EXPECT_EQ(store.DbSize(0), 50u);
+  EXPECT_EQ(store.ExpiresCount(0), 0u);
+  EXPECT_EQ(store.EvictOne(Store::EvictionPolicy::kNoEviction, 5, clock.NowMs()), 0u);
 }
 
 }  // namespace

@@ -162,6 +162,19 @@ class Store {
   // expired keys. Returns the number deleted. Thread-safe; bounded work per call.
   size_t ActiveExpireCycle(size_t budget);
 
+  // --- Eviction ------------------------------------------------------------------------------
+
+  enum class EvictionPolicy {
+    kNoEviction, kAllKeysLru, kAllKeysLfu, kAllKeysRandom, kVolatileLru, kVolatileLfu,
+    kVolatileRandom, kVolatileTtl,
+  };
+  // Evicts one key chosen by `policy` among about `samples` randomly sampled keys (volatile
+  // policies consider only keys with a TTL), like Redis's approximated LRU/LFU. Returns the bytes
+  // the victim's record held (0 if nothing could be evicted). Reports the removal (kEvicted).
+  // `now_ms` is the coarse clock the access stamps use. Thread-safe; locks one shard at a time.
+  size_t EvictOne(EvictionPolicy policy, int samples, int64_t now_ms);
+  uint64_t evicted_keys() const { return evicted_keys_.load(std::memory_order_relaxed); }
+
   // --- Stats ---------------------------------------------------------------------------------
   // Heap bytes held by all tables (arenas, indexes, external values). O(shards x databases).
   size_t UsedMemory();
@@ -174,10 +187,15 @@ class Store {
   };
   ArenaStats GetArenaStats();
   uint64_t expired_keys() const { return expired_keys_.load(std::memory_order_relaxed); }
-  void ResetStats() { expired_keys_.store(0, std::memory_order_relaxed); }
+  void ResetStats() {
+    expired_keys_.store(0, std::memory_order_relaxed);
+    evicted_keys_.store(0, std::memory_order_relaxed);
+  }
 
  private:
   void Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause);
+  // One sampling round: nullopt if no candidate was found, 0 if the victim vanished.
+  std::optional<size_t> TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms);
 
   StoreOptions options_;
   const Clock* clock_;
@@ -185,6 +203,7 @@ class Store {
   std::unique_ptr<Shard[]> shards_;
   RemovalListener listener_;
   std::atomic<uint64_t> expired_keys_{0};
+  std::atomic<uint64_t> evicted_keys_{0};
   std::atomic<uint32_t> expire_shard_cursor_{0};
 };
 
