@@ -59,6 +59,10 @@ Server::Server(Config& config, ServerOptions options)
   store_options.databases = static_cast<int>(config_.GetInt("databases"));
   store_options.clock = options.clock;
   store_ = std::make_unique<Store>(store_options);
+  // Keys that expire or are evicted leave the log as explicit deletions.
+  store_->set_removal_listener([this](int db, std::string_view key, RemovalCause) {
+    LogEffect(db, {"DEL", std::string(key)});
+  });
   start_time_ms_ = store_->NowMs();
   RefreshCoarseClock();
   startup_used_memory_ = AllocatedBytes();

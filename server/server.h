@@ -20,6 +20,7 @@
 
 #include "gigakv/access_stamp.h"
 #include "gigakv/clock.h"
+#include "gigakv/effects.h"
 #include "gigakv/store.h"
 #include "gigakv/strings.h"
 #include "protocol/reply_builder.h"
@@ -111,6 +112,13 @@ class Server {
   bool shutdown_requested() const { return shutdown_requested_.load(); }
   void set_on_shutdown(std::function<void()> fn) { on_shutdown_ = std::move(fn); }
 
+  // Where writes' deterministic effects go (the log); nullptr = nowhere. Set before serving.
+  void set_effect_sink(EffectSink* sink) { effect_sink_ = sink; }
+  bool logging_effects() const { return effect_sink_ != nullptr; }
+  void LogEffect(int db, std::vector<std::string> args) {
+    if (effect_sink_ != nullptr) effect_sink_->Append(Effect{db, std::move(args)});
+  }
+
   // Periodic work (hz times per second): active expiry.
   void Cron();
   // DEBUG SET-ACTIVE-EXPIRE.
@@ -162,6 +170,7 @@ class Server {
   std::atomic<bool> shutdown_requested_{false};
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};
+  EffectSink* effect_sink_ = nullptr;
   std::atomic<int64_t> coarse_now_ms_{0};
   std::atomic<bool> password_set_{false};
   std::atomic<bool> lfu_{false};

@@ -70,6 +70,36 @@ inline void Touch(CommandContext& ctx, KeyAccess& access) {
                                           ctx.server.CoarseNowMs(), random_state));
 }
 
+// Hands a write's effect to the log. Call it while the key's shard lock is held, so effects on
+// one key reach the log in the order they were applied. Free when no log is attached.
+inline void LogEffect(CommandContext& ctx, int db, std::initializer_list<std::string_view> args) {
+  if (!ctx.server.logging_effects()) return;
+  ctx.server.LogEffect(db, std::vector<std::string>(args.begin(), args.end()));
+}
+
+// Logs the key's current string value with its absolute expiry: SET key value [PXAT ms].
+inline void LogStringSet(CommandContext& ctx, const KeyAccess& access) {
+  if (!ctx.server.logging_effects()) return;
+  RecordView view = access.view();
+  std::vector<std::string> args = {"SET", std::string(access.key), std::string(view.str)};
+  if (view.expire_ms > 0) {
+    args.emplace_back("PXAT");
+    args.push_back(std::to_string(view.expire_ms));
+  }
+  ctx.server.LogEffect(access.db, std::move(args));
+}
+
+// Logs the key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
+inline void LogExpiry(CommandContext& ctx, const KeyAccess& access) {
+  if (!ctx.server.logging_effects()) return;
+  int64_t expire_ms = access.view().expire_ms;
+  if (expire_ms > 0) {
+    ctx.server.LogEffect(access.db, {"PEXPIREAT", std::string(access.key), std::to_string(expire_ms)});
+  } else {
+    ctx.server.LogEffect(access.db, {"PERSIST", std::string(access.key)});
+  }
+}
+
 // Counts one change for rdb_changes_since_last_save.
 inline void CountDirty(CommandContext& ctx, uint64_t changes = 1) {
   ctx.server.stats().dirty.fetch_add(changes, std::memory_order_relaxed);

@@ -30,7 +30,10 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
 }
 
 void CmdDel(CommandContext& ctx) {
-  int64_t removed = ForEachExistingKey(ctx, [](KeyAccess& access) { access.table.Erase(access.slot); });
+  int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
+    access.table.Erase(access.slot);
+    LogEffect(ctx, access.db, {"DEL", access.key});
+  });
   CountDirty(ctx, static_cast<uint64_t>(removed));
   ctx.reply.Integer(removed);
 }
@@ -103,6 +106,7 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   TakeValue(source, &spec, &inline_copy, &expire_ms);
   // Put finds the target again itself: erasing the source may have moved its index slot.
   target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
+  LogEffect(ctx, ctx.db(), {"RENAME", from, to});
   CountDirty(ctx);
   if (only_if_missing) {
     ctx.reply.Integer(1);
@@ -148,6 +152,7 @@ void CmdCopy(CommandContext& ctx) {
   CopyValue(source, &spec, &inline_copy);
   int64_t expire_ms = source.view().expire_ms;
   target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
+  LogEffect(ctx, ctx.db(), {"COPY", from, to, "DB", std::to_string(target_db), "REPLACE"});
   CountDirty(ctx);
   ctx.reply.Integer(1);
 }
@@ -177,6 +182,7 @@ void CmdMove(CommandContext& ctx) {
     int64_t expire_ms;
     TakeValue(source, &spec, &inline_copy, &expire_ms);
     target_table.Put(key, source.hash, spec, expire_ms, NewStamp(ctx));
+    LogEffect(ctx, source.db, {"MOVE", key, std::to_string(target_db)});
     CountDirty(ctx);
     ctx.reply.Integer(1);
   });
@@ -196,7 +202,14 @@ void CmdSwapDb(CommandContext& ctx) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);
     return;
   }
-  ctx.store.SwapDb(static_cast<int>(a), static_cast<int>(b));
+  {
+    // Log under all shard locks so no write of either database falls on the wrong side of it.
+    Store::MultiLock lock = ctx.store.LockAllShards();
+    for (uint32_t i = 0; i < ctx.store.shard_count(); ++i) {
+      ctx.store.shard(i).SwapTables(static_cast<int>(a), static_cast<int>(b));
+    }
+    LogEffect(ctx, ctx.db(), {"SWAPDB", ctx.arg(1), ctx.arg(2)});
+  }
   CountDirty(ctx);
   ctx.reply.Ok();
 }
@@ -461,8 +474,10 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
     }
     if (when <= ctx.store.NowMs()) {
       access.table.Erase(access.slot);  // A deadline already passed deletes the key.
+      LogEffect(ctx, access.db, {"DEL", access.key});
     } else {
       access.table.SetExpire(access.slot, when);
+      LogExpiry(ctx, access);
     }
     CountDirty(ctx);
     ctx.reply.Integer(1);
@@ -505,6 +520,7 @@ void CmdPersist(CommandContext& ctx) {
       return;
     }
     access.table.SetExpire(access.slot, 0);
+    LogExpiry(ctx, access);
     CountDirty(ctx);
     ctx.reply.Integer(1);
   });

@@ -87,6 +87,7 @@ bool ParseFlushModeOrReply(CommandContext& ctx) {
 void CmdFlushDb(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
   ctx.store.FlushDb(ctx.db());
+  ctx.server.LogEffect(ctx.db(), {"FLUSHDB"});
   ctx.server.stats().dirty.fetch_add(1);
   ctx.reply.Ok();
 }
@@ -94,6 +95,7 @@ void CmdFlushDb(CommandContext& ctx) {
 void CmdFlushAll(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
   ctx.store.FlushAll();
+  ctx.server.LogEffect(ctx.db(), {"FLUSHALL"});
   ctx.server.stats().dirty.fetch_add(1);
   ctx.reply.Ok();
 }

@@ -142,6 +142,7 @@ SetOutcome SetGeneric(CommandContext& ctx, std::string_view key, std::string_vie
       return SetOutcome::kNotStored;
     }
     PutString(ctx, access, value, expire_ms);
+    LogStringSet(ctx, access);
     CountDirty(ctx);
     return SetOutcome::kStored;
   });
@@ -189,6 +190,7 @@ void CmdGetDel(CommandContext& ctx) {
     CountLookup(ctx, access.exists());
     if (!ReplyStringOrWrongType(ctx, access) || !access.exists()) return;
     access.table.Erase(access.slot);
+    LogEffect(ctx, access.db, {"DEL", access.key});
     CountDirty(ctx);
   });
 }
@@ -212,12 +214,15 @@ void CmdGetEx(CommandContext& ctx) {
     if (options.unit != ExpireUnit::kNone) {
       if (ctx.store.IsExpired(options.expire_ms)) {
         access.table.Erase(access.slot);  // A time in the past deletes the key.
+        LogEffect(ctx, access.db, {"DEL", access.key});
       } else {
         access.table.SetExpire(access.slot, options.expire_ms);
+        LogExpiry(ctx, access);
       }
       CountDirty(ctx);
     } else if (options.persist && access.view().expire_ms != 0) {
       access.table.SetExpire(access.slot, 0);
+      LogExpiry(ctx, access);
       CountDirty(ctx);
     } else {
       Touch(ctx, access);
@@ -260,6 +265,7 @@ bool MSetGeneric(CommandContext& ctx, bool only_if_none_exist) {
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     KeyAccess access = FindLocked(ctx, ctx.arg(i));
     PutString(ctx, access, ctx.arg(i + 1), 0);
+    LogStringSet(ctx, access);
   }
   CountDirty(ctx, (ctx.argc() - 1) / 2);
   return true;
@@ -307,6 +313,8 @@ void CmdAppend(CommandContext& ctx) {
     value.append(ctx.arg(2));
     // Appended strings are "raw" in Redis, whatever their content.
     PutString(ctx, access, value, expire_ms, /*force_raw=*/access.exists());
+    // APPEND replays as APPEND: logging the whole value would make repeated appends quadratic.
+    LogEffect(ctx, access.db, {"APPEND", access.key, ctx.arg(2)});
     CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
@@ -393,6 +401,7 @@ void CmdSetRange(CommandContext& ctx) {
     if (value.size() < end) value.resize(end, '\0');
     value.replace(static_cast<size_t>(offset), patch.size(), patch);
     PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
+    LogEffect(ctx, access.db, {"SETRANGE", access.key, ctx.arg(2), patch});
     CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
@@ -428,7 +437,8 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
     ValueSpec spec;
     spec.kind = ValueKind::kStringInt;
     spec.bytes = text;
-    access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    LogStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Integer(result);
   });
@@ -485,6 +495,7 @@ void CmdIncrByFloat(CommandContext& ctx) {
     spec.kind = text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
     spec.bytes = text;
     access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    LogStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Bulk(text);
   });

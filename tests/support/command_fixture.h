@@ -2,10 +2,13 @@
 // replies are parsed back into RespValues (RESP2 or RESP3).
 #pragma once
 
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gigakv/clock.h"
+#include "gigakv/effects.h"
 #include "gtest/gtest.h"
 #include "protocol/reply_builder.h"
 #include "protocol/resp_reader.h"
@@ -14,10 +17,31 @@
 
 namespace gigakv::testing {
 
+// Collects effects handed to the log, rendered as "db: ARG ARG ...".
+class RecordingEffectSink : public EffectSink {
+ public:
+  void Append(Effect effect) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string line = std::to_string(effect.db) + ":";
+    for (const std::string& arg : effect.args) line += " " + arg;
+    lines_.push_back(std::move(line));
+  }
+  // Returns and forgets what was logged so far.
+  std::vector<std::string> Take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(lines_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
 class CommandTest : public ::testing::Test {
  protected:
   CommandTest() : server_(Configure(config_), MakeOptions()), client_(server_.NextClientId()) {
     client_.authenticated = true;
+    server_.set_effect_sink(&effects_);
   }
 
   // Runs one command and returns the raw reply bytes.
@@ -58,6 +82,7 @@ class CommandTest : public ::testing::Test {
   }
 
   ManualClock clock_;
+  RecordingEffectSink effects_;
   server::Config config_;
   server::Server server_;
   server::ClientState client_;

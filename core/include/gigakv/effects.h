@@ -1,0 +1,29 @@
+// The deterministic effects of writes, as the append-only log (and later replicas) consume them.
+//
+// An Effect is a command that, replayed in order against the state before it, produces the state
+// after it, whatever the clock or random source says at replay time: expiry times are absolute
+// (SET k v PXAT <ms>, PEXPIREAT), random choices are explicit (the members SPOP removed), and
+// keys removed by expiry or eviction appear as DEL. Effects of one key are handed over in the
+// order they were applied (the producer holds the key's shard lock while appending).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gigakv {
+
+struct Effect {
+  int db = 0;
+  std::vector<std::string> args;  // args[0] is the command name, upper case.
+};
+
+// Receives effects. Append may be called from any thread, concurrently, while the caller holds
+// a shard lock: implementations must be thread-safe and must not block for long (queue and
+// return) or call back into the store.
+class EffectSink {
+ public:
+  virtual ~EffectSink() = default;
+  virtual void Append(Effect effect) = 0;
+};
+
+}  // namespace gigakv
