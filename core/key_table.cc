@@ -1,5 +1,6 @@
 #include "gigakv/key_table.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
@@ -137,6 +138,7 @@ void KeyTable::Clear() {
   index_ = nullptr;
   arena_ = nullptr;
   capacity_ = size_ = expires_ = 0;
+  std::vector<uint64_t>().swap(deadlines_);
   arena_used_ = arena_capacity_ = dead_bytes_ = external_bytes_ = 0;
 }
 
@@ -150,10 +152,102 @@ void KeyTable::Swap(KeyTable& other) noexcept {
   std::swap(arena_capacity_, other.arena_capacity_);
   std::swap(dead_bytes_, other.dead_bytes_);
   std::swap(external_bytes_, other.external_bytes_);
+  deadlines_.swap(other.deadlines_);
+  std::swap(deadline_base_ms_, other.deadline_base_ms_);
 }
 
 size_t KeyTable::MemoryUsage() const {
-  return arena_capacity_ + capacity_ * sizeof(uint64_t) + external_bytes_;
+  return arena_capacity_ + (capacity_ + deadlines_.capacity()) * sizeof(uint64_t) +
+         external_bytes_;
+}
+
+namespace {
+constexpr uint64_t kMaxDeadlineOffset = 0xffffffffULL;
+// std::push_heap/pop_heap build max-heaps; invert the order for a min-heap.
+constexpr auto kLaterFirst = [](uint64_t a, uint64_t b) { return a > b; };
+}  // namespace
+
+void KeyTable::PushDeadline(uint32_t fingerprint, int64_t expire_ms) {
+  if (deadlines_.empty()) deadline_base_ms_ = expire_ms;
+  int64_t offset = expire_ms - deadline_base_ms_;
+  if (offset < 0) {
+    // An earlier deadline than the base: rebase everything so offsets stay unsigned.
+    for (uint64_t& entry : deadlines_) {
+      uint64_t shifted = std::min<uint64_t>((entry >> 32) + static_cast<uint64_t>(-offset),
+                                            kMaxDeadlineOffset);
+      entry = (shifted << 32) | (entry & 0xffffffffULL);
+    }
+    deadline_base_ms_ = expire_ms;
+    offset = 0;
+  }
+  uint64_t clamped = std::min<uint64_t>(static_cast<uint64_t>(offset), kMaxDeadlineOffset);
+  deadlines_.push_back((clamped << 32) | fingerprint);
+  std::push_heap(deadlines_.begin(), deadlines_.end(), kLaterFirst);
+  if (deadlines_.size() > 2 * expires_ + 1024) RebuildDeadlines();
+}
+
+void KeyTable::RebuildDeadlines() {
+  std::vector<uint64_t>().swap(deadlines_);
+  for (size_t i = 0; i < capacity_; ++i) {
+    uint64_t entry = index_[i];
+    if (entry == 0) continue;
+    RecordLayout layout = Decode(arena_ + static_cast<uint32_t>(entry) - 1);
+    if (layout.expire_at == nullptr) continue;
+    int64_t expire_ms = LoadLE<int64_t>(layout.expire_at);
+    if (deadlines_.empty() || expire_ms < deadline_base_ms_) {
+      // Keep offsets non-negative: base on the earliest deadline seen so far.
+      if (!deadlines_.empty()) {
+        int64_t shift = deadline_base_ms_ - expire_ms;
+        for (uint64_t& d : deadlines_) {
+          uint64_t shifted = std::min<uint64_t>((d >> 32) + static_cast<uint64_t>(shift),
+                                                kMaxDeadlineOffset);
+          d = (shifted << 32) | (d & 0xffffffffULL);
+        }
+      }
+      deadline_base_ms_ = expire_ms;
+    }
+    uint64_t offset = std::min<uint64_t>(static_cast<uint64_t>(expire_ms - deadline_base_ms_),
+                                         kMaxDeadlineOffset);
+    deadlines_.push_back((offset << 32) | static_cast<uint32_t>(entry >> 32));
+  }
+  std::make_heap(deadlines_.begin(), deadlines_.end(), kLaterFirst);
+}
+
+bool KeyTable::PopDue(int64_t now_ms, uint32_t* fingerprint) {
+  while (!deadlines_.empty()) {
+    uint64_t top = deadlines_.front();
+    uint64_t offset = top >> 32;
+    int64_t deadline = deadline_base_ms_ + static_cast<int64_t>(offset);
+    if (deadline > now_ms) return false;
+    if (offset == kMaxDeadlineOffset) {
+      // A clamped far deadline (more than ~49 days past the base) came up: rebase on the
+      // earliest real deadline and look again.
+      RebuildDeadlines();
+      if (!deadlines_.empty() && (deadlines_.front() >> 32) == kMaxDeadlineOffset) return false;
+      continue;
+    }
+    std::pop_heap(deadlines_.begin(), deadlines_.end(), kLaterFirst);
+    deadlines_.pop_back();
+    *fingerprint = static_cast<uint32_t>(top);
+    return true;
+  }
+  return false;
+}
+
+KeyTable::Slot KeyTable::FindExpired(uint32_t fingerprint, int64_t now_ms) const {
+  if (size_ == 0) return kNoSlot;
+  size_t pos = Home(fingerprint);
+  while (index_[pos] != 0) {
+    uint64_t entry = index_[pos];
+    if (static_cast<uint32_t>(entry >> 32) == fingerprint) {
+      RecordLayout layout = Decode(arena_ + static_cast<uint32_t>(entry) - 1);
+      if (layout.expire_at != nullptr && LoadLE<int64_t>(layout.expire_at) <= now_ms) {
+        return static_cast<Slot>(pos);
+      }
+    }
+    if (++pos == capacity_) pos = 0;
+  }
+  return kNoSlot;
 }
 
 size_t KeyTable::RecordSize(uint32_t offset) const { return Decode(arena_ + offset).total; }
@@ -310,7 +404,10 @@ KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpe
       index_[slot] = (index_[slot] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(new_offset) + 1);
       dead_bytes_ += old.total;
     }
-    if (expire_ms > 0) ++expires_;
+    if (expire_ms > 0) {
+      ++expires_;
+      PushDeadline(static_cast<uint32_t>(hash >> 32), expire_ms);
+    }
     MaybeCompact();  // Moves records, never index slots.
     return slot;
   }
@@ -324,7 +421,10 @@ KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpe
   }
   index_[pos] = (static_cast<uint64_t>(fingerprint) << 32) | (static_cast<uint64_t>(offset) + 1);
   ++size_;
-  if (expire_ms > 0) ++expires_;
+  if (expire_ms > 0) {
+    ++expires_;
+    PushDeadline(fingerprint, expire_ms);
+  }
   return static_cast<Slot>(pos);
 }
 
@@ -394,6 +494,7 @@ void KeyTable::SetExpire(Slot slot, int64_t expire_ms) {
   RecordLayout layout = Decode(arena_ + offset);
   if (layout.expire_at != nullptr && expire_ms > 0) {
     StoreLE<int64_t>(const_cast<char*>(layout.expire_at), expire_ms);
+    PushDeadline(FingerprintAt(slot), expire_ms);
     return;
   }
   if (layout.expire_at == nullptr && expire_ms <= 0) return;
@@ -424,6 +525,7 @@ void KeyTable::SetExpire(Slot slot, int64_t expire_ms) {
   }
   if (expire_ms > 0) {
     ++expires_;
+    PushDeadline(FingerprintAt(slot), expire_ms);
   } else {
     --expires_;
   }

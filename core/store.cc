@@ -258,54 +258,31 @@ bool Store::SwapDb(int a, int b) {
 }
 
 size_t Store::ActiveExpireCycle(size_t budget) {
+  // Every table keeps a heap of its deadlines, so a tick visits only what is due: checking a
+  // shard with nothing due costs a lock and a heap-top comparison per database in use.
   size_t removed = 0;
   size_t examined = 0;
-  // Visit shards round robin; in each, continue from its cursor through its tables.
-  for (uint32_t visited_shards = 0; visited_shards < options_.shard_count && examined < budget;
-       ++visited_shards) {
+  int64_t now = NowMs();
+  for (uint32_t visited = 0; visited < options_.shard_count && examined < budget; ++visited) {
     uint32_t index = expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) %
                      options_.shard_count;
     Shard& s = shards_[index];
     std::lock_guard<std::mutex> lock(s.mutex());
-    for (int dbs_seen = 0; dbs_seen < options_.databases && examined < budget; ++dbs_seen) {
-      int db = s.expire_db_;
+    for (int db = 0; db < options_.databases && examined < budget; ++db) {
       KeyTable* table = s.FindTable(db);
-      if (table == nullptr || table->expires_count() == 0) {
-        s.expire_db_ = (db + 1) % options_.databases;
-        s.expire_cursor_ = 0;
-        continue;
-      }
-      int64_t now = NowMs();
-      // Walk the index from the cursor; erasing shifts later entries back, so re-check the
-      // same position after an erase.
-      size_t pos = s.expire_cursor_;
-      size_t steps = 0;
-      size_t capacity = table->capacity();
-      while (steps < capacity && examined < budget && table->size() > 0) {
-        if (pos >= table->capacity()) break;
-        uint32_t slot = table->OccupiedAtOrAfter(pos);
-        if (slot == KeyTable::kNoSlot || slot < pos) {
-          pos = table->capacity();
-          break;
-        }
-        steps += slot - pos + 1;
+      if (table == nullptr || table->expires_count() == 0) continue;
+      uint32_t fingerprint;
+      while (examined < budget && table->PopDue(now, &fingerprint)) {
         ++examined;
-        RecordView view = table->View(slot);
-        if (view.expire_ms > 0 && view.expire_ms <= now) {
+        // Several keys may share the fingerprint; remove each that is due.
+        for (uint32_t slot = table->FindExpired(fingerprint, now); slot != KeyTable::kNoSlot;
+             slot = table->FindExpired(fingerprint, now)) {
+          RecordView view = table->View(slot);
           Remove(s, db, slot, view.key, RemovalCause::kExpired);
           ++removed;
-          pos = slot;  // Backward shift may have moved a later entry here.
-          if (s.FindTable(db) == nullptr || table->size() == 0) break;
-        } else {
-          pos = slot + 1;
+          if (table->size() == 0) break;
         }
-      }
-      if (pos >= table->capacity() || table->size() == 0) {
-        s.expire_db_ = (db + 1) % options_.databases;
-        s.expire_cursor_ = 0;
-      } else {
-        s.expire_cursor_ = pos;
-        break;  // Budget ran out inside this table.
+        if (table->size() == 0) break;
       }
     }
   }

@@ -217,3 +217,64 @@ TEST(KeyTableTest, ScanHandlesWrappedClusters) {
 
 }  // namespace
 }  // namespace gigakv
+
+namespace gigakv {
+namespace {
+
+TEST(KeyTableDeadlinesTest, PopsDueDeadlinesInOrderAndSkipsStaleOnes) {
+  KeyTable table;
+  auto put = [&](const std::string& key, int64_t expire_ms) {
+    table.Put(key, absl::HashOf(key), ValueSpec{ValueKind::kStringRaw, "v"}, expire_ms, 0);
+  };
+  put("a", 3000);
+  put("b", 1000);
+  put("c", 2000);
+  put("forever", 0);
+  // Extending "b" leaves its old entry stale.
+  table.SetExpire(table.Find("b", absl::HashOf(std::string("b"))), 5000);
+  std::vector<std::string> expired;
+  auto drain = [&](int64_t now) {
+    uint32_t fingerprint;
+    while (table.PopDue(now, &fingerprint)) {
+      for (auto slot = table.FindExpired(fingerprint, now); slot != KeyTable::kNoSlot;
+           slot = table.FindExpired(fingerprint, now)) {
+        expired.emplace_back(table.View(slot).key);
+        table.Erase(slot);
+      }
+    }
+  };
+  drain(999);
+  EXPECT_TRUE(expired.empty());
+  drain(2500);  // b's stale 1000 entry is skipped; c is due.
+  EXPECT_EQ(expired, std::vector<std::string>{"c"});
+  drain(10000);
+  EXPECT_EQ(expired, (std::vector<std::string>{"c", "a", "b"}));
+  EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(table.deadline_entries(), 0u);
+}
+
+TEST(KeyTableDeadlinesTest, StaleEntriesStayBounded) {
+  KeyTable table;
+  std::string key = "k";
+  uint64_t hash = absl::HashOf(key);
+  table.Put(key, hash, ValueSpec{ValueKind::kStringRaw, "v"}, 1'000'000, 0);
+  // Rewriting the TTL a million times must not keep a million heap entries.
+  for (int i = 0; i < 100'000; ++i) table.SetExpire(table.Find(key, hash), 2'000'000 + i);
+  EXPECT_LE(table.deadline_entries(), 2u * table.expires_count() + 1025);
+}
+
+TEST(KeyTableDeadlinesTest, FarDeadlinesBeyondTheOffsetRange) {
+  KeyTable table;
+  const int64_t day = 86'400'000;
+  table.Put("near", absl::HashOf(std::string("near")), ValueSpec{ValueKind::kStringRaw, "v"}, day, 0);
+  table.Put("far", absl::HashOf(std::string("far")), ValueSpec{ValueKind::kStringRaw, "v"}, 400 * day, 0);
+  uint32_t fingerprint;
+  ASSERT_TRUE(table.PopDue(day, &fingerprint));  // "near".
+  table.Erase(table.FindExpired(fingerprint, day));
+  EXPECT_FALSE(table.PopDue(100 * day, &fingerprint));  // "far" came up clamped: not due.
+  ASSERT_TRUE(table.PopDue(400 * day, &fingerprint));
+  EXPECT_NE(table.FindExpired(fingerprint, 400 * day), KeyTable::kNoSlot);
+}
+
+}  // namespace
+}  // namespace gigakv

@@ -197,3 +197,25 @@ TEST(StoreEvictionTest, VolatilePoliciesSpareKeysWithoutTtl) {
 
 }  // namespace
 }  // namespace gigakv
+
+namespace gigakv {
+namespace {
+
+// A key past its deadline leaves within one active-expiry pass, however many other keys have
+// TTLs: the pass only looks at deadlines that are due.
+TEST(StoreActiveExpiryTest, DueKeyGoesInOnePassAmongManyVolatileKeys) {
+  ManualClock clock;
+  StoreOptions options;
+  options.shard_count = 64;
+  options.clock = &clock;
+  Store store(options);
+  for (int i = 0; i < 100'000; ++i) store.Set(0, "k" + std::to_string(i), "v", 1'000'000 + i);
+  store.Set(0, "soon", "v", 100);
+  clock.AdvanceMs(100);
+  EXPECT_EQ(store.ActiveExpireCycle(/*budget=*/1000), 1u);
+  EXPECT_EQ(store.DbSize(0), 100'000u);
+  EXPECT_FALSE(store.Exists(0, "soon"));
+}
+
+}  // namespace
+}  // namespace gigakv

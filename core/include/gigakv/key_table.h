@@ -106,6 +106,20 @@ class KeyTable {
   // The occupied slot at or after `start` (wrapping), or kNoSlot if empty. For sampling.
   Slot OccupiedAtOrAfter(size_t start) const;
 
+  // --- Deadlines (active expiry) --------------------------------------------------------------
+  // Every record given an expiry also gets an entry in a min-heap of (deadline, fingerprint),
+  // 8 bytes each: deadline as ms since a per-table base (clamped to 32 bits, ~49 days; a clamped
+  // entry is pushed again when it comes up early), fingerprint to find the record. Entries go
+  // stale when a key is deleted or its expiry changes; they are skipped when popped, and the heap
+  // is rebuilt from the index when stale entries outnumber live ones.
+
+  // Pops the next entry whose deadline is <= now_ms; false if none is due.
+  bool PopDue(int64_t now_ms, uint32_t* fingerprint);
+  // A record with this fingerprint whose expiry is set and <= now_ms, or kNoSlot.
+  Slot FindExpired(uint32_t fingerprint, int64_t now_ms) const;
+  // Records pending in the heap (live and stale).
+  size_t deadline_entries() const { return deadlines_.size(); }
+
   // Test hook: the fingerprint of a slot.
   uint32_t FingerprintAt(Slot slot) const { return static_cast<uint32_t>(index_[slot] >> 32); }
 
@@ -124,6 +138,8 @@ class KeyTable {
   void GrowIndex();
   void MaybeCompact();
   void Compact();
+  void PushDeadline(uint32_t fingerprint, int64_t expire_ms);
+  void RebuildDeadlines();
 
   uint64_t* index_ = nullptr;
   size_t capacity_ = 0;
@@ -134,6 +150,8 @@ class KeyTable {
   size_t arena_capacity_ = 0;
   size_t dead_bytes_ = 0;
   size_t external_bytes_ = 0;
+  std::vector<uint64_t> deadlines_;  // Min-heap of (deadline offset << 32 | fingerprint).
+  int64_t deadline_base_ms_ = 0;
 };
 
 // Encoded size of a record (exposed for tests and memory estimates).

@@ -76,8 +76,6 @@ class alignas(64) Shard {
   std::mutex mutex_;
   int databases_ = 0;
   std::unique_ptr<KeyTable[]> tables_;
-  size_t expire_cursor_ = 0;  // Active expiry position (slot index) in the current db.
-  int expire_db_ = 0;
 };
 
 class Store {
@@ -158,8 +156,9 @@ class Store {
   void FlushAll();
   bool SwapDb(int a, int b);
 
-  // Active expiry: examines up to `budget` index slots across shards (round robin) and deletes
-  // expired keys. Returns the number deleted. Thread-safe; bounded work per call.
+  // Active expiry: pops up to `budget` due deadlines across shards (round robin, each table's
+  // deadline heap) and deletes the keys that are expired. Returns the number deleted.
+  // Thread-safe; bounded work per call.
   size_t ActiveExpireCycle(size_t budget);
 
   // --- Eviction ------------------------------------------------------------------------------
