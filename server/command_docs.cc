@@ -288,6 +288,17 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"incrbyfloat", "key float-increment", "O(1)"},
       {"lcs", "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]",
        "O(N*M) where N and M are the lengths of s1 and s2, respectively"},
+      // bitmap
+      {"setbit", "key offset value", "O(1)"},
+      {"getbit", "key offset", "O(1)"},
+      {"bitcount", "key [start end [BYTE|BIT]]", "O(N)"},
+      {"bitpos", "key bit [start [end [BYTE|BIT]]]", "O(N)"},
+      {"bitop", "{AND|OR|XOR|NOT} destkey key...", "O(N)"},
+      {"bitfield",
+       "key [GET encoding offset|SET encoding offset value|INCRBY encoding offset increment|"
+       "OVERFLOW {WRAP|SAT|FAIL}]...",
+       "O(1) for each subcommand specified"},
+      {"bitfield_ro", "key [GET encoding offset]...", "O(1) for each subcommand specified"},
   };
   return kDocs;
 }

@@ -58,4 +58,15 @@ inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kUnknownType = "ERR unknown type name '%s'";
 inline constexpr std::string_view kResetInMulti = "ERR RESET inside MULTI is not allowed";
 
+// Bitmaps (bitops.c).
+inline constexpr std::string_view kBitOffset = "ERR bit offset is not an integer or out of range";
+inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out of range";
+inline constexpr std::string_view kBitArgument = "ERR The bit argument must be 1 or 0.";
+inline constexpr std::string_view kBitopNot = "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+    "i64 is.";
+inline constexpr std::string_view kOverflowType = "ERR Invalid OVERFLOW type specified";
+inline constexpr std::string_view kBitfieldRo = "ERR BITFIELD_RO only supports the GET subcommand";
+
 }  // namespace gigakv::errors
