@@ -1,6 +1,6 @@
-#include <chrono>
-
 #include "gigakv/clock.h"
+
+#include <chrono>
 
 namespace gigakv {
 

@@ -106,8 +106,8 @@ int Match(const char* p, size_t plen, const char* s, size_t slen, bool nocase, b
 
 bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase) {
   bool skip_longer = false;
-  return Match(pattern.data(), pattern.size(), text.data(), text.size(), nocase, &skip_longer,
-               0) == 1;
+  return Match(pattern.data(), pattern.size(), text.data(), text.size(), nocase, &skip_longer, 0) ==
+         1;
 }
 
 }  // namespace gigakv

@@ -104,11 +104,16 @@ size_t ExternalSize(const std::string* s) { return sizeof(std::string) + s->capa
 
 std::string_view KeyTypeName(KeyType type) {
   switch (type) {
-    case KeyType::kString: return "string";
-    case KeyType::kList: return "list";
-    case KeyType::kSet: return "set";
-    case KeyType::kZSet: return "zset";
-    case KeyType::kHash: return "hash";
+    case KeyType::kString:
+      return "string";
+    case KeyType::kList:
+      return "list";
+    case KeyType::kSet:
+      return "set";
+    case KeyType::kZSet:
+      return "zset";
+    case KeyType::kHash:
+      return "hash";
   }
   return "none";
 }
@@ -157,8 +162,7 @@ void KeyTable::Swap(KeyTable& other) noexcept {
 }
 
 size_t KeyTable::MemoryUsage() const {
-  return arena_capacity_ + (capacity_ + deadlines_.capacity()) * sizeof(uint64_t) +
-         external_bytes_;
+  return arena_capacity_ + (capacity_ + deadlines_.capacity()) * sizeof(uint64_t) + external_bytes_;
 }
 
 namespace {
@@ -173,8 +177,8 @@ void KeyTable::PushDeadline(uint32_t fingerprint, int64_t expire_ms) {
   if (offset < 0) {
     // An earlier deadline than the base: rebase everything so offsets stay unsigned.
     for (uint64_t& entry : deadlines_) {
-      uint64_t shifted = std::min<uint64_t>((entry >> 32) + static_cast<uint64_t>(-offset),
-                                            kMaxDeadlineOffset);
+      uint64_t shifted =
+          std::min<uint64_t>((entry >> 32) + static_cast<uint64_t>(-offset), kMaxDeadlineOffset);
       entry = (shifted << 32) | (entry & 0xffffffffULL);
     }
     deadline_base_ms_ = expire_ms;
@@ -199,8 +203,8 @@ void KeyTable::RebuildDeadlines() {
       if (!deadlines_.empty()) {
         int64_t shift = deadline_base_ms_ - expire_ms;
         for (uint64_t& d : deadlines_) {
-          uint64_t shifted = std::min<uint64_t>((d >> 32) + static_cast<uint64_t>(shift),
-                                                kMaxDeadlineOffset);
+          uint64_t shifted =
+              std::min<uint64_t>((d >> 32) + static_cast<uint64_t>(shift), kMaxDeadlineOffset);
           d = (shifted << 32) | (d & 0xffffffffULL);
         }
       }
@@ -401,7 +405,8 @@ KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpe
     } else {
       uint32_t new_offset = AppendRecord(size);
       WriteRecord(new_offset, key, spec, expire_ms, access);
-      index_[slot] = (index_[slot] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(new_offset) + 1);
+      index_[slot] =
+          (index_[slot] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(new_offset) + 1);
       dead_bytes_ += old.total;
     }
     if (expire_ms > 0) {

@@ -1,14 +1,14 @@
 #include "gigakv/numbers.h"
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
-
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 
 namespace gigakv {
 

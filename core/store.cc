@@ -143,7 +143,8 @@ bool Store::Del(int db, std::string_view key) {
 
 bool Store::Exists(int db, std::string_view key) {
   uint64_t hash = Hash(key);
-  return WithShardOf(key, [&](Shard& s) { return FindLive(s, db, key, hash) != KeyTable::kNoSlot; });
+  return WithShardOf(key,
+                     [&](Shard& s) { return FindLive(s, db, key, hash) != KeyTable::kNoSlot; });
 }
 
 bool Store::Expire(int db, std::string_view key, int64_t ttl_ms) {
@@ -264,8 +265,8 @@ size_t Store::ActiveExpireCycle(size_t budget) {
   size_t examined = 0;
   int64_t now = NowMs();
   for (uint32_t visited = 0; visited < options_.shard_count && examined < budget; ++visited) {
-    uint32_t index = expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) %
-                     options_.shard_count;
+    uint32_t index =
+        expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) % options_.shard_count;
     Shard& s = shards_[index];
     std::lock_guard<std::mutex> lock(s.mutex());
     for (int db = 0; db < options_.databases && examined < budget; ++db) {
@@ -324,10 +325,9 @@ size_t Store::EvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
 }
 
 std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
-  const bool volatile_only = policy == EvictionPolicy::kVolatileLru ||
-                             policy == EvictionPolicy::kVolatileLfu ||
-                             policy == EvictionPolicy::kVolatileRandom ||
-                             policy == EvictionPolicy::kVolatileTtl;
+  const bool volatile_only =
+      policy == EvictionPolicy::kVolatileLru || policy == EvictionPolicy::kVolatileLfu ||
+      policy == EvictionPolicy::kVolatileRandom || policy == EvictionPolicy::kVolatileTtl;
   thread_local uint64_t state = 0x2545F4914F6CDD1DULL;
   auto next_random = [] {
     state ^= state << 13;

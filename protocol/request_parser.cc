@@ -41,12 +41,24 @@ bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
         } else if (line[i] == '\\' && i + 1 < n) {
           ++i;
           switch (line[i]) {
-            case 'n': word.push_back('\n'); break;
-            case 'r': word.push_back('\r'); break;
-            case 't': word.push_back('\t'); break;
-            case 'b': word.push_back('\b'); break;
-            case 'a': word.push_back('\a'); break;
-            default: word.push_back(line[i]); break;
+            case 'n':
+              word.push_back('\n');
+              break;
+            case 'r':
+              word.push_back('\r');
+              break;
+            case 't':
+              word.push_back('\t');
+              break;
+            case 'b':
+              word.push_back('\b');
+              break;
+            case 'a':
+              word.push_back('\a');
+              break;
+            default:
+              word.push_back(line[i]);
+              break;
           }
         } else if (line[i] == '"') {
           // A closing quote must be followed by a space or the end of the line.
@@ -72,12 +84,22 @@ bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
           break;
         }
         switch (line[i]) {
-          case ' ': case '\n': case '\r': case '\t': case '\0':
+          case ' ':
+          case '\n':
+          case '\r':
+          case '\t':
+          case '\0':
             done = true;
             break;
-          case '"': in_double = true; break;
-          case '\'': in_single = true; break;
-          default: word.push_back(line[i]); break;
+          case '"':
+            in_double = true;
+            break;
+          case '\'':
+            in_single = true;
+            break;
+          default:
+            word.push_back(line[i]);
+            break;
         }
       }
       if (i < n) ++i;
@@ -137,7 +159,8 @@ RequestParser::Result RequestParser::Feed(std::string_view input) {
     }
     size_t cr_pos = static_cast<const char*>(cr) - input.data();
     int64_t count;
-    if (!ParseRespInteger(input.substr(1, cr_pos - 1), &count) || count > limits_.max_multibulk_len) {
+    if (!ParseRespInteger(input.substr(1, cr_pos - 1), &count) ||
+        count > limits_.max_multibulk_len) {
       return Fail("Protocol error: invalid multibulk length");
     }
     if (count > 10 && limits_.unauthenticated) {

@@ -73,9 +73,9 @@ class RequestParser {
 
   ParserLimits limits_;
   State state_ = State::kStart;
-  size_t pos_ = 0;                  // Bytes of the current request already parsed.
-  int64_t remaining_bulks_ = 0;     // Bulks still expected in the current multibulk.
-  int64_t bulk_len_ = 0;            // Length of the bulk being read.
+  size_t pos_ = 0;                                // Bytes of the current request already parsed.
+  int64_t remaining_bulks_ = 0;                   // Bulks still expected in the current multibulk.
+  int64_t bulk_len_ = 0;                          // Length of the bulk being read.
   std::vector<std::pair<size_t, size_t>> spans_;  // (offset, length) of finished args.
   std::vector<std::string_view> args_;
   std::vector<std::string> inline_storage_;  // Inline words that needed unescaping.

@@ -116,18 +116,31 @@ int64_t ParseReply(std::string_view input, RespValue* out) { return ParseAt(inpu
 
 std::string RespValue::DebugString() const {
   switch (type) {
-    case Type::kSimpleString: return absl::StrCat("+", str);
-    case Type::kError: return absl::StrCat("-", str);
-    case Type::kInteger: return absl::StrCat(":", integer);
-    case Type::kBulk: return absl::StrCat("\"", str, "\"");
-    case Type::kNull: return "(nil)";
-    case Type::kDouble: return absl::StrCat(",", str);
-    case Type::kBool: return integer ? "#t" : "#f";
-    case Type::kVerbatim: return absl::StrCat("=", str);
-    case Type::kBigNumber: return absl::StrCat("(", str);
-    default: break;
+    case Type::kSimpleString:
+      return absl::StrCat("+", str);
+    case Type::kError:
+      return absl::StrCat("-", str);
+    case Type::kInteger:
+      return absl::StrCat(":", integer);
+    case Type::kBulk:
+      return absl::StrCat("\"", str, "\"");
+    case Type::kNull:
+      return "(nil)";
+    case Type::kDouble:
+      return absl::StrCat(",", str);
+    case Type::kBool:
+      return integer ? "#t" : "#f";
+    case Type::kVerbatim:
+      return absl::StrCat("=", str);
+    case Type::kBigNumber:
+      return absl::StrCat("(", str);
+    default:
+      break;
   }
-  const char* open = type == Type::kMap ? "%{" : type == Type::kSet ? "~{" : type == Type::kPush ? ">[" : "[";
+  const char* open = type == Type::kMap    ? "%{"
+                     : type == Type::kSet  ? "~{"
+                     : type == Type::kPush ? ">["
+                                           : "[";
   std::string text = open;
   for (size_t i = 0; i < elements.size(); ++i) {
     if (i > 0) absl::StrAppend(&text, ", ");

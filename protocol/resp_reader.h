@@ -18,12 +18,24 @@ namespace gigakv::protocol {
 
 struct RespValue {
   enum class Type {
-    kSimpleString, kError, kInteger, kBulk, kNull, kArray, kMap, kSet, kPush, kDouble, kBool,
-    kVerbatim, kBigNumber, kAttribute,
+    kSimpleString,
+    kError,
+    kInteger,
+    kBulk,
+    kNull,
+    kArray,
+    kMap,
+    kSet,
+    kPush,
+    kDouble,
+    kBool,
+    kVerbatim,
+    kBigNumber,
+    kAttribute,
   };
   Type type = Type::kNull;
-  std::string str;       // simple, error, bulk, verbatim (with "fmt:" prefix), bignum, double text
-  int64_t integer = 0;   // integer, bool (0/1)
+  std::string str;      // simple, error, bulk, verbatim (with "fmt:" prefix), bignum, double text
+  int64_t integer = 0;  // integer, bool (0/1)
   std::vector<RespValue> elements;  // array/set/push; map: key, value, key, value...
 
   bool is_error() const { return type == Type::kError; }

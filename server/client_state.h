@@ -30,7 +30,7 @@ class ClientState {
   std::atomic<uint64_t> commands_processed{0};
   std::atomic<size_t> query_buffer_bytes{0};
   std::atomic<size_t> output_buffer_bytes{0};
-  std::string addr = "127.0.0.1:0";   // Set once at accept.
+  std::string addr = "127.0.0.1:0";  // Set once at accept.
   std::string laddr = "127.0.0.1:0";
   int fd = -1;
 

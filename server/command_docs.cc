@@ -47,7 +47,8 @@ class SyntaxParser {
         i += 3;
       } else {
         size_t end = i;
-        while (end < text.size() && std::string_view(" []{}|").find(text[end]) == std::string_view::npos &&
+        while (end < text.size() &&
+               std::string_view(" []{}|").find(text[end]) == std::string_view::npos &&
                text.substr(end, 3) != "...") {
           ++end;
         }
@@ -75,7 +76,8 @@ class SyntaxParser {
     if (alternatives.size() == 1) return std::move(alternatives[0]);
     ArgumentDoc oneof;
     oneof.type = "oneof";
-    for (auto& alternative : alternatives) oneof.arguments.push_back(Collapse(std::move(alternative)));
+    for (auto& alternative : alternatives)
+      oneof.arguments.push_back(Collapse(std::move(alternative)));
     oneof.name = Join(oneof.arguments);
     return {std::move(oneof)};
   }
@@ -175,7 +177,8 @@ void ReplyArguments(protocol::ReplyBuilder& reply, const std::vector<ArgumentDoc
 const std::vector<CommandDoc>& AllCommandDocs() {
   static const std::vector<CommandDoc> kDocs = {
       // connection
-      {"auth", "[username] password", "O(N) where N is the number of passwords defined for the user"},
+      {"auth", "[username] password",
+       "O(N) where N is the number of passwords defined for the user"},
       {"hello", "[{protover [AUTH username password] [SETNAME clientname]}]", "O(1)"},
       {"select", "index", "O(1)"},
       {"quit", "", "O(1)"},
@@ -209,16 +212,20 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"command|docs", "[command-name...]", "O(N) where N is the number of commands to look up"},
       {"command|list", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]",
        "O(N) where N is the total number of Redis commands"},
-      {"command|getkeys", "command [arg...]", "O(N) where N is the number of arguments to the command"},
+      {"command|getkeys", "command [arg...]",
+       "O(N) where N is the number of arguments to the command"},
       {"command|help", "", "O(1)"},
       {"config", "", "Depends on subcommand."},
-      {"config|get", "parameter...", "O(N) when N is the number of configuration parameters provided"},
-      {"config|set", "{parameter value}...", "O(N) when N is the number of configuration parameters provided"},
+      {"config|get", "parameter...",
+       "O(N) when N is the number of configuration parameters provided"},
+      {"config|set", "{parameter value}...",
+       "O(N) when N is the number of configuration parameters provided"},
       {"config|resetstat", "", "O(1)"},
       {"config|rewrite", "", "O(1)"},
       {"config|help", "", "O(1)"},
       {"shutdown", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]",
-       "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)"},
+       "O(N) when saving, where N is the total number of keys in all databases when saving data, "
+       "otherwise O(1)"},
       {"lastsave", "", "O(1)"},
       {"debug", "subcommand [arg...]", "Depends on subcommand."},
       {"memory", "", "Depends on subcommand."},
@@ -231,7 +238,8 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"script", "", "Depends on subcommand."},
       {"script|flush", "[ASYNC|SYNC]", "O(N) with N being the number of scripts in cache"},
       {"info", "[section...]", "O(1)"},
-      {"swapdb", "index1 index2", "O(N) where N is the count of clients watching or blocking on keys from both databases."},
+      {"swapdb", "index1 index2",
+       "O(N) where N is the count of clients watching or blocking on keys from both databases."},
       // generic
       {"del", "key...", "O(N) where N is the number of keys that will be removed."},
       {"unlink", "key...", "O(1) for each key removed regardless of its size."},
@@ -240,7 +248,8 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"type", "key", "O(1)"},
       {"rename", "key newkey", "O(1)"},
       {"renamenx", "key newkey", "O(1)"},
-      {"copy", "source destination [DB destination-db] [REPLACE]", "O(N) worst case for collections"},
+      {"copy", "source destination [DB destination-db] [REPLACE]",
+       "O(N) worst case for collections"},
       {"move", "key db", "O(1)"},
       {"keys", "pattern", "O(N) with N being the number of keys in the database"},
       {"scan", "cursor [MATCH pattern] [COUNT count] [TYPE type]",
@@ -272,7 +281,10 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"psetex", "key milliseconds value", "O(1)"},
       {"getset", "key value", "O(1)"},
       {"getdel", "key", "O(1)"},
-      {"getex", "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|PERSIST]", "O(1)"},
+      {"getex",
+       "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT "
+       "unix-time-milliseconds|PERSIST]",
+       "O(1)"},
       {"mget", "key...", "O(N) where N is the number of keys to retrieve."},
       {"mset", "{key value}...", "O(N) where N is the number of keys to set."},
       {"msetnx", "{key value}...", "O(N) where N is the number of keys to set."},

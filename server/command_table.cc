@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
-#include "gigakv/strings.h"
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/server.h"
@@ -81,8 +80,8 @@ std::vector<const CommandSpec*> CommandTable::Subcommands(std::string_view conta
 }
 
 void ReplyUnknownSubcommand(CommandContext& ctx) {
-  ctx.reply.Error(FormatText(errors::kUnknownSubcommand, {ctx.arg(1).substr(0, 128),
-                                  AsciiUpper(ctx.arg(0))}));
+  ctx.reply.Error(
+      FormatText(errors::kUnknownSubcommand, {ctx.arg(1).substr(0, 128), AsciiUpper(ctx.arg(0))}));
 }
 
 void ReplyWrongArity(protocol::ReplyBuilder& reply, std::string_view name) {

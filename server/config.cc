@@ -1,4 +1,3 @@
-#include "gigakv/strings.h"
 #include "server/config.h"
 
 #include <unistd.h>
@@ -8,12 +7,13 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/escaping.h"
 #include "gigakv/glob.h"
 #include "gigakv/numbers.h"
+#include "gigakv/strings.h"
 #include "protocol/request_parser.h"
 
 namespace gigakv::server {
@@ -28,8 +28,8 @@ std::string DefaultIoThreads() {
 
 // Client-output-buffer-limit: "<class> <hard> <soft> <seconds>" repeated; classes normal,
 // replica (alias slave), pubsub.
-bool ParseOutputBufferLimits(const std::vector<std::string>& args, std::map<std::string, std::string>* out,
-                             std::string* error) {
+bool ParseOutputBufferLimits(const std::vector<std::string>& args,
+                             std::map<std::string, std::string>* out, std::string* error) {
   if (args.size() % 4 != 0 || args.empty()) {
     *error = "Wrong number of arguments in buffer limit configuration.";
     return false;
@@ -55,7 +55,7 @@ bool ParseOutputBufferLimits(const std::vector<std::string>& args, std::map<std:
 std::string FormatOutputBufferLimits(const std::map<std::string, std::string>& limits) {
   // Redis prints "slave" for the replica class in CONFIG GET.
   return StrCat("normal ", limits.at("normal"), " slave ", limits.at("replica"), " pubsub ",
-                      limits.at("pubsub"));
+                limits.at("pubsub"));
 }
 
 }  // namespace
@@ -68,9 +68,8 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
     std::string_view suffix;
     int64_t multiplier;
   };
-  static constexpr Unit kUnits[] = {{"kb", 1024},           {"mb", 1024 * 1024},
-                                    {"gb", 1024LL * 1024 * 1024}, {"k", 1000},
-                                    {"m", 1000 * 1000},     {"g", 1000LL * 1000 * 1000},
+  static constexpr Unit kUnits[] = {{"kb", 1024}, {"mb", 1024 * 1024}, {"gb", 1024LL * 1024 * 1024},
+                                    {"k", 1000},  {"m", 1000 * 1000},  {"g", 1000LL * 1000 * 1000},
                                     {"b", 1}};
   for (const Unit& unit : kUnits) {
     if (digits.ends_with(unit.suffix)) {
@@ -96,60 +95,189 @@ const DirectiveSpec* FindDirective(std::string_view name) {
 
 const std::vector<DirectiveSpec>& AllDirectives() {
   static const std::vector<DirectiveSpec> kDirectives = {
-      {"bind", DirectiveType::kSpecial, "* -::*", 0, 0, {}, true,
+      {"bind",
+       DirectiveType::kSpecial,
+       "* -::*",
+       0,
+       0,
+       {},
+       true,
        "Addresses to listen on; '-' marks an optional one. '*' = all IPv4 interfaces."},
       {"port", DirectiveType::kInt, "6379", 0, 65535, {}, true, "TCP port (0 = do not listen)."},
-      {"protected-mode", DirectiveType::kBool, "yes", 0, 1, {}, true,
+      {"protected-mode",
+       DirectiveType::kBool,
+       "yes",
+       0,
+       1,
+       {},
+       true,
        "With the default bind and no password, accept only loopback clients."},
-      {"requirepass", DirectiveType::kString, "", 0, 0, {}, true,
+      {"requirepass",
+       DirectiveType::kString,
+       "",
+       0,
+       0,
+       {},
+       true,
        "Password of the default user (AUTH / HELLO AUTH); empty = none."},
       {"databases", DirectiveType::kInt, "16", 1, 1 << 20, {}, false, "Number of databases."},
-      {"maxclients", DirectiveType::kInt, "10000", 1, 1 << 30, {}, true,
+      {"maxclients",
+       DirectiveType::kInt,
+       "10000",
+       1,
+       1 << 30,
+       {},
+       true,
        "Maximum simultaneous clients."},
-      {"timeout", DirectiveType::kInt, "0", 0, INT32_MAX, {}, true,
+      {"timeout",
+       DirectiveType::kInt,
+       "0",
+       0,
+       INT32_MAX,
+       {},
+       true,
        "Close a client idle for this many seconds (0 = never)."},
-      {"tcp-keepalive", DirectiveType::kInt, "300", 0, INT32_MAX, {}, true,
+      {"tcp-keepalive",
+       DirectiveType::kInt,
+       "300",
+       0,
+       INT32_MAX,
+       {},
+       true,
        "SO_KEEPALIVE interval in seconds (0 = off)."},
       {"tcp-backlog", DirectiveType::kInt, "511", 0, INT32_MAX, {}, false, "listen() backlog."},
-      {"io-threads", DirectiveType::kInt, "0", 1, 128, {}, false,
+      {"io-threads",
+       DirectiveType::kInt,
+       "0",
+       1,
+       128,
+       {},
+       false,
        "I/O threads, each running its own event loop and executing commands (default: cores)."},
-      {"dir", DirectiveType::kString, "./", 0, 0, {}, true,
+      {"dir",
+       DirectiveType::kString,
+       "./",
+       0,
+       0,
+       {},
+       true,
        "Working directory: data files are created here."},
-      {"loglevel", DirectiveType::kEnum, "notice", 0, 0,
-       {"debug", "verbose", "notice", "warning"}, true, "Log verbosity."},
-      {"logfile", DirectiveType::kString, "", 0, 0, {}, false,
+      {"loglevel",
+       DirectiveType::kEnum,
+       "notice",
+       0,
+       0,
+       {"debug", "verbose", "notice", "warning"},
+       true,
+       "Log verbosity."},
+      {"logfile",
+       DirectiveType::kString,
+       "",
+       0,
+       0,
+       {},
+       false,
        "Log file; empty = standard output."},
-      {"daemonize", DirectiveType::kBool, "no", 0, 1, {}, false,
+      {"daemonize",
+       DirectiveType::kBool,
+       "no",
+       0,
+       1,
+       {},
+       false,
        "Only 'no' is supported: run in the foreground under a supervisor."},
       {"pidfile", DirectiveType::kString, "", 0, 0, {}, false, "Write the pid here if set."},
-      {"hz", DirectiveType::kInt, "10", 1, 500, {}, true,
+      {"hz",
+       DirectiveType::kInt,
+       "10",
+       1,
+       500,
+       {},
+       true,
        "Background task frequency (active expiry, timeouts) per second."},
-      {"proto-max-bulk-len", DirectiveType::kMemory, "512mb", kMb, INT64_MAX, {}, true,
+      {"proto-max-bulk-len",
+       DirectiveType::kMemory,
+       "512mb",
+       kMb,
+       INT64_MAX,
+       {},
+       true,
        "Largest bulk string a client may send."},
-      {"client-query-buffer-limit", DirectiveType::kMemory, "1gb", kMb, INT64_MAX, {}, true,
+      {"client-query-buffer-limit",
+       DirectiveType::kMemory,
+       "1gb",
+       kMb,
+       INT64_MAX,
+       {},
+       true,
        "A client whose unparsed input exceeds this is disconnected."},
-      {"client-output-buffer-limit", DirectiveType::kSpecial,
-       "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60", 0, 0, {}, true,
+      {"client-output-buffer-limit",
+       DirectiveType::kSpecial,
+       "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60",
+       0,
+       0,
+       {},
+       true,
        "Per class: hard limit, soft limit, soft seconds; a client past them is disconnected."},
-      {"slowlog-log-slower-than", DirectiveType::kInt, "10000", -1, INT64_MAX, {}, true,
+      {"slowlog-log-slower-than",
+       DirectiveType::kInt,
+       "10000",
+       -1,
+       INT64_MAX,
+       {},
+       true,
        "Log commands slower than this many microseconds (-1 = off)."},
-      {"slowlog-max-len", DirectiveType::kInt, "128", 0, INT64_MAX, {}, true,
-       "Slow log length."},
-      {"maxmemory", DirectiveType::kMemory, "0", 0, INT64_MAX, {}, true,
+      {"slowlog-max-len", DirectiveType::kInt, "128", 0, INT64_MAX, {}, true, "Slow log length."},
+      {"maxmemory",
+       DirectiveType::kMemory,
+       "0",
+       0,
+       INT64_MAX,
+       {},
+       true,
        "Memory limit for data (0 = none)."},
-      {"maxmemory-policy", DirectiveType::kEnum, "noeviction", 0, 0,
+      {"maxmemory-policy",
+       DirectiveType::kEnum,
+       "noeviction",
+       0,
+       0,
        {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
         "allkeys-lfu", "allkeys-random", "noeviction"},
-       true, "What to do at maxmemory."},
-      {"maxmemory-samples", DirectiveType::kInt, "5", 1, 64, {}, true,
+       true,
+       "What to do at maxmemory."},
+      {"maxmemory-samples",
+       DirectiveType::kInt,
+       "5",
+       1,
+       64,
+       {},
+       true,
        "Keys sampled per eviction."},
-      {"save", DirectiveType::kSpecial, "", 0, 0, {}, true,
+      {"save",
+       DirectiveType::kSpecial,
+       "",
+       0,
+       0,
+       {},
+       true,
        "Accepted for compatibility and reported by CONFIG GET; gigakv takes no RDB snapshots "
        "(durability comes from its log, without fork)."},
-      {"appendonly", DirectiveType::kBool, "no", 0, 1, {}, true,
+      {"appendonly",
+       DirectiveType::kBool,
+       "no",
+       0,
+       1,
+       {},
+       true,
        "The append-only log. Only 'no' until the log lands; 'yes' is refused rather than "
        "silently ignored."},
-      {"shards", DirectiveType::kInt, "1024", 1, 16384, {}, false,
+      {"shards",
+       DirectiveType::kInt,
+       "1024",
+       1,
+       16384,
+       {},
+       false,
        "gigakv: keyspace shards (power of two); each has its own lock and arena."},
   };
   return kDirectives;
@@ -199,8 +327,8 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
         return invalid("argument couldn't be parsed into an integer");
       }
       if (number < spec.min || number > spec.max) {
-        return invalid(StrCat("argument must be between ", spec.min, " and ", spec.max,
-                                    " inclusive"));
+        return invalid(
+            StrCat("argument must be between ", spec.min, " and ", spec.max, " inclusive"));
       }
       if (spec.name == "shards" && (number & (number - 1)) != 0) {
         return invalid("argument must be a power of two");
@@ -215,8 +343,8 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
         return invalid("argument must be a memory value");
       }
       if (bytes < spec.min || bytes > spec.max) {
-        return invalid(StrCat("argument must be between ", spec.min, " and ", spec.max,
-                                    " inclusive"));
+        return invalid(
+            StrCat("argument must be between ", spec.min, " and ", spec.max, " inclusive"));
       }
       value.number.store(bytes);
       value.text = std::to_string(bytes);
@@ -244,8 +372,9 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
           return absl::OkStatus();
         }
       }
-      return invalid("argument(s) must be one of the following: " +
-                     Join(std::vector<std::string>(spec.enum_values.begin(), spec.enum_values.end()), ", "));
+      return invalid(
+          "argument(s) must be one of the following: " +
+          Join(std::vector<std::string>(spec.enum_values.begin(), spec.enum_values.end()), ", "));
     }
     case DirectiveType::kString:
       if (spec.name == "dir") {
@@ -315,7 +444,8 @@ absl::Status Config::LoadFile(const std::string& path) {
       return absl::InvalidArgumentError(
           StrCat(path, ":", line_number, ": '", trimmed, "': ", reason));
     };
-    if (!protocol::SplitInlineArgs(trimmed, &words)) return fail("Unbalanced quotes in configuration line");
+    if (!protocol::SplitInlineArgs(trimmed, &words))
+      return fail("Unbalanced quotes in configuration line");
     if (words.empty()) continue;
     std::string name = AsciiLower(words[0]);
     if (name == "include") return fail("include is not supported");
@@ -343,8 +473,7 @@ absl::Status Config::ApplyArgs(const std::vector<std::string>& args) {
     absl::Status status = Set(name, values, /*from_config_set=*/false);
     if (!status.ok()) {
       return absl::InvalidArgumentError(
-          StrCat("command line '--", name, " ", Join(values, " "),
-                       "': ", status.message()));
+          StrCat("command line '--", name, " ", Join(values, " "), "': ", status.message()));
     }
   }
   return absl::OkStatus();

@@ -89,7 +89,7 @@ class Config {
  private:
   struct Value {
     const DirectiveSpec* spec;
-    std::string text;               // Canonical text form (what CONFIG GET prints).
+    std::string text;                // Canonical text form (what CONFIG GET prints).
     std::atomic<int64_t> number{0};  // Int/memory/bool/enum index.
     bool set_explicitly = false;
   };

@@ -53,8 +53,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   } else if (spec->handler == nullptr && commands_.FindSub(spec->name, args[1]) == nullptr) {
     // A container command (CONFIG, CLIENT...) with an unknown subcommand.
     stats = &counters[commands_.IdOf(spec)];
-    reject(FormatText(errors::kUnknownSubcommand, {UpToNul(args[1]).substr(0, 128),
-                           AsciiUpper(args[0])}));
+    reject(FormatText(errors::kUnknownSubcommand,
+                      {UpToNul(args[1]).substr(0, 128), AsciiUpper(args[0])}));
   } else {
     if (spec->handler == nullptr) spec = commands_.FindSub(spec->name, args[1]);
     stats = &counters[commands_.IdOf(spec)];

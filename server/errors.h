@@ -12,7 +12,8 @@ inline constexpr std::string_view kWrongType =
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
-inline constexpr std::string_view kIncrFloatNanOrInf = "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kIncrFloatNanOrInf =
+    "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
@@ -26,8 +27,7 @@ inline constexpr std::string_view kAuthNotConfigured =
     "ERR AUTH <password> called without any password configured for the default user. Are you "
     "sure your configuration is correct?";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
-inline constexpr std::string_view kOom =
-    "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";
 inline constexpr std::string_view kProtoVersionNotInteger =
     "ERR Protocol version is not an integer or out of range";
@@ -42,8 +42,7 @@ inline constexpr std::string_view kClientInfoChars =
 inline constexpr std::string_view kExpireInvalid = "ERR invalid expire time in '%s' command";
 inline constexpr std::string_view kUnknownCommand =
     "ERR unknown command '%s', with args beginning with: %s";
-inline constexpr std::string_view kUnknownSubcommand =
-    "ERR unknown subcommand '%s'. Try %s HELP.";
+inline constexpr std::string_view kUnknownSubcommand = "ERR unknown subcommand '%s'. Try %s HELP.";
 inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '%s' command";
 inline constexpr std::string_view kConfigSetUnknown =
     "ERR Unknown option or number of arguments for CONFIG SET - '%s'";
@@ -53,7 +52,8 @@ inline constexpr std::string_view kConfigSetDuplicate =
     "ERR CONFIG SET failed (possibly related to argument '%s') - duplicate parameter";
 inline constexpr std::string_view kNxXxGtLt =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
-inline constexpr std::string_view kGtLtNx = "ERR GT, LT, and/or NX options at the same time are not compatible";
+inline constexpr std::string_view kGtLtNx =
+    "ERR GT, LT, and/or NX options at the same time are not compatible";
 inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kUnknownType = "ERR unknown type name '%s'";
 inline constexpr std::string_view kResetInMulti = "ERR RESET inside MULTI is not allowed";
@@ -62,7 +62,8 @@ inline constexpr std::string_view kResetInMulti = "ERR RESET inside MULTI is not
 inline constexpr std::string_view kBitOffset = "ERR bit offset is not an integer or out of range";
 inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out of range";
 inline constexpr std::string_view kBitArgument = "ERR The bit argument must be 1 or 0.";
-inline constexpr std::string_view kBitopNot = "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitopNot =
+    "ERR BITOP NOT must be called with a single source key.";
 inline constexpr std::string_view kBitfieldType =
     "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
     "i64 is.";

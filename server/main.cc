@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (result.count("version")) {
-      std::cout << "gigakv server v=" << GIGAKV_VERSION << " redis_version="
-                << gigakv::server::kRedisCompatVersion << std::endl;
+      std::cout << "gigakv server v=" << GIGAKV_VERSION
+                << " redis_version=" << gigakv::server::kRedisCompatVersion << std::endl;
       return 0;
     }
   } catch (const cxxopts::exceptions::exception& e) {

@@ -1,4 +1,3 @@
-#include "gigakv/strings.h"
 #include "server/network.h"
 
 #include <netinet/in.h>
@@ -7,13 +6,14 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <future>
 #include <cstring>
+#include <future>
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "asio.hpp"
+#include "gigakv/strings.h"
 #include "protocol/request_parser.h"
 #include "server/errors.h"
 #include "spdlog/spdlog.h"
@@ -60,7 +60,9 @@ struct IoThread {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Server& server, IoThread& owner, tcp::socket socket)
-      : server_(server), owner_(owner), socket_(std::move(socket)),
+      : server_(server),
+        owner_(owner),
+        socket_(std::move(socket)),
         client_(std::make_shared<ClientState>(server.NextClientId())) {}
 
   ~Connection() { server_.UnregisterClient(client_->id); }
@@ -284,12 +286,12 @@ struct Network::Impl {
 
   void Accept(tcp::acceptor& acceptor) {
     IoThread& target = *threads[next_thread.fetch_add(1) % threads.size()];
-    acceptor.async_accept(target.io, [this, &acceptor, &target](const asio::error_code& ec,
-                                                                 tcp::socket socket) {
-      if (ec == asio::error::operation_aborted) return;
-      if (!ec) OnAccepted(target, std::move(socket));
-      Accept(acceptor);
-    });
+    acceptor.async_accept(
+        target.io, [this, &acceptor, &target](const asio::error_code& ec, tcp::socket socket) {
+          if (ec == asio::error::operation_aborted) return;
+          if (!ec) OnAccepted(target, std::move(socket));
+          Accept(acceptor);
+        });
   }
 
   void OnAccepted(IoThread& target, tcp::socket socket) {
@@ -362,8 +364,7 @@ struct Network::Impl {
   absl::Status Bind() {
     int port = static_cast<int>(server.config().GetInt("port"));
     int backlog = static_cast<int>(server.config().GetInt("tcp-backlog"));
-    std::vector<std::string> addresses =
-        SplitNonEmpty(server.config().Get("bind"), ' ');
+    std::vector<std::string> addresses = SplitNonEmpty(server.config().Get("bind"), ' ');
     asio::io_context& io = threads[0]->io;
     for (std::string address : addresses) {
       bool optional = !address.empty() && address[0] == '-';
@@ -386,7 +387,7 @@ struct Network::Impl {
       if (ec) {
         if (optional) continue;
         return absl::UnavailableError(StrCat("Could not create server TCP listening socket ",
-                                                   address, ":", port, ": ", ec.message()));
+                                             address, ":", port, ": ", ec.message()));
       }
       if (bound_port == 0) bound_port = acceptor->local_endpoint().port();
       acceptors.push_back(std::move(acceptor));

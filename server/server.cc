@@ -1,13 +1,12 @@
 #include "server/server.h"
 
-#include "server/cycle_clock.h"
-
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
-#include <algorithm>
+#include "server/cycle_clock.h"
 
 namespace gigakv::server {
 namespace {
@@ -36,16 +35,15 @@ int64_t AllocatedBytes() {
 
 }  // namespace
 
-
 void CycleClock::Calibrate() {
   auto start_time = std::chrono::steady_clock::now();
   uint64_t start_ticks = Now();
   while (std::chrono::steady_clock::now() - start_time < std::chrono::milliseconds(5)) {
   }
   uint64_t ticks = Now() - start_ticks;
-  double micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
-                                                            start_time)
-                      .count();
+  double micros =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_time)
+          .count();
   if (micros > 0 && ticks > 0) ticks_per_us_ = static_cast<double>(ticks) / micros;
 }
 
@@ -230,7 +228,8 @@ std::vector<std::shared_ptr<ClientState>> Server::Clients() {
     result.reserve(clients_.size());
     for (auto& [id, client] : clients_) result.push_back(client);
   }
-  std::sort(result.begin(), result.end(), [](const auto& a, const auto& b) { return a->id < b->id; });
+  std::sort(result.begin(), result.end(),
+            [](const auto& a, const auto& b) { return a->id < b->id; });
   return result;
 }
 

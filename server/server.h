@@ -14,10 +14,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-
-#include "absl/container/flat_hash_map.h"
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "gigakv/access_stamp.h"
 #include "gigakv/clock.h"
 #include "gigakv/effects.h"
@@ -108,7 +107,10 @@ class Server {
   std::shared_ptr<ClientState> FindClient(uint64_t id);
 
   // Shutdown: set by SHUTDOWN or signals; the network layer watches it.
-  void RequestShutdown() { shutdown_requested_.store(true); if (on_shutdown_) on_shutdown_(); }
+  void RequestShutdown() {
+    shutdown_requested_.store(true);
+    if (on_shutdown_) on_shutdown_();
+  }
   bool shutdown_requested() const { return shutdown_requested_.load(); }
   void set_on_shutdown(std::function<void()> fn) { on_shutdown_ = std::move(fn); }
 
@@ -134,7 +136,9 @@ class Server {
   int64_t normal_output_hard_limit() const {
     return normal_output_hard_limit_.load(std::memory_order_relaxed);
   }
-  AccessMode access_mode() const { return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru; }
+  AccessMode access_mode() const {
+    return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru;
+  }
   // Evicts keys by maxmemory-policy while used_memory is over maxmemory (an estimate between
   // cron refreshes), at most a bounded batch per call. Returns false when over the limit and
   // nothing could be evicted (noeviction, or no candidates): write commands then get OOM.

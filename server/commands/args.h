@@ -6,8 +6,8 @@
 #include <optional>
 #include <string_view>
 
-#include "gigakv/strings.h"
 #include "gigakv/numbers.h"
+#include "gigakv/strings.h"
 #include "server/command.h"
 #include "server/errors.h"
 

@@ -192,10 +192,9 @@ void KeyspaceSection(Server& server, std::string* out) {
 }
 
 void CmdInfo(CommandContext& ctx) {
-  static constexpr std::string_view kDefault[] = {"server",      "clients", "memory",
-                                                  "persistence", "stats",   "replication",
-                                                  "cpu",         "modules", "errorstats",
-                                                  "cluster",     "keyspace"};
+  static constexpr std::string_view kDefault[] = {
+      "server", "clients", "memory",     "persistence", "stats",   "replication",
+      "cpu",    "modules", "errorstats", "cluster",     "keyspace"};
   std::set<std::string> wanted;
   bool all = false;
   if (ctx.argc() == 1) {

@@ -94,7 +94,8 @@ inline void LogExpiry(CommandContext& ctx, const KeyAccess& access) {
   if (!ctx.server.logging_effects()) return;
   int64_t expire_ms = access.view().expire_ms;
   if (expire_ms > 0) {
-    ctx.server.LogEffect(access.db, {"PEXPIREAT", std::string(access.key), std::to_string(expire_ms)});
+    ctx.server.LogEffect(access.db,
+                         {"PEXPIREAT", std::string(access.key), std::to_string(expire_ms)});
   } else {
     ctx.server.LogEffect(access.db, {"PERSIST", std::string(access.key)});
   }

@@ -332,11 +332,15 @@ void CmdRandomKey(CommandContext& ctx) {
 
 std::string_view EncodingName(const RecordView& view) {
   switch (view.kind) {
-    case ValueKind::kStringInt: return "int";
-    case ValueKind::kStringEmbstr: return "embstr";
+    case ValueKind::kStringInt:
+      return "int";
+    case ValueKind::kStringEmbstr:
+      return "embstr";
     case ValueKind::kStringRaw:
-    case ValueKind::kStringExternal: return "raw";
-    case ValueKind::kObject: return view.object->encoding_name();
+    case ValueKind::kStringExternal:
+      return "raw";
+    case ValueKind::kObject:
+      return view.object->encoding_name();
   }
   return "unknown";
 }
@@ -449,9 +453,7 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
   }
   int64_t when;  // Parsed after the options, as Redis does.
   if (!ParseIntOrReply(ctx, ctx.arg(2), &when)) return;
-  auto invalid = [&] {
-    ctx.reply.Error(FormatText(errors::kExpireInvalid, {ctx.spec.name}));
-  };
+  auto invalid = [&] { ctx.reply.Error(FormatText(errors::kExpireInvalid, {ctx.spec.name})); };
   if (seconds) {
     if (when > INT64_MAX / 1000 || when < INT64_MIN / 1000) return invalid();
     when *= 1000;
@@ -503,8 +505,8 @@ void TtlGeneric(CommandContext& ctx, bool milliseconds, bool absolute) {
     }
     int64_t value = absolute ? expire_ms : std::max<int64_t>(0, expire_ms - ctx.store.NowMs());
     // Round to seconds without overflowing near INT64_MAX (value is never negative here).
-    ctx.reply.Integer(milliseconds ? value
-                                   : static_cast<int64_t>((static_cast<uint64_t>(value) + 500) / 1000));
+    ctx.reply.Integer(
+        milliseconds ? value : static_cast<int64_t>((static_cast<uint64_t>(value) + 500) / 1000));
   });
 }
 
@@ -551,12 +553,12 @@ const std::vector<CommandSpec>& KeyspaceCommands() {
        "4.0.0"},
       {"keys", 2, kReadonly, 0, 0, 0, CmdKeys, "generic",
        "Find all keys matching the given pattern."},
-      {"scan", -2, kReadonly, 0, 0, 0, CmdScan, "generic",
-       "Incrementally iterate the keys space.", "2.8.0"},
+      {"scan", -2, kReadonly, 0, 0, 0, CmdScan, "generic", "Incrementally iterate the keys space.",
+       "2.8.0"},
       {"randomkey", 1, kReadonly, 0, 0, 0, CmdRandomKey, "generic",
        "Return a random key from the keyspace."},
-      {"object", -2, 0, 0, 0, 0, nullptr, "generic", "A container for object introspection commands.",
-       "2.2.3"},
+      {"object", -2, 0, 0, 0, 0, nullptr, "generic",
+       "A container for object introspection commands.", "2.2.3"},
       {"object|encoding", 3, kReadonly, 2, 2, 1, CmdObjectEncoding, "generic",
        "Inspect the internal encoding of a Redis object.", "2.2.3"},
       {"object|refcount", 3, kReadonly, 2, 2, 1, CmdObjectRefcount, "generic",
@@ -575,7 +577,8 @@ const std::vector<CommandSpec>& KeyspaceCommands() {
        "Set the expiration for a key as a UNIX timestamp.", "1.2.0"},
       {"pexpireat", -3, kWrite | kFast, 1, 1, 1, CmdPExpireAt, "generic",
        "Set the expiration for a key as a UNIX timestamp specified in milliseconds.", "2.6.0"},
-      {"ttl", 2, kReadonly | kFast, 1, 1, 1, CmdTtl, "generic", "Get the time to live for a key in seconds."},
+      {"ttl", 2, kReadonly | kFast, 1, 1, 1, CmdTtl, "generic",
+       "Get the time to live for a key in seconds."},
       {"pttl", 2, kReadonly | kFast, 1, 1, 1, CmdPTtl, "generic",
        "Get the time to live for a key in milliseconds.", "2.6.0"},
       {"expiretime", 2, kReadonly | kFast, 1, 1, 1, CmdExpireTime, "generic",

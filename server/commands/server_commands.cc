@@ -38,8 +38,8 @@ namespace {
 void ReplyHelp(CommandContext& ctx, std::initializer_list<std::string_view> lines) {
   std::string container = AsciiUpper(ctx.arg(0));
   ctx.reply.ArrayHeader(static_cast<int64_t>(lines.size()) + 3);
-  ctx.reply.SimpleString(StrCat(
-      container, " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  ctx.reply.SimpleString(
+      StrCat(container, " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
   for (std::string_view line : lines) ctx.reply.SimpleString(line);
   ctx.reply.SimpleString("HELP");
   ctx.reply.SimpleString("    Prints this help.");
@@ -104,11 +104,21 @@ void CmdFlushAll(CommandContext& ctx) {
 
 std::vector<std::string_view> FlagNames(uint32_t flags) {
   static constexpr std::pair<uint32_t, std::string_view> kNames[] = {
-      {kWrite, "write"},          {kReadonly, "readonly"},        {kDenyOom, "denyoom"},
-      {kAdmin, "admin"},          {kPubSub, "pubsub"},            {kNoScript, "noscript"},
-      {kBlocking, "blocking"},    {kLoading, "loading"},          {kStale, "stale"},
-      {kSkipMonitor, "skip_monitor"}, {kSkipSlowlog, "skip_slowlog"}, {kFast, "fast"},
-      {kNoAuth, "no_auth"},       {kNoMulti, "no_multi"},         {kAllowBusy, "allow_busy"},
+      {kWrite, "write"},
+      {kReadonly, "readonly"},
+      {kDenyOom, "denyoom"},
+      {kAdmin, "admin"},
+      {kPubSub, "pubsub"},
+      {kNoScript, "noscript"},
+      {kBlocking, "blocking"},
+      {kLoading, "loading"},
+      {kStale, "stale"},
+      {kSkipMonitor, "skip_monitor"},
+      {kSkipSlowlog, "skip_slowlog"},
+      {kFast, "fast"},
+      {kNoAuth, "no_auth"},
+      {kNoMulti, "no_multi"},
+      {kAllowBusy, "allow_busy"},
   };
   std::vector<std::string_view> names;
   for (const auto& [bit, name] : kNames) {
@@ -129,7 +139,7 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Integer(spec.key_step);
   ctx.reply.SetHeader(1);
   ctx.reply.SimpleString(StrCat("@", spec.group));
-  ctx.reply.SetHeader(0);  // Tips.
+  ctx.reply.SetHeader(0);    // Tips.
   ctx.reply.ArrayHeader(0);  // Key specs.
   auto subs = ctx.server.commands().Subcommands(spec.name);
   ctx.reply.ArrayHeader(static_cast<int64_t>(subs.size()));
@@ -272,14 +282,12 @@ void CmdCommandGetKeys(CommandContext& ctx) {
 }
 
 void CmdCommandHelp(CommandContext& ctx) {
-  ReplyHelp(ctx, {"(no subcommand)", "    Return details about all Redis commands.",
-                  "COUNT", "    Return the total number of commands in this Redis server.",
-                  "LIST", "    Return a list of all commands in this Redis server.",
-                  "INFO [<command-name> ...]",
-                  "    Return details about multiple Redis commands.",
+  ReplyHelp(ctx, {"(no subcommand)", "    Return details about all Redis commands.", "COUNT",
+                  "    Return the total number of commands in this Redis server.", "LIST",
+                  "    Return a list of all commands in this Redis server.",
+                  "INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
                   "DOCS [<command-name> ...]", "    Return documentation details about commands.",
-                  "GETKEYS <full-command>",
-                  "    Return the keys from a full Redis command."});
+                  "GETKEYS <full-command>", "    Return the keys from a full Redis command."});
 }
 
 // COMMAND with no subcommand lists everything; otherwise it dispatches like a container.
@@ -294,7 +302,7 @@ void CmdCommandEntry(CommandContext& ctx) {
     return;
   }
   bool arity_ok = sub->arity >= 0 ? ctx.argc() == static_cast<size_t>(sub->arity)
-                                   : ctx.argc() >= static_cast<size_t>(-sub->arity);
+                                  : ctx.argc() >= static_cast<size_t>(-sub->arity);
   if (!arity_ok) {
     ReplyWrongArity(ctx.reply, sub->name);
     return;
@@ -370,7 +378,8 @@ void CmdConfigSet(CommandContext& ctx) {
     absl::Status status = config.Set(name, words(name, ctx.arg(i + 1)), /*from_config_set=*/true);
     if (!status.ok()) {
       roll_back();
-      ctx.reply.Error(FormatText(errors::kConfigSetFailed, {ctx.arg(i), FromAbsl(status.message())}));
+      ctx.reply.Error(
+          FormatText(errors::kConfigSetFailed, {ctx.arg(i), FromAbsl(status.message())}));
       return;
     }
     previous.emplace_back(name, old_value);
@@ -379,8 +388,8 @@ void CmdConfigSet(CommandContext& ctx) {
     absl::Status status = config.ApplyChange(previous[i].first);
     if (!status.ok()) {
       roll_back();
-      ctx.reply.Error(FormatText(errors::kConfigSetFailed,
-                                 {previous[i].first, FromAbsl(status.message())}));
+      ctx.reply.Error(
+          FormatText(errors::kConfigSetFailed, {previous[i].first, FromAbsl(status.message())}));
       return;
     }
   }
@@ -407,10 +416,11 @@ void CmdConfigRewrite(CommandContext& ctx) {
 }
 
 void CmdConfigHelp(CommandContext& ctx) {
-  ReplyHelp(ctx, {"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+  ReplyHelp(ctx, {"GET <pattern>",
+                  "    Return parameters matching the glob-like <pattern> and their values.",
                   "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
-                  "RESETSTAT", "    Reset statistics reported by the INFO command.",
-                  "REWRITE", "    Rewrite the configuration file."});
+                  "RESETSTAT", "    Reset statistics reported by the INFO command.", "REWRITE",
+                  "    Rewrite the configuration file."});
 }
 
 // --- SHUTDOWN, LASTSAVE, DEBUG, MEMORY, FUNCTION, SCRIPT ------------------------------------
@@ -449,8 +459,8 @@ void CmdDebug(CommandContext& ctx) {
       ctx.reply.Error(errors::kNotFloat);
       return;
     }
-    if (seconds > 0) std::this_thread::sleep_for(std::chrono::microseconds(
-        static_cast<int64_t>(seconds * 1e6)));
+    if (seconds > 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
     ctx.reply.Ok();
     return;
   }
@@ -525,9 +535,9 @@ void CmdMemoryPurge(CommandContext& ctx) {
 
 void CmdMemoryHelp(CommandContext& ctx) {
   ReplyHelp(ctx, {"USAGE <key> [SAMPLES <count>]",
-                  "    Return memory in bytes used by <key> and its value.",
-                  "STATS", "    Return information about the memory usage of the server.",
-                  "PURGE", "    Attempt to purge dirty pages for reclamation by the allocator."});
+                  "    Return memory in bytes used by <key> and its value.", "STATS",
+                  "    Return information about the memory usage of the server.", "PURGE",
+                  "    Attempt to purge dirty pages for reclamation by the allocator."});
 }
 
 void CmdFlushScripts(CommandContext& ctx) {
@@ -546,65 +556,68 @@ void RegisterInfo(std::vector<CommandSpec>* table);  // info.cc
 const std::vector<CommandSpec>& ServerCommands() {
   static const std::vector<CommandSpec> kCommands = [] {
     std::vector<CommandSpec> commands = {
-      {"ping", -1, kFast, 0, 0, 0, CmdPing, "connection", "Ping the server."},
-      {"echo", 2, kFast, 0, 0, 0, CmdEcho, "connection", "Echo the given string."},
-      {"time", 1, kLoading | kStale | kFast, 0, 0, 0, CmdTime, "server",
-       "Return the current server time.", "2.6.0"},
-      {"dbsize", 1, kReadonly | kFast, 0, 0, 0, CmdDbSize, "server",
-       "Return the number of keys in the selected database."},
-      {"flushdb", -1, kWrite, 0, 0, 0, CmdFlushDb, "server", "Remove all keys from the current database."},
-      {"flushall", -1, kWrite, 0, 0, 0, CmdFlushAll, "server", "Remove all keys from all databases."},
-      {"command", -1, kLoading | kStale, 0, 0, 0, CmdCommandEntry, "server",
-       "Get array of Redis command details.", "2.8.13"},
-      {"command|count", 2, kLoading | kStale, 0, 0, 0, CmdCommandCount, "server",
-       "Get total number of Redis commands.", "2.8.13"},
-      {"command|info", -2, kLoading | kStale, 0, 0, 0, CmdCommandInfo, "server",
-       "Get array of specific Redis command details, or all when no argument is given.",
-       "2.8.13"},
-      {"command|docs", -2, kLoading | kStale, 0, 0, 0, CmdCommandDocs, "server",
-       "Get array of specific Redis command documentation.", "7.0.0"},
-      {"command|list", -2, kLoading | kStale, 0, 0, 0, CmdCommandList, "server",
-       "Get an array of Redis command names.", "7.0.0"},
-      {"command|getkeys", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
-       "Extract keys given a full Redis command.", "2.8.13"},
-      {"command|help", 2, kLoading | kStale, 0, 0, 0, CmdCommandHelp, "server",
-       "Show helpful text about the different subcommands.", "5.0.0"},
-      {"config", -2, 0, 0, 0, 0, nullptr, "server", "A container for server configuration commands.",
-       "2.0.0"},
-      {"config|get", -3, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigGet, "server",
-       "Get the values of configuration parameters.", "2.0.0"},
-      {"config|set", -4, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigSet, "server",
-       "Set configuration parameters to the given values.", "2.0.0"},
-      {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigResetStat,
-       "server", "Reset the stats returned by INFO.", "2.0.0"},
-      {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigRewrite,
-       "server", "Rewrite the configuration file with the in memory configuration.", "2.8.0"},
-      {"config|help", 2, kLoading | kStale, 0, 0, 0, CmdConfigHelp, "server",
-       "Show helpful text about the different subcommands.", "5.0.0"},
-      {"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy, 0, 0, 0,
-       CmdShutdown, "server", "Synchronously save the dataset to disk and then shut down the server."},
-      {"lastsave", 1, kLoading | kStale | kFast, 0, 0, 0, CmdLastSave, "server",
-       "Get the UNIX time stamp of the last successful save to disk."},
-      {"debug", -2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdDebug, "server",
-       "A container for debugging commands."},
-      {"memory", -2, 0, 0, 0, 0, nullptr, "server", "A container for memory diagnostics commands.",
-       "4.0.0"},
-      {"memory|usage", -3, kReadonly, 2, 2, 1, CmdMemoryUsage, "server",
-       "Estimate the memory usage of a key.", "4.0.0"},
-      {"memory|stats", 2, 0, 0, 0, 0, CmdMemoryStats, "server", "Show memory usage details.",
-       "4.0.0"},
-      {"memory|purge", 2, 0, 0, 0, 0, CmdMemoryPurge, "server", "Ask the allocator to release memory.",
-       "4.0.0"},
-      {"memory|help", 2, kLoading | kStale, 0, 0, 0, CmdMemoryHelp, "server",
-       "Show helpful text about the different subcommands.", "4.0.0"},
-      {"function", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for function commands.",
-       "7.0.0"},
-      {"function|flush", -2, kWrite | kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
-       "Delete all functions.", "7.0.0"},
-      {"script", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for Lua scripts management commands.",
-       "2.6.0"},
-      {"script|flush", -2, kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
-       "Remove all the scripts from the script cache.", "2.6.0"},
+        {"ping", -1, kFast, 0, 0, 0, CmdPing, "connection", "Ping the server."},
+        {"echo", 2, kFast, 0, 0, 0, CmdEcho, "connection", "Echo the given string."},
+        {"time", 1, kLoading | kStale | kFast, 0, 0, 0, CmdTime, "server",
+         "Return the current server time.", "2.6.0"},
+        {"dbsize", 1, kReadonly | kFast, 0, 0, 0, CmdDbSize, "server",
+         "Return the number of keys in the selected database."},
+        {"flushdb", -1, kWrite, 0, 0, 0, CmdFlushDb, "server",
+         "Remove all keys from the current database."},
+        {"flushall", -1, kWrite, 0, 0, 0, CmdFlushAll, "server",
+         "Remove all keys from all databases."},
+        {"command", -1, kLoading | kStale, 0, 0, 0, CmdCommandEntry, "server",
+         "Get array of Redis command details.", "2.8.13"},
+        {"command|count", 2, kLoading | kStale, 0, 0, 0, CmdCommandCount, "server",
+         "Get total number of Redis commands.", "2.8.13"},
+        {"command|info", -2, kLoading | kStale, 0, 0, 0, CmdCommandInfo, "server",
+         "Get array of specific Redis command details, or all when no argument is given.",
+         "2.8.13"},
+        {"command|docs", -2, kLoading | kStale, 0, 0, 0, CmdCommandDocs, "server",
+         "Get array of specific Redis command documentation.", "7.0.0"},
+        {"command|list", -2, kLoading | kStale, 0, 0, 0, CmdCommandList, "server",
+         "Get an array of Redis command names.", "7.0.0"},
+        {"command|getkeys", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
+         "Extract keys given a full Redis command.", "2.8.13"},
+        {"command|help", 2, kLoading | kStale, 0, 0, 0, CmdCommandHelp, "server",
+         "Show helpful text about the different subcommands.", "5.0.0"},
+        {"config", -2, 0, 0, 0, 0, nullptr, "server",
+         "A container for server configuration commands.", "2.0.0"},
+        {"config|get", -3, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigGet, "server",
+         "Get the values of configuration parameters.", "2.0.0"},
+        {"config|set", -4, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigSet, "server",
+         "Set configuration parameters to the given values.", "2.0.0"},
+        {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigResetStat,
+         "server", "Reset the stats returned by INFO.", "2.0.0"},
+        {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigRewrite,
+         "server", "Rewrite the configuration file with the in memory configuration.", "2.8.0"},
+        {"config|help", 2, kLoading | kStale, 0, 0, 0, CmdConfigHelp, "server",
+         "Show helpful text about the different subcommands.", "5.0.0"},
+        {"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy, 0, 0, 0,
+         CmdShutdown, "server",
+         "Synchronously save the dataset to disk and then shut down the server."},
+        {"lastsave", 1, kLoading | kStale | kFast, 0, 0, 0, CmdLastSave, "server",
+         "Get the UNIX time stamp of the last successful save to disk."},
+        {"debug", -2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdDebug, "server",
+         "A container for debugging commands."},
+        {"memory", -2, 0, 0, 0, 0, nullptr, "server",
+         "A container for memory diagnostics commands.", "4.0.0"},
+        {"memory|usage", -3, kReadonly, 2, 2, 1, CmdMemoryUsage, "server",
+         "Estimate the memory usage of a key.", "4.0.0"},
+        {"memory|stats", 2, 0, 0, 0, 0, CmdMemoryStats, "server", "Show memory usage details.",
+         "4.0.0"},
+        {"memory|purge", 2, 0, 0, 0, 0, CmdMemoryPurge, "server",
+         "Ask the allocator to release memory.", "4.0.0"},
+        {"memory|help", 2, kLoading | kStale, 0, 0, 0, CmdMemoryHelp, "server",
+         "Show helpful text about the different subcommands.", "4.0.0"},
+        {"function", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for function commands.",
+         "7.0.0"},
+        {"function|flush", -2, kWrite | kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
+         "Delete all functions.", "7.0.0"},
+        {"script", -2, 0, 0, 0, 0, nullptr, "scripting",
+         "A container for Lua scripts management commands.", "2.6.0"},
+        {"script|flush", -2, kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
+         "Remove all the scripts from the script cache.", "2.6.0"},
     };
     RegisterInfo(&commands);
     return commands;

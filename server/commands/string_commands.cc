@@ -362,7 +362,8 @@ void CmdGetRange(CommandContext& ctx) {
       ctx.reply.Bulk("");
       return;
     }
-    ctx.reply.Bulk(view.str.substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
+    ctx.reply.Bulk(
+        view.str.substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
   });
 }
 
@@ -492,7 +493,8 @@ void CmdIncrByFloat(CommandContext& ctx) {
     }
     // Redis stores the result as a string object (embstr), never with the int encoding.
     ValueSpec spec;
-    spec.kind = text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
+    spec.kind =
+        text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
     spec.bytes = text;
     access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
     LogStringSet(ctx, access);
@@ -522,8 +524,7 @@ void CmdLcs(CommandContext& ctx) {
     }
   }
   if (want_len && want_idx) {
-    ctx.reply.Error(
-        "ERR If you want both the length and indexes, please just use IDX.");
+    ctx.reply.Error("ERR If you want both the length and indexes, please just use IDX.");
     return;
   }
   // Read both strings under the locks of both shards.
@@ -551,8 +552,8 @@ void CmdLcs(CommandContext& ctx) {
   auto cell = [&](size_t i, size_t j) -> uint32_t& { return table[i * (m + 1) + j]; };
   for (size_t i = 1; i <= n; ++i) {
     for (size_t j = 1; j <= m; ++j) {
-      cell(i, j) = a[i - 1] == b[j - 1] ? cell(i - 1, j - 1) + 1
-                                        : std::max(cell(i - 1, j), cell(i, j - 1));
+      cell(i, j) =
+          a[i - 1] == b[j - 1] ? cell(i - 1, j - 1) + 1 : std::max(cell(i - 1, j), cell(i, j - 1));
     }
   }
   uint32_t length = cell(n, m);
@@ -627,8 +628,8 @@ const std::vector<CommandSpec>& StringCommands() {
       {"set", -3, kWriteOom, 1, 1, 1, CmdSet, "string", "Set the string value of a key."},
       {"setnx", 3, kWriteOom | kFast, 1, 1, 1, CmdSetNx, "string",
        "Set the value of a key, only if the key does not exist."},
-      {"setex", 4, kWriteOom, 1, 1, 1, CmdSetEx, "string",
-       "Set the value and expiration of a key.", "2.0.0"},
+      {"setex", 4, kWriteOom, 1, 1, 1, CmdSetEx, "string", "Set the value and expiration of a key.",
+       "2.0.0"},
       {"psetex", 4, kWriteOom, 1, 1, 1, CmdPSetEx, "string",
        "Set the value and expiration in milliseconds of a key.", "2.6.0"},
       {"getset", 3, kWriteOom | kFast, 1, 1, 1, CmdGetSet, "string",
@@ -663,8 +664,7 @@ const std::vector<CommandSpec>& StringCommands() {
        "Decrement the integer value of a key by the given number."},
       {"incrbyfloat", 3, kWriteOom | kFast, 1, 1, 1, CmdIncrByFloat, "string",
        "Increment the float value of a key by the given amount.", "2.6.0"},
-      {"lcs", -3, kReadonly, 1, 2, 1, CmdLcs, "string", "Find longest common substring.",
-       "7.0.0"},
+      {"lcs", -3, kReadonly, 1, 2, 1, CmdLcs, "string", "Find longest common substring.", "7.0.0"},
   };
   return kCommands;
 }

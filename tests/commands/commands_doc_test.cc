@@ -50,8 +50,7 @@ TEST(CommandsDocTest, EveryCommandHasSyntaxAndComplexity) {
 }
 
 TEST(CommandsDocTest, SyntaxBecomesStructuredArguments) {
-  auto arguments = ParseSyntax(
-      "key value [NX|XX] [GET] [EX seconds|PX milliseconds|KEEPTTL]");
+  auto arguments = ParseSyntax("key value [NX|XX] [GET] [EX seconds|PX milliseconds|KEEPTTL]");
   ASSERT_EQ(arguments.size(), 5u);
   EXPECT_EQ(arguments[0].name, "key");
   EXPECT_EQ(arguments[0].type, "key");

@@ -18,8 +18,8 @@ TEST_F(EffectsTest, SetLogsAbsoluteExpiry) {
   Run({"SET", "k", "v", "EX", "10"});
   Run({"SET", "k", "w", "KEEPTTL"});
   Run({"SET", "k", "x", "NX"});  // Not stored: nothing to log.
-  EXPECT_THAT(effects_.Take(), ElementsAre("0: SET k v PXAT " + deadline,
-                                           "0: SET k w PXAT " + deadline));
+  EXPECT_THAT(effects_.Take(),
+              ElementsAre("0: SET k v PXAT " + deadline, "0: SET k w PXAT " + deadline));
 }
 
 TEST_F(EffectsTest, ReadsLogNothingButLazyExpiryLogsDel) {
@@ -51,8 +51,8 @@ TEST_F(EffectsTest, CountersLogTheirResultWithTtl) {
   std::string deadline = At(500);
   Run({"INCRBY", "n", "41"});
   Run({"INCRBYFLOAT", "n", "0.5"});
-  EXPECT_THAT(effects_.Take(), ElementsAre("0: SET n 42 PXAT " + deadline,
-                                           "0: SET n 42.5 PXAT " + deadline));
+  EXPECT_THAT(effects_.Take(),
+              ElementsAre("0: SET n 42 PXAT " + deadline, "0: SET n 42.5 PXAT " + deadline));
 }
 
 TEST_F(EffectsTest, KeyspaceCommands) {

@@ -83,12 +83,11 @@ TEST_F(ServerCommandsTest, CommandIntrospection) {
 TEST_F(ServerCommandsTest, InfoHasRedisFields) {
   Run({"SET", "k", "v", "EX", "100"});
   std::string info = Run({"INFO"}).str;
-  for (const char* field :
-       {"redis_version:7.0.15", "gigakv_version:", "redis_mode:standalone", "arch_bits:64",
-        "os:", "process_id:", "tcp_port:", "uptime_in_seconds:", "mem_allocator:",
-        "cluster_enabled:0", "loading:0", "blocked_clients:0", "used_memory:", "expired_keys:0",
-        "rdb_changes_since_last_save:1", "total_forks:0", "role:master",
-        "db0:keys=1,expires=1,avg_ttl="}) {
+  for (const char* field : {"redis_version:7.0.15", "gigakv_version:", "redis_mode:standalone",
+                            "arch_bits:64", "os:", "process_id:", "tcp_port:", "uptime_in_seconds:",
+                            "mem_allocator:", "cluster_enabled:0", "loading:0", "blocked_clients:0",
+                            "used_memory:", "expired_keys:0", "rdb_changes_since_last_save:1",
+                            "total_forks:0", "role:master", "db0:keys=1,expires=1,avg_ttl="}) {
     EXPECT_THAT(info, HasSubstr(field));
   }
   std::string server_only = Run({"INFO", "server"}).str;
@@ -177,8 +176,7 @@ TEST_F(EvictionCommandsTest, VolatileTtlKeepsPersistentKeys) {
     Run({"SET", "p" + std::to_string(i), "v"});
     Run({"SET", "t" + std::to_string(i), "v", "EX", std::to_string(100 + i)});
   }
-  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "volatile-ttl", "maxmemory", "1"}),
-            "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "volatile-ttl", "maxmemory", "1"}), "+OK");
   for (int i = 0; i < 10; ++i) server_.Cron();
   EXPECT_EQ(Reply({"DBSIZE"}), ":50");
   EXPECT_EQ(Reply({"EXISTS", "p0", "p49"}), ":2");
@@ -186,13 +184,15 @@ TEST_F(EvictionCommandsTest, VolatileTtlKeepsPersistentKeys) {
 
 TEST_F(EvictionCommandsTest, ObjectFreqUnderLfu) {
   Run({"SET", "k", "v"});
-  EXPECT_THAT(Reply({"OBJECT", "FREQ", "k"}), ::testing::HasSubstr("An LFU maxmemory policy is not selected"));
+  EXPECT_THAT(Reply({"OBJECT", "FREQ", "k"}),
+              ::testing::HasSubstr("An LFU maxmemory policy is not selected"));
   EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}), "+OK");
   Run({"SET", "k", "v"});
   EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":5");  // Redis's initial LFU counter.
   for (int i = 0; i < 200; ++i) Run({"GET", "k"});
   EXPECT_GT(Run({"OBJECT", "FREQ", "k"}).integer, 5);
-  EXPECT_THAT(Reply({"OBJECT", "IDLETIME", "k"}), ::testing::HasSubstr("An LFU maxmemory policy is selected"));
+  EXPECT_THAT(Reply({"OBJECT", "IDLETIME", "k"}),
+              ::testing::HasSubstr("An LFU maxmemory policy is selected"));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST(ConfigTest, FileErrorsNameFileAndLine) {
   Config config;
   absl::Status status = config.LoadFile(path);
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(), path + ":4: 'maxclients lots': argument couldn't be parsed into an integer");
+  EXPECT_EQ(status.message(),
+            path + ":4: 'maxclients lots': argument couldn't be parsed into an integer");
   std::remove(path.c_str());
 }
 

@@ -195,7 +195,8 @@ TEST(KeyTableTest, ScanHandlesWrappedClusters) {
     // High fingerprints pile up at the end of the index and wrap to its front.
     for (int i = 0; i < 6; ++i) {
       std::string key = "hi:" + std::to_string(i);
-      table.Put(key, 0xfffffff000000000ULL + (static_cast<uint64_t>(i) << 32), {ValueKind::kStringRaw, "v"}, 0, 0);
+      table.Put(key, 0xfffffff000000000ULL + (static_cast<uint64_t>(i) << 32),
+                {ValueKind::kStringRaw, "v"}, 0, 0);
     }
     for (int i = 0; i < 20; ++i) {
       std::string key = "lo:" + std::to_string(i);
@@ -266,8 +267,10 @@ TEST(KeyTableDeadlinesTest, StaleEntriesStayBounded) {
 TEST(KeyTableDeadlinesTest, FarDeadlinesBeyondTheOffsetRange) {
   KeyTable table;
   const int64_t day = 86'400'000;
-  table.Put("near", absl::HashOf(std::string("near")), ValueSpec{ValueKind::kStringRaw, "v"}, day, 0);
-  table.Put("far", absl::HashOf(std::string("far")), ValueSpec{ValueKind::kStringRaw, "v"}, 400 * day, 0);
+  table.Put("near", absl::HashOf(std::string("near")), ValueSpec{ValueKind::kStringRaw, "v"}, day,
+            0);
+  table.Put("far", absl::HashOf(std::string("far")), ValueSpec{ValueKind::kStringRaw, "v"},
+            400 * day, 0);
   uint32_t fingerprint;
   ASSERT_TRUE(table.PopDue(day, &fingerprint));  // "near".
   table.Erase(table.FindExpired(fingerprint, day));

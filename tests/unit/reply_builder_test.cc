@@ -43,13 +43,15 @@ INSTANTIATE_TEST_SUITE_P(
         Golden{"empty_bulk", [](ReplyBuilder& b) { b.Bulk(""); }, "$0\r\n\r\n", "$0\r\n\r\n"},
         Golden{"null", [](ReplyBuilder& b) { b.Null(); }, "$-1\r\n", "_\r\n"},
         Golden{"null_array", [](ReplyBuilder& b) { b.NullArray(); }, "*-1\r\n", "_\r\n"},
-        Golden{"array", [](ReplyBuilder& b) {
+        Golden{"array",
+               [](ReplyBuilder& b) {
                  b.ArrayHeader(2);
                  b.Integer(1);
                  b.Bulk("x");
                },
                "*2\r\n:1\r\n$1\r\nx\r\n", "*2\r\n:1\r\n$1\r\nx\r\n"},
-        Golden{"map", [](ReplyBuilder& b) {
+        Golden{"map",
+               [](ReplyBuilder& b) {
                  b.MapHeader(1);
                  b.Bulk("k");
                  b.Integer(7);
@@ -62,7 +64,8 @@ INSTANTIATE_TEST_SUITE_P(
                "$19\r\n0.10000000000000001\r\n", ",0.10000000000000001\r\n"},
         Golden{"double_inf", [](ReplyBuilder& b) { b.Double(-INFINITY); }, "$4\r\n-inf\r\n",
                ",-inf\r\n"},
-        Golden{"bool", [](ReplyBuilder& b) {
+        Golden{"bool",
+               [](ReplyBuilder& b) {
                  b.Bool(true);
                  b.Bool(false);
                },

@@ -119,17 +119,16 @@ TEST_P(ProtocolErrorTest, GivesRedisText) {
 
 INSTANTIATE_TEST_SUITE_P(
     Errors, ProtocolErrorTest,
-    ::testing::Values(
-        ErrorCase{"*abc\r\n", "Protocol error: invalid multibulk length"},
-        ErrorCase{"*1048577\r\n", "Protocol error: invalid multibulk length"},
-        ErrorCase{"*+1\r\n", "Protocol error: invalid multibulk length"},
-        ErrorCase{"*1\r\nfoo\r\n", "Protocol error: expected '$', got 'f'"},
-        ErrorCase{"*1\r\n$-1\r\n", "Protocol error: invalid bulk length"},
-        ErrorCase{"*1\r\n$x\r\n", "Protocol error: invalid bulk length"},
-        ErrorCase{"*1\r\n$536870913\r\n", "Protocol error: invalid bulk length"},
-        ErrorCase{"SET k \"abc\n", "Protocol error: unbalanced quotes in request"},
-        ErrorCase{"SET k 'abc\n", "Protocol error: unbalanced quotes in request"},
-        ErrorCase{"SET k \"a\"b\n", "Protocol error: unbalanced quotes in request"}));
+    ::testing::Values(ErrorCase{"*abc\r\n", "Protocol error: invalid multibulk length"},
+                      ErrorCase{"*1048577\r\n", "Protocol error: invalid multibulk length"},
+                      ErrorCase{"*+1\r\n", "Protocol error: invalid multibulk length"},
+                      ErrorCase{"*1\r\nfoo\r\n", "Protocol error: expected '$', got 'f'"},
+                      ErrorCase{"*1\r\n$-1\r\n", "Protocol error: invalid bulk length"},
+                      ErrorCase{"*1\r\n$x\r\n", "Protocol error: invalid bulk length"},
+                      ErrorCase{"*1\r\n$536870913\r\n", "Protocol error: invalid bulk length"},
+                      ErrorCase{"SET k \"abc\n", "Protocol error: unbalanced quotes in request"},
+                      ErrorCase{"SET k 'abc\n", "Protocol error: unbalanced quotes in request"},
+                      ErrorCase{"SET k \"a\"b\n", "Protocol error: unbalanced quotes in request"}));
 
 TEST(RequestParserTest, TooBigInlineRequest) {
   Parsed parsed = FeedInChunks(std::string(70 * 1024, 'a'), 4096);

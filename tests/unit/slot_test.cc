@@ -36,7 +36,8 @@ uint16_t Crc16Bitwise(std::string_view data) {
   for (unsigned char byte : data) {
     crc ^= static_cast<uint16_t>(byte << 8);
     for (int bit = 0; bit < 8; ++bit) {
-      crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021) : static_cast<uint16_t>(crc << 1);
+      crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021)
+                           : static_cast<uint16_t>(crc << 1);
     }
   }
   return crc;

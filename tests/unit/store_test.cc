@@ -1,11 +1,10 @@
 #include "gigakv/store.h"
 
-#include "gigakv/access_stamp.h"
-
 #include <algorithm>
 #include <set>
 #include <thread>
 
+#include "gigakv/access_stamp.h"
 #include "gtest/gtest.h"
 
 namespace gigakv {
@@ -114,7 +113,8 @@ TEST_F(StoreTest, ConcurrentWritersOnAllShards) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&store, t] {
-      for (int i = 0; i < 5000; ++i) store.Set(0, "t" + std::to_string(t) + ":" + std::to_string(i), "v");
+      for (int i = 0; i < 5000; ++i)
+        store.Set(0, "t" + std::to_string(t) + ":" + std::to_string(i), "v");
     });
   }
   for (auto& thread : threads) thread.join();

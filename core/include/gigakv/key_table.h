@@ -130,8 +130,8 @@ class KeyTable {
   uint32_t OffsetOf(Slot slot) const { return static_cast<uint32_t>(index_[slot]) - 1; }
   size_t RecordSize(uint32_t offset) const;
   uint32_t AppendRecord(size_t size);
-  void WriteRecord(uint32_t offset, std::string_view key, const ValueSpec& value,
-                   int64_t expire_ms, uint16_t access);
+  void WriteRecord(uint32_t offset, std::string_view key, const ValueSpec& value, int64_t expire_ms,
+                   uint16_t access);
   void FreePayload(uint32_t offset);
   void RemoveIndexEntry(Slot slot);
   void EraseImpl(Slot slot, bool free_payload);

@@ -33,8 +33,6 @@
 
 namespace gigakv {
 
-
-
 struct StoreOptions {
   uint32_t shard_count = 1024;  // Power of two in [1, 16384].
   int databases = 16;
@@ -164,8 +162,14 @@ class Store {
   // --- Eviction ------------------------------------------------------------------------------
 
   enum class EvictionPolicy {
-    kNoEviction, kAllKeysLru, kAllKeysLfu, kAllKeysRandom, kVolatileLru, kVolatileLfu,
-    kVolatileRandom, kVolatileTtl,
+    kNoEviction,
+    kAllKeysLru,
+    kAllKeysLfu,
+    kAllKeysRandom,
+    kVolatileLru,
+    kVolatileLfu,
+    kVolatileRandom,
+    kVolatileTtl,
   };
   // Evicts one key chosen by `policy` among about `samples` randomly sampled keys (volatile
   // policies consider only keys with a TTL), like Redis's approximated LRU/LFU. Returns the bytes
