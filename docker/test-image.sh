@@ -208,7 +208,7 @@ free_port() {
 
 # --- (a) tools -------------------------------------------------------------------------------
 log "checking podman, buildah, debootstrap, redis-cli"
-scripts/install-docker-deps.sh
+scripts/install-deps.sh --docker
 
 # --- (b) base image --------------------------------------------------------------------------
 if podman image exists "$BASE_IMAGE"; then

@@ -2,7 +2,12 @@
 # Installs the Debian packages gigakv needs to build and test, and only those that are missing.
 # Idempotent: a second run installs nothing. This script owns the package list.
 #
-# Usage: scripts/install-deps.sh [--build-only]
+# Usage: scripts/install-deps.sh [--build-only | --docker]
+#   (default)     build and test packages (make run, make test)
+#   --build-only  build packages only (e.g. inside the image's build stage)
+#   --docker      the tools make docker-test needs without a Docker engine: podman and buildah
+#                 (daemonless, chroot isolation), debootstrap (the bookworm-slim base image built
+#                 offline from the apt mirror) and redis-cli to ping the container
 set -euo pipefail
 
 build_packages=(
@@ -15,10 +20,17 @@ test_packages=(
   clang libclang-rt-14-dev procps util-linux
 )
 
-packages=("${build_packages[@]}")
-if [[ "${1:-}" != "--build-only" ]]; then
-  packages+=("${test_packages[@]}")
-fi
+docker_packages=(podman buildah debootstrap redis-tools)
+
+case "${1:-}" in
+  --build-only) packages=("${build_packages[@]}") ;;
+  --docker) packages=("${docker_packages[@]}") ;;
+  "") packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+  *)
+    echo "usage: $0 [--build-only | --docker]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for pkg in "${packages[@]}"; do

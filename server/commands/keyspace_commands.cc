@@ -54,12 +54,16 @@ void CmdType(CommandContext& ctx) {
 
 // --- Moving values between keys and databases ----------------------------------------------
 
-// Takes the value out of `source` (which must exist) into `spec`/`expire_ms`; `inline_copy`
-// holds inline bytes.
-void TakeValue(KeyAccess& source, ValueSpec* spec, std::string* inline_copy, int64_t* expire_ms) {
-  *expire_ms = source.view().expire_ms;
-  source.table.Release(source.slot, spec, inline_copy);
+// Moves the value of `source` (which must exist), with its TTL, to `key` in `target` (RENAME,
+// MOVE). Heap values change owner without being copied.
+void MoveValue(CommandContext& ctx, KeyAccess& source, KeyTable& target, std::string_view key,
+               uint64_t hash) {
+  int64_t expire_ms = source.view().expire_ms;
+  ValueSpec spec;
+  std::string inline_copy;
+  source.table.Release(source.slot, &spec, &inline_copy);
   source.slot = KeyTable::kNoSlot;
+  target.Put(key, hash, spec, expire_ms, NewStamp(ctx));
 }
 
 // Copies the value of `source` into `spec` (deep copy of heap values).
@@ -100,12 +104,8 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
     ctx.reply.Integer(0);
     return;
   }
-  ValueSpec spec;
-  std::string inline_copy;
-  int64_t expire_ms;
-  TakeValue(source, &spec, &inline_copy, &expire_ms);
   // Put finds the target again itself: erasing the source may have moved its index slot.
-  target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
+  MoveValue(ctx, source, target.table, to, target.hash);
   LogEffect(ctx, ctx.db(), {"RENAME", from, to});
   CountDirty(ctx);
   if (only_if_missing) {
@@ -177,11 +177,7 @@ void CmdMove(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
-    ValueSpec spec;
-    std::string inline_copy;
-    int64_t expire_ms;
-    TakeValue(source, &spec, &inline_copy, &expire_ms);
-    target_table.Put(key, source.hash, spec, expire_ms, NewStamp(ctx));
+    MoveValue(ctx, source, target_table, key, source.hash);
     LogEffect(ctx, source.db, {"MOVE", key, std::to_string(target_db)});
     CountDirty(ctx);
     ctx.reply.Integer(1);

@@ -410,22 +410,33 @@ void CmdSetRange(CommandContext& ctx) {
 
 // --- Counters ----------------------------------------------------------------------------------
 
+// Reads the number stored at the key for a counter update: 0 and no TTL when missing; replies
+// WRONGTYPE or `not_a_number` and returns false when it cannot be used.
+template <typename Number>
+bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
+                       bool (*parse)(std::string_view, Number*), std::string_view not_a_number,
+                       Number* current, int64_t* expire_ms) {
+  if (!access.exists()) return true;
+  RecordView view = access.view();
+  if (!view.is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  if (!parse(view.str, current)) {
+    ctx.reply.Error(not_a_number);
+    return false;
+  }
+  *expire_ms = view.expire_ms;
+  return true;
+}
+
 // INCR/DECR/INCRBY/DECRBY: adds `delta` to the integer at `key` (0 if missing), keeping its TTL.
 void IncrementBy(CommandContext& ctx, int64_t delta) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     int64_t current = 0;
     int64_t expire_ms = 0;
-    if (access.exists()) {
-      RecordView view = access.view();
-      if (!view.is_string()) {
-        ctx.reply.Error(errors::kWrongType);
-        return;
-      }
-      if (!ParseInt64(view.str, &current)) {
-        ctx.reply.Error(errors::kNotInteger);
-        return;
-      }
-      expire_ms = view.expire_ms;
+    if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current, &expire_ms)) {
+      return;
     }
     if ((delta < 0 && current < 0 && delta < INT64_MIN - current) ||
         (delta > 0 && current > 0 && delta > INT64_MAX - current)) {
@@ -473,17 +484,9 @@ void CmdIncrByFloat(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     long double current = 0;
     int64_t expire_ms = 0;
-    if (access.exists()) {
-      RecordView view = access.view();
-      if (!view.is_string()) {
-        ctx.reply.Error(errors::kWrongType);
-        return;
-      }
-      if (!ParseLongDouble(view.str, &current)) {
-        ctx.reply.Error(errors::kNotFloat);
-        return;
-      }
-      expire_ms = view.expire_ms;
+    if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current,
+                           &expire_ms)) {
+      return;
     }
     long double result = current + increment;
     std::string text;
