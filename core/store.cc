@@ -237,18 +237,26 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
   return (shard_index << 32) | position;
 }
 
-void Store::FlushDb(int db) {
-  std::vector<std::unique_ptr<KeyTable>> detached;
+Store::DetachedTables Store::FlushDb(int db) {
+  DetachedTables detached;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
-    Shard* s = &shards_[i];
-    std::lock_guard<std::mutex> lock(s->mutex());
-    detached.push_back(s->DetachTable(db));
+    Shard& s = shards_[i];
+    std::lock_guard<std::mutex> lock(s.mutex());
+    if (s.FindTable(db) != nullptr) detached.push_back(s.DetachTable(db));
   }
-  // Tables are freed outside the locks.
+  return detached;
 }
 
-void Store::FlushAll() {
-  for (int db = 0; db < options_.databases; ++db) FlushDb(db);
+Store::DetachedTables Store::FlushAll() {
+  DetachedTables detached;
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    Shard& s = shards_[i];
+    std::lock_guard<std::mutex> lock(s.mutex());
+    for (int db = 0; db < options_.databases; ++db) {
+      if (s.FindTable(db) != nullptr) detached.push_back(s.DetachTable(db));
+    }
+  }
+  return detached;
 }
 
 bool Store::SwapDb(int a, int b) {

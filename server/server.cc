@@ -70,7 +70,40 @@ Server::Server(Config& config, ServerOptions options)
   RefreshCachedConfig();
 }
 
-Server::~Server() = default;
+Server::~Server() {
+  {
+    std::lock_guard<std::mutex> lock(lazyfree_mutex_);
+    lazyfree_stop_ = true;
+  }
+  lazyfree_cv_.notify_all();
+  if (lazyfree_thread_.joinable()) lazyfree_thread_.join();
+}
+
+void Server::FreeLater(Store::DetachedTables tables) {
+  if (tables.empty()) return;
+  std::lock_guard<std::mutex> lock(lazyfree_mutex_);
+  if (!lazyfree_thread_.joinable()) {
+    lazyfree_thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(lazyfree_mutex_);
+      while (true) {
+        lazyfree_cv_.wait(lock, [this] { return lazyfree_stop_ || !lazyfree_queue_.empty(); });
+        if (lazyfree_queue_.empty()) return;  // Stopping with nothing left to free.
+        std::vector<Store::DetachedTables> batch = std::move(lazyfree_queue_);
+        lazyfree_queue_.clear();
+        lock.unlock();
+        for (Store::DetachedTables& tables : batch) {
+          size_t count = tables.size();
+          tables.clear();  // The actual freeing, off every I/O thread.
+          lazyfree_pending_.fetch_sub(count, std::memory_order_relaxed);
+        }
+        lock.lock();
+      }
+    });
+  }
+  lazyfree_pending_.fetch_add(tables.size(), std::memory_order_relaxed);
+  lazyfree_queue_.push_back(std::move(tables));
+  lazyfree_cv_.notify_one();
+}
 
 void Server::RefreshCachedConfig() {
   password_set_.store(!config_.Get("requirepass").empty());

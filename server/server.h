@@ -7,6 +7,8 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <thread>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -121,6 +123,12 @@ class Server {
     if (effect_sink_ != nullptr) effect_sink_->Append(Effect{db, std::move(args)});
   }
 
+  // Frees detached tables on the background thread (FLUSHALL/FLUSHDB ASYNC), so the client's
+  // I/O thread is not held up by freeing millions of keys.
+  void FreeLater(Store::DetachedTables tables);
+  // Tables waiting to be freed (INFO lazyfree_pending_objects).
+  size_t lazyfree_pending() const { return lazyfree_pending_.load(std::memory_order_relaxed); }
+
   // Periodic work (hz times per second): active expiry.
   void Cron();
   // DEBUG SET-ACTIVE-EXPIRE.
@@ -175,6 +183,13 @@ class Server {
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};
   EffectSink* effect_sink_ = nullptr;
+  // Background freeing: a queue drained by one thread, joined on destruction.
+  std::mutex lazyfree_mutex_;
+  std::condition_variable lazyfree_cv_;
+  std::vector<Store::DetachedTables> lazyfree_queue_;
+  std::atomic<size_t> lazyfree_pending_{0};
+  bool lazyfree_stop_ = false;
+  std::thread lazyfree_thread_;
   std::atomic<int64_t> coarse_now_ms_{0};
   std::atomic<bool> password_set_{false};
   std::atomic<bool> lfu_{false};

@@ -97,7 +97,7 @@ void MemorySection(Server& server, std::string* out) {
   Field(out, "mem_fragmentation_ratio",
         absl::StrFormat("%.2f", used > 0 ? static_cast<double>(rss) / used : 0.0));
   Field(out, "mem_allocator", "libc");
-  Field(out, "lazyfree_pending_objects", 0);
+  Field(out, "lazyfree_pending_objects", server.lazyfree_pending());
   Field(out, "arena_used_bytes", arena.arena_used);
   Field(out, "arena_capacity_bytes", arena.arena_capacity);
   Field(out, "arena_dead_bytes", arena.dead_bytes);

@@ -71,7 +71,9 @@ void CmdDbSize(CommandContext& ctx) {
   ctx.reply.Integer(static_cast<int64_t>(ctx.store.DbSize(ctx.db())));
 }
 
-// FLUSHDB / FLUSHALL [ASYNC|SYNC]. Tables are detached under the shard locks and freed outside.
+// FLUSHDB / FLUSHALL [ASYNC|SYNC]. Tables are detached under the shard locks; ASYNC frees them
+// on the background thread, SYNC (and no argument, as Redis's lazyfree-lazy-user-flush no) frees
+// them before replying.
 bool ParseFlushModeOrReply(CommandContext& ctx) {
   if (ctx.argc() > 2) {
     ctx.reply.Error(errors::kSyntax);
@@ -86,16 +88,18 @@ bool ParseFlushModeOrReply(CommandContext& ctx) {
 
 void CmdFlushDb(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
-  ctx.store.FlushDb(ctx.db());
+  Store::DetachedTables tables = ctx.store.FlushDb(ctx.db());
   ctx.server.LogEffect(ctx.db(), {"FLUSHDB"});
+  if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
   ctx.server.stats().dirty.fetch_add(1);
   ctx.reply.Ok();
 }
 
 void CmdFlushAll(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
-  ctx.store.FlushAll();
+  Store::DetachedTables tables = ctx.store.FlushAll();
   ctx.server.LogEffect(ctx.db(), {"FLUSHALL"});
+  if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
   ctx.server.stats().dirty.fetch_add(1);
   ctx.reply.Ok();
 }

@@ -150,8 +150,12 @@ class Store {
   uint64_t Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
                 const std::function<bool(std::string_view key, KeyType type)>& filter = nullptr,
                 bool delete_expired = false);
-  void FlushDb(int db);
-  void FlushAll();
+  // Empties database `db` (or all of them). Each shard's tables are detached under its lock and
+  // returned, so the caller chooses where the memory is freed (FLUSHALL ASYNC frees it on a
+  // background thread); dropping the result frees it right away.
+  using DetachedTables = std::vector<std::unique_ptr<KeyTable>>;
+  [[nodiscard]] DetachedTables FlushDb(int db);
+  [[nodiscard]] DetachedTables FlushAll();
   bool SwapDb(int a, int b);
 
   // Active expiry: pops up to `budget` due deadlines across shards (round robin, each table's
