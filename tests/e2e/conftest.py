@@ -126,13 +126,18 @@ def server_binary(target, request) -> Path:
     return request.getfixturevalue("gigakv_binary")
 
 
+def _pool_fixture(tmp_path_factory, binary, base_args, name):
+    """The body of a server-starting fixture: yields `ServerPool.start`, stops all at teardown."""
+    pool = ServerPool(tmp_path_factory, binary, base_args, name)
+    yield pool.start
+    pool.stop_all()
+
+
 @pytest.fixture
 def server_factory(tmp_path_factory, target, server_binary):
     """Starts servers under test (gigakv-server, or redis-server with GIGAKV_E2E_TARGET=redis)."""
     base_args = REDIS_BASE_ARGS if target == "redis" else ()
-    pool = ServerPool(tmp_path_factory, server_binary, base_args, "srv")
-    yield pool.start
-    pool.stop_all()
+    yield from _pool_fixture(tmp_path_factory, server_binary, base_args, "srv")
 
 
 @pytest.fixture
@@ -150,9 +155,7 @@ def redis_factory(tmp_path_factory):
     """Starts Debian's redis-server (the reference) the same way as the server under test."""
     if not os.access(REDIS_SERVER, os.X_OK):
         pytest.skip("redis-server is not installed")
-    pool = ServerPool(tmp_path_factory, REDIS_SERVER, REDIS_BASE_ARGS, "redis")
-    yield pool.start
-    pool.stop_all()
+    yield from _pool_fixture(tmp_path_factory, REDIS_SERVER, REDIS_BASE_ARGS, "redis")
 
 
 @pytest.fixture

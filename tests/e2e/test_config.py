@@ -119,39 +119,33 @@ def test_config_set_several_pairs_and_get(server):
     assert _config_get(conn, "maxmemory") == {b"maxmemory": b"1073741824"}
 
 
+# (CONFIG arguments, the exact error reply)
+CONFIG_SET_ERRORS = [
+    (("SET", "foo", "bar"), "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"),
+    (("SET", "maxclients", "abc"),
+     "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be "
+     "parsed into an integer"),
+    (("SET", "loglevel", "bogus"),
+     "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one "
+     "of the following: debug, verbose, notice, warning"),
+    (("SET", "timeout", "1", "timeout", "2"),
+     "ERR CONFIG SET failed (possibly related to argument 'timeout') - duplicate parameter"),
+    (("SET", "daemonize", "yes"),
+     "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set immutable "
+     "config"),
+    (("SET", "proto-max-bulk-len", "1000"),
+     "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument "
+     "must be between 1048576 and 9223372036854775807 inclusive"),
+    (("SET", "maxclients", "5", "timeout"), "ERR syntax error"),
+    (("SET", "maxclients"), "ERR wrong number of arguments for 'config|set' command"),
+    (("RESETSTAT", "x"), "ERR wrong number of arguments for 'config|resetstat' command"),
+]
+
+
 def test_config_set_errors(server):
     conn = server.raw()
-    assert conn.call("CONFIG", "SET", "foo", "bar") == ErrorReply(
-        "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"
-    )
-    assert conn.call("CONFIG", "SET", "maxclients", "abc") == ErrorReply(
-        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be "
-        "parsed into an integer"
-    )
-    assert conn.call("CONFIG", "SET", "loglevel", "bogus") == ErrorReply(
-        "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one "
-        "of the following: debug, verbose, notice, warning"
-    )
-    assert conn.call("CONFIG", "SET", "timeout", "1", "timeout", "2") == ErrorReply(
-        "ERR CONFIG SET failed (possibly related to argument 'timeout') - duplicate parameter"
-    )
-    assert conn.call("CONFIG", "SET", "daemonize", "yes") == ErrorReply(
-        "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set immutable "
-        "config"
-    )
-    assert conn.call("CONFIG", "SET", "proto-max-bulk-len", "1000") == ErrorReply(
-        "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument "
-        "must be between 1048576 and 9223372036854775807 inclusive"
-    )
-    assert conn.call("CONFIG", "SET", "maxclients", "5", "timeout") == ErrorReply(
-        "ERR syntax error"
-    )
-    assert conn.call("CONFIG", "SET", "maxclients") == ErrorReply(
-        "ERR wrong number of arguments for 'config|set' command"
-    )
-    assert conn.call("CONFIG", "RESETSTAT", "x") == ErrorReply(
-        "ERR wrong number of arguments for 'config|resetstat' command"
-    )
+    for args, error in CONFIG_SET_ERRORS:
+        assert conn.call("CONFIG", *args) == ErrorReply(error), args
 
 
 def test_config_set_is_atomic(server):

@@ -16,13 +16,10 @@ until a command touches them, on both sides alike, instead of whenever a backgro
 
 from __future__ import annotations
 
-import random
-import re
 import time
 
-import pytest
-
-from e2e_support import ConnectionClosed, encode_command
+from differential import DifferentialRun, SeededGenerator, both_protocols, flat_report, open_pair
+from e2e_support import encode_command
 
 SEED = 20260130
 COMMANDS = 3000
@@ -41,27 +38,16 @@ BAD_INTS = [
 ]
 STRINGS = [b"v", b"hello world", b"\x00\xff\r\n", b"x" * 10_000, b"\xe2\x82\xac", b"a b 'c'"]
 UNKNOWN = [b"FOO", b"getx", b"sett", b"INCRBYFLOAT2", b"dell"]
-INLINE_SAFE = re.compile(rb"[A-Za-z0-9_{}:.+-]+")
 
 
-class Generator:
+class Generator(SeededGenerator):
     """Builds one random command at a time from a seeded RNG."""
 
     def __init__(self, seed: int):
-        self.rng = random.Random(seed)
+        super().__init__(seed)
         now = int(time.time())
         self.future_s = now + 10_000_000
         self.future_ms = self.future_s * 1000
-
-    def case(self, word: str) -> bytes:
-        """The word in upper, lower or mixed case (commands and options are case-insensitive)."""
-        choice = self.rng.randrange(4)
-        if choice == 0:
-            return word.lower().encode()
-        if choice == 1:
-            mixed = (c.upper() if self.rng.random() < 0.5 else c.lower() for c in word)
-            return "".join(mixed).encode()
-        return word.upper().encode()
 
     def key(self) -> bytes:
         return self.rng.choice(KEYS)
@@ -157,82 +143,38 @@ class Generator:
         ])
 
 
-def _encode(args: list[bytes], rng: random.Random) -> bytes:
-    """Multibulk, or (sometimes, when every argument is a plain word) the inline form."""
-    if args and rng.random() < 0.2 and all(INLINE_SAFE.fullmatch(arg) for arg in args):
-        return b" ".join(args) + b"\r\n"
-    return encode_command(*args)
+class Run(DifferentialRun):
+    """One pass: every reply byte for byte, no resync; then DBSIZE and GET of every key."""
+
+    inline_rate = 0.2
+
+    def __init__(self, reference, candidate, protocol: int):
+        super().__init__(reference, candidate, protocol, SEED)
+
+    def step(self, index, args: list[bytes]) -> bool:
+        return self.plain(index, args, self.encode(args))
+
+    def compare_keyspace(self) -> None:
+        for db in range(DATABASES):
+            for conn in (self.reference, self.candidate):
+                conn.call("SELECT", db)
+            self.db = db
+            for args in [[b"DBSIZE"]] + [[b"GET", key] for key in KEYS]:
+                self.plain("final", args, encode_command(*args))
 
 
-def _run(reference, candidate, generator: Generator, encode_rng: random.Random):
-    """Sends every command to both servers; returns (mismatches, reference replies)."""
-    mismatches, replies = [], []
-    db = 0
-    for index in range(COMMANDS):
-        args = generator.command()
-        request = _encode(args, encode_rng)
-        reference.send(request)
-        expected = reference.read_reply_raw()[1]
-        candidate.send(request)
-        try:
-            got = candidate.read_reply_raw()[1]
-        except (ConnectionClosed, OSError) as error:
-            mismatches.append((index, db, args, expected, f"<connection lost: {error!r}>"))
-            break
-        replies.append(expected)
-        if got != expected:
-            mismatches.append((index, db, args, expected, got))
-        if args[0].upper() == b"SELECT" and expected == b"+OK\r\n":
-            db = int(args[1])
-    return mismatches, replies
-
-
-def _compare_keyspace(reference, candidate):
-    mismatches = []
-    for db in range(DATABASES):
-        for conn in (reference, candidate):
-            conn.call("SELECT", db)
-        for args in [[b"DBSIZE"]] + [[b"GET", key] for key in KEYS]:
-            expected = reference.call_raw(*args)
-            got = candidate.call_raw(*args)
-            if got != expected:
-                mismatches.append(("final", db, args, expected, got))
-    return mismatches
-
-
-def _report(mismatches) -> str:
-    lines = [f"{len(mismatches)} replies differ from redis-server 7.0 (first {MAX_REPORTED}):"]
-    for index, db, args, expected, got in mismatches[:MAX_REPORTED]:
-        shown = " ".join(
-            repr(arg)[2:-1] if len(arg) < 60 else f"<{len(arg)} bytes>" for arg in args
-        )
-        lines.append(f"  #{index} db{db}: {shown}\n      redis : {expected[:200]!r}\n"
-                     f"      gigakv: {got[:200] if isinstance(got, bytes) else got!r}")
-    return "\n".join(lines)
-
-
-@pytest.mark.parametrize("protocol", [2, 3], ids=["RESP2", "RESP3"])
+@both_protocols
 def test_random_commands_match_redis(server, real_redis, protocol, target):
-    if target == "redis":
-        pytest.skip("the server under test is redis-server itself")
-    reference, candidate = real_redis.raw(), server.raw()
-    for conn in (reference, candidate):
-        assert conn.call_raw("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
-    if protocol == 3:
-        for conn in (reference, candidate):
-            hello = conn.call("HELLO", "3")
-            assert isinstance(hello, dict), hello
-
-    mismatches, replies = _run(reference, candidate, Generator(SEED), random.Random(SEED + 1))
-    connection_lost = bool(mismatches) and isinstance(mismatches[-1][4], str)
-    if not connection_lost:
-        mismatches += _compare_keyspace(reference, candidate)
+    reference, candidate = open_pair(server, real_redis, protocol, target)
+    run = Run(reference, candidate, protocol)
+    run.play(Generator(SEED), COMMANDS, resync=False)
 
     # Guard against a degenerate mix: both successes and errors of many kinds must occur.
+    replies = run.replies[:run.stream_replies]  # not those of the final comparison
     errors = [reply for reply in replies if reply.startswith(b"-")]
     assert len(replies) < COMMANDS or (
         len(errors) > 300 and len(replies) - len(errors) > 1500
         and len({error.split(b"\r\n")[0] for error in errors}) >= 8
     ), "the random command mix no longer exercises enough distinct outcomes"
 
-    assert not mismatches, _report(mismatches)
+    assert not run.mismatches, flat_report(run.mismatches, MAX_REPORTED)

@@ -24,17 +24,15 @@ from __future__ import annotations
 
 import random
 import re
-from collections import OrderedDict
 
-import pytest
-
-from e2e_support import ConnectionClosed, ErrorReply, encode_command
+from differential import (DifferentialRun, SeededGenerator, both_protocols, grouped_report,
+                          open_pair, same_ttl)
+from e2e_support import encode_command
 
 SEED = 20_260_517
 COMMANDS = 6000
 MAX_MISMATCHES = 300
 MAX_CLASSES_REPORTED = 50
-TTL_TOLERANCE_S = 2
 
 KEYS = [b"b0", b"b1", b"b2", b"{t}x", b"{t}y", b"{t}z", b"bin\x00\xffkey", b"s"]
 
@@ -60,26 +58,16 @@ GOOD_VALUES = [b"0", b"1", b"-1", b"5", b"100", b"127", b"128", b"-128", b"-129"
                b"4611686018427387904", b"9223372036854775807", b"-9223372036854775808",
                b"-9223372036854775807", b"-9223372036854775680", b"-9223372036854775681",
                b"9223372036854775680"]
-INLINE_SAFE = re.compile(rb"[A-Za-z0-9_{}:.#+-]+")
 
 
-class Generator:
+class Generator(SeededGenerator):
     """Builds one random command at a time from a seeded RNG."""
 
     def __init__(self, seed: int):
-        self.rng = random.Random(seed)
+        super().__init__(seed)
         # While set, argument builders pick only valid arguments (for commands with many
         # arguments, where one bad argument in each would leave few successful runs).
         self.clean = False
-
-    def case(self, word: str) -> bytes:
-        choice = self.rng.randrange(4)
-        if choice == 0:
-            return word.lower().encode()
-        if choice == 1:
-            return "".join(c.upper() if self.rng.random() < 0.5 else c.lower()
-                           for c in word).encode()
-        return word.upper().encode()
 
     def key(self) -> bytes:
         return self.rng.choice(KEYS)
@@ -227,13 +215,7 @@ class Generator:
             (0.5, lambda: [self.case("PEXPIREAT"), self.key(), b"1"]),
             (4, self.wrong_arity),
         ]
-        total = sum(weight for weight, _ in table)
-        roll = rng.random() * total
-        for weight, make in table:
-            roll -= weight
-            if roll < 0:
-                return make()
-        return table[-1][1]()
+        return self.pick(table)
 
     def wrong_arity(self) -> list[bytes]:
         k = self.key()
@@ -251,145 +233,47 @@ class Generator:
 # --------------------------------------------------------------------------------------------
 
 
-def _is_error(raw: bytes) -> bool:
-    return raw[:1] in (b"-", b"!")
-
-
-def _encode(args: list[bytes], rng: random.Random) -> bytes:
-    """Multibulk, or (sometimes, when every argument is a plain word) the inline form."""
-    if args and rng.random() < 0.1 and all(INLINE_SAFE.fullmatch(arg) for arg in args):
-        return b" ".join(args) + b"\r\n"
-    return encode_command(*args)
-
-
-def _exchange(conn, request: bytes):
-    conn.send(request)
-    return conn.read_reply_raw()
-
-
-def _same_ttl(expected, got) -> bool:
-    (e_value, e_raw), (g_value, g_raw) = expected, got
-    if e_raw[:1] != b":" or g_raw[:1] != b":":
-        return e_raw == g_raw
-    if e_value <= 0 or g_value <= 0:
-        return e_value == g_value
-    return abs(e_value - g_value) <= TTL_TOLERANCE_S
-
-
-class Run:
+class Run(DifferentialRun):
     """One pass over the stream, with resyncs and the final keyspace comparison."""
 
+    inline_rate = 0.1
+    inline_safe = re.compile(rb"[A-Za-z0-9_{}:.#+-]+")  # '#' too, for BITFIELD's #N offsets
+
     def __init__(self, reference, candidate, protocol: int):
-        self.reference, self.candidate, self.protocol = reference, candidate, protocol
-        self.mismatches: list[tuple] = []
-        self.replies: list[bytes] = []
+        super().__init__(reference, candidate, protocol, SEED)
 
-    def step(self, index, args: list[bytes], request: bytes) -> bool:
-        expected = _exchange(self.reference, request)
-        got = _exchange(self.candidate, request)
-        self.replies.append(expected[1])
-        if args[0].upper() == b"TTL":
-            same = _same_ttl(expected, got)
-        else:
-            same = expected[1] == got[1]
-        if not same:
-            self.mismatches.append((self.protocol, index, list(args), expected[1], got[1]))
-        return same
+    def step(self, index, args: list[bytes]) -> bool:
+        return self.compared(index, args, self.encode(args))
 
-    def resync(self) -> None:
-        """Makes the candidate's keyspace equal to the reference's (both rewritten by SET)."""
-        ref = self.reference
-        entries = []
-        for key in sorted(ref.call("KEYS", "*")):
-            value = ref.call("GET", key)
-            when = ref.call("PEXPIRETIME", key)
-            if isinstance(value, bytes) and not isinstance(value, ErrorReply):
-                entries.append((key, value, when))
-        for conn in (self.reference, self.candidate):
-            assert conn.call_raw("FLUSHALL") == b"+OK\r\n"
-            for key, value, when in entries:
-                args = [b"SET", key, value] + ([b"PXAT", when] if when > 0 else [])
-                assert conn.call_raw(*args) == b"+OK\r\n"
+    def compared(self, index, args: list[bytes], request: bytes) -> bool:
+        """Byte for byte, except TTL (within a tolerance)."""
+        compare = (lambda e, g: same_ttl(e, g, args)) if args[0].upper() == b"TTL" else None
+        return self.plain(index, args, request, compare)
 
     def compare_keyspace(self) -> None:
         keys = sorted(self.reference.call("KEYS", "*"))
         got_keys = sorted(self.candidate.call("KEYS", "*"))
         if keys != got_keys:
-            self.mismatches.append((self.protocol, "final", [b"KEYS", b"*"], repr(keys).encode(),
-                                    repr(got_keys).encode()))
+            self.mismatch("final", [b"KEYS", b"*"], repr(keys).encode(), repr(got_keys).encode())
         for key in keys:
             for args in ([b"GET", key], [b"OBJECT", b"ENCODING", key], [b"TTL", key]):
-                self.step("final", args, encode_command(*args))
+                self.compared("final", args, encode_command(*args))
 
 
-def _shown(args) -> str:
-    parts = []
-    for arg in args:
-        if isinstance(arg, bytes) and len(arg) > 60:
-            parts.append(f"<{len(arg)} bytes {arg[:12]!r}...>")
-        else:
-            parts.append(repr(arg)[2:-1] if isinstance(arg, bytes) else str(arg))
-    return " ".join(parts)
-
-
-def _shape(raw: bytes) -> bytes:
-    """A reply reduced for grouping: first line, digits folded."""
-    return re.sub(rb"\d+", b"N", raw.split(b"\r\n")[0][:80]).upper()
-
-
-def _report(mismatches) -> str:
-    classes: "OrderedDict[tuple, list]" = OrderedDict()
-    for item in mismatches:
-        protocol, index, args, expected, got = item
-        classes.setdefault((args[0].upper(), _shape(expected), _shape(got)), []).append(item)
-    lines = [f"{len(mismatches)} replies differ from redis-server 7.0, in {len(classes)} classes "
-             f"(one example each, first {MAX_CLASSES_REPORTED}):"]
-    for (name, _, _), items in list(classes.items())[:MAX_CLASSES_REPORTED]:
-        protocol, index, args, expected, got = items[0]
-        lines.append(f"  [{name.decode(errors='replace')}] x{len(items)}  first: RESP{protocol} "
-                     f"#{index}: {_shown(args)}\n"
-                     f"      redis : {expected[:300]!r}\n      gigakv: {got[:300]!r}")
-    return "\n".join(lines)
-
-
-@pytest.mark.parametrize("protocol", [2, 3], ids=["RESP2", "RESP3"])
+@both_protocols
 def test_bitmap_commands_match_redis(server, real_redis, protocol, target):
-    if target == "redis":
-        pytest.skip("the server under test is redis-server itself")
-    reference, candidate = real_redis.raw(), server.raw()
-    for conn in (reference, candidate):
-        assert conn.call_raw("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
-    if protocol == 3:
-        for conn in (reference, candidate):
-            hello = conn.call("HELLO", "3")
-            assert isinstance(hello, dict), hello
-
+    reference, candidate = open_pair(server, real_redis, protocol, target)
     run = Run(reference, candidate, protocol)
-    generator, encode_rng = Generator(SEED), random.Random(SEED + 1)
-    lost = False
-    for index in range(COMMANDS):
-        args = generator.command()
-        try:
-            if not run.step(index, args, _encode(args, encode_rng)):
-                run.resync()
-        except (ConnectionClosed, OSError) as error:
-            run.mismatches.append((protocol, index, list(args), b"<reply>",
-                                   f"<connection lost: {error!r}>".encode()))
-            lost = True
-            break
-        if len(run.mismatches) >= MAX_MISMATCHES:
-            break
-    if not lost:
-        run.compare_keyspace()
+    run.play(Generator(SEED), COMMANDS, max_mismatches=MAX_MISMATCHES)
 
     # Guard against a degenerate mix: successes and many kinds of errors must both occur, and
     # BITFIELD must hit its nil (OVERFLOW FAIL) replies.
-    errors = {reply.split(b"\r\n")[0] for reply in run.replies if _is_error(reply)}
-    successes = sum(1 for reply in run.replies if not _is_error(reply))
+    errors, successes = run.outcomes()
     nil = b"$-1\r\n" if protocol == 2 else b"_\r\n"
     fails = sum(1 for reply in run.replies if reply[:1] == b"*" and nil in reply)
-    assert lost or len(run.mismatches) >= MAX_MISMATCHES or (
+    assert run.stopped_early or (
         len(errors) >= 12 and successes > COMMANDS // 2 and fails > 10
     ), f"the random mix no longer exercises enough outcomes ({len(errors)} error kinds, {fails})"
 
-    assert not run.mismatches, _report(run.mismatches)
+    assert not run.mismatches, grouped_report(run.mismatches, MAX_CLASSES_REPORTED,
+                                              show_db=False)

@@ -36,21 +36,17 @@ Runs in RESP2, then in RESP3 after HELLO 3.
 from __future__ import annotations
 
 import random
-import re
 import time
-from collections import OrderedDict
 
-import pytest
-
-from e2e_support import ConnectionClosed, ErrorReply, encode_command
+from differential import (DifferentialRun, SeededGenerator, both_protocols, exchange,
+                          grouped_report, is_error, open_pair, same_ttl)
+from e2e_support import encode_command
 
 SEED = 7_000_2026
 COMMANDS = 5000
 DATABASES = 16  # compared at the end; the stream itself mostly uses 0..3
 MAX_MISMATCHES = 400  # stop the run after this many (each one resyncs the servers)
 MAX_CLASSES_REPORTED = 60
-TTL_TOLERANCE_S = 2
-TTL_TOLERANCE_MS = 2000
 LCS_MAX_CELLS = 4_000_000  # LCS allocates (len1+1)*(len2+1) cells on both servers
 
 KEYS = [
@@ -89,14 +85,13 @@ PATTERNS = [
 ]
 DB_INDEXES = [b"0", b"1", b"2", b"3"] * 6 + [b"15", b"16", b"-1", b"abc", b"1.0", b"",
                                              b"99999999999999999999"]
-INLINE_SAFE = re.compile(rb"[A-Za-z0-9_{}:.+-]+")
 
 
-class Generator:
+class Generator(SeededGenerator):
     """Builds one random command (or macro) at a time from a seeded RNG."""
 
     def __init__(self, seed: int):
-        self.rng = random.Random(seed)
+        super().__init__(seed)
         now = int(time.time())
         self.now_s = now
         self.future_s = now + 10_000_000
@@ -105,15 +100,6 @@ class Generator:
         self.past_ms = self.past_s * 1000 + 7
 
     # Building blocks ------------------------------------------------------------------------
-
-    def case(self, word: str) -> bytes:
-        choice = self.rng.randrange(4)
-        if choice == 0:
-            return word.lower().encode()
-        if choice == 1:
-            return "".join(c.upper() if self.rng.random() < 0.5 else c.lower()
-                           for c in word).encode()
-        return word.upper().encode()
 
     def key(self) -> bytes:
         return self.rng.choice(KEYS)
@@ -336,13 +322,7 @@ class Generator:
                 [self.case(rng.choice(["ASYNC", "SYNC"]))] if rng.random() < 0.5 else [])),
             (8, self.wrong_arity),
         ]
-        total = sum(weight for weight, _ in table)
-        roll = rng.random() * total
-        for weight, make in table:
-            roll -= weight
-            if roll < 0:
-                return make()
-        return table[-1][1]()
+        return self.pick(table)
 
     def range_index(self) -> bytes:
         return self.rng.choice([b"0", b"1", b"2", b"-1", b"-2", b"5", b"100", b"-100", b"4999",
@@ -377,38 +357,12 @@ class Generator:
 # --------------------------------------------------------------------------------------------
 
 
-def _is_error(raw: bytes) -> bool:
-    return raw[:1] in (b"-", b"!")
-
-
-def _encode(args: list[bytes], rng: random.Random) -> bytes:
-    """Multibulk, or (sometimes, when every argument is a plain word) the inline form."""
-    if args and rng.random() < 0.15 and all(INLINE_SAFE.fullmatch(arg) for arg in args):
-        return b" ".join(args) + b"\r\n"
-    return encode_command(*args)
-
-
-def _exchange(conn, request: bytes):
-    conn.send(request)
-    return conn.read_reply_raw()
-
-
 def _compare_sorted(expected, got) -> bool:
     (e_value, e_raw), (g_value, g_raw) = expected, got
-    if _is_error(e_raw) or not isinstance(e_value, list):
+    if is_error(e_raw) or not isinstance(e_value, list):
         return e_raw == g_raw
     return (isinstance(g_value, list) and e_raw[:1] == g_raw[:1]
             and sorted(e_value) == sorted(g_value))
-
-
-def _compare_ttl(expected, got, args) -> bool:
-    (e_value, e_raw), (g_value, g_raw) = expected, got
-    if e_raw[:1] != b":" or g_raw[:1] != b":":
-        return e_raw == g_raw
-    if e_value <= 0 or g_value <= 0:
-        return e_value == g_value
-    tolerance = TTL_TOLERANCE_MS if args[0].upper().startswith(b"P") else TTL_TOLERANCE_S
-    return abs(e_value - g_value) <= tolerance
 
 
 def _compare_randomkey(expected, got) -> bool:
@@ -429,48 +383,28 @@ def _full_scan(conn, args: list[bytes], first) -> tuple[set | None, str | None]:
         keys.update(value[1])
         if value[0] == b"0":
             return keys, None
-        value, raw = _exchange(conn, encode_command(args[0], value[0], *args[2:]))
+        value, raw = exchange(conn, encode_command(args[0], value[0], *args[2:]))
     return None, "SCAN did not finish within 10000 calls"
 
 
-class Run:
+class Run(DifferentialRun):
     """One pass: the stream, resyncs and the final keyspace comparison."""
 
+    inline_rate = 0.15
+
     def __init__(self, reference, candidate, protocol: int):
-        self.reference, self.candidate, self.protocol = reference, candidate, protocol
-        self.mismatches: list[tuple] = []
-        self.db = 0
-        self.replies: list[bytes] = []
-        self.lost = False
+        super().__init__(reference, candidate, protocol, SEED, databases=DATABASES)
 
-    def mismatch(self, index, args, expected, got):
-        self.mismatches.append((self.protocol, index, self.db, list(args), expected, got))
-
-    def both(self, request: bytes):
-        expected = _exchange(self.reference, request)
-        got = _exchange(self.candidate, request)
-        return expected, got
-
-    def plain(self, index, args, request, compare=None) -> bool:
-        expected, got = self.both(request)
-        self.replies.append(expected[1])
-        same = compare(expected, got) if compare else expected[1] == got[1]
-        if not same:
-            self.mismatch(index, args, expected[1], got[1])
-        if args[0].upper() == b"SELECT" and expected[1] == b"+OK\r\n":
-            self.db = int(args[1])
-        return same
-
-    def step(self, index: int, command, encode_rng: random.Random) -> bool:
+    def step(self, index: int, command) -> bool:
         """Runs one generated command; returns False when the servers have diverged."""
         if isinstance(command, list):
-            return self.plain(index, command, _encode(command, encode_rng))
+            return self.plain(index, command, self.encode(command))
         kind, args = command[0], command[1]
-        request = _encode(args, encode_rng)
+        request = self.encode(args)
         if kind == "sorted":
             return self.plain(index, args, request, _compare_sorted)
         if kind == "ttl":
-            return self.plain(index, args, request, lambda e, g: _compare_ttl(e, g, args))
+            return self.plain(index, args, request, lambda e, g: same_ttl(e, g, args))
         if kind == "randomkey":
             if not self.plain(index, args, request, _compare_randomkey):
                 return False
@@ -497,7 +431,7 @@ class Run:
         if kind == "scan":
             expected, got = self.both(request)
             self.replies.append(expected[1])
-            if _is_error(expected[1]) or _is_error(got[1]):
+            if is_error(expected[1]) or is_error(got[1]):
                 if expected[1] != got[1]:
                     self.mismatch(index, args, expected[1], got[1])
                     return False
@@ -517,33 +451,7 @@ class Run:
             return True
         raise AssertionError(kind)
 
-    # Resync and final comparison -------------------------------------------------------------
-
-    def resync(self) -> None:
-        """Makes the candidate's keyspace equal to the reference's (both rewritten by SET)."""
-        ref = self.reference
-        state = []
-        for db in range(DATABASES):
-            ref.call("SELECT", db)
-            entries = []
-            for key in sorted(ref.call("KEYS", "*")):
-                value = ref.call("GET", key)
-                when = ref.call("PEXPIRETIME", key)
-                if isinstance(value, bytes) and not isinstance(value, ErrorReply):
-                    entries.append((key, value, when))
-            state.append(entries)
-        for conn in (self.reference, self.candidate):
-            assert conn.call_raw("FLUSHALL") == b"+OK\r\n"
-            for db, entries in enumerate(state):
-                if not entries:
-                    continue
-                conn.call("SELECT", db)
-                for key, value, when in entries:
-                    args = [b"SET", key, value] + ([b"PXAT", when] if when > 0 else [])
-                    conn.send_command(*args)
-                for _ in entries:
-                    assert conn.read_reply_raw()[1] == b"+OK\r\n"
-            conn.call("SELECT", self.db)
+    # Final comparison ------------------------------------------------------------------------
 
     def compare_keyspace(self) -> None:
         for db in range(DATABASES):
@@ -556,80 +464,29 @@ class Run:
                 continue
             for key in sorted(self.reference.call("KEYS", "*")):
                 for args, compare in (([b"TYPE", key], None), ([b"GET", key], None),
-                                      ([b"PTTL", key], lambda e, g: _compare_ttl(e, g, [b"P"]))):
+                                      ([b"PTTL", key], lambda e, g: same_ttl(e, g, [b"P"]))):
                     self.plain("final", args, encode_command(*args), compare)
 
 
-def _shown(args) -> str:
-    parts = []
-    for arg in args:
-        if isinstance(arg, bytes) and len(arg) > 60:
-            parts.append(f"<{len(arg)} bytes {arg[:12]!r}...>")
-        else:
-            parts.append(repr(arg)[2:-1] if isinstance(arg, bytes) else str(arg))
-    return " ".join(parts)
+def _class_name(args) -> bytes:
+    """Mismatches are grouped by command, and by subcommand for OBJECT."""
+    name = args[0].upper()
+    if name == b"OBJECT" and len(args) > 1:
+        name += b" " + args[1].upper()
+    return name
 
 
-def _shape(raw) -> bytes:
-    """A reply reduced for grouping: first line, digits folded."""
-    if not isinstance(raw, bytes):
-        raw = str(raw).encode()
-    return re.sub(rb"\d+", b"N", raw.split(b"\r\n")[0][:80]).upper()
-
-
-def _report(mismatches) -> str:
-    classes: "OrderedDict[tuple, list]" = OrderedDict()
-    for item in mismatches:
-        protocol, index, db, args, expected, got = item
-        name = args[0].upper()
-        if name == b"OBJECT" and len(args) > 1:
-            name += b" " + args[1].upper()
-        classes.setdefault((name, _shape(expected), _shape(got)), []).append(item)
-    lines = [f"{len(mismatches)} replies differ from redis-server 7.0, in {len(classes)} classes "
-             f"(one example each, first {MAX_CLASSES_REPORTED}):"]
-    for (name, _, _), items in list(classes.items())[:MAX_CLASSES_REPORTED]:
-        protocol, index, db, args, expected, got = items[0]
-        lines.append(f"  [{name.decode(errors='replace')}] x{len(items)}  first: RESP{protocol} "
-                     f"#{index} db{db}: {_shown(args)}\n"
-                     f"      redis : {expected[:300]!r}\n      gigakv: {got[:300]!r}")
-    return "\n".join(lines)
-
-
-@pytest.mark.parametrize("protocol", [2, 3], ids=["RESP2", "RESP3"])
+@both_protocols
 def test_keyspace_commands_match_redis(server, real_redis, protocol, target):
-    if target == "redis":
-        pytest.skip("the server under test is redis-server itself")
-    reference, candidate = real_redis.raw(), server.raw()
-    for conn in (reference, candidate):
-        assert conn.call_raw("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
-    if protocol == 3:
-        for conn in (reference, candidate):
-            hello = conn.call("HELLO", "3")
-            assert isinstance(hello, dict), hello
-
+    reference, candidate = open_pair(server, real_redis, protocol, target)
     run = Run(reference, candidate, protocol)
-    generator, encode_rng = Generator(SEED), random.Random(SEED + 1)
-    for index in range(COMMANDS):
-        command = generator.command()
-        try:
-            same = run.step(index, command, encode_rng)
-            if not same:
-                run.resync()
-        except (ConnectionClosed, OSError) as error:
-            args = command if isinstance(command, list) else command[1]
-            run.mismatch(index, args, b"<reply>", f"<connection lost: {error!r}>")
-            run.lost = True
-            break
-        if len(run.mismatches) >= MAX_MISMATCHES:
-            break
-    if not run.lost:
-        run.compare_keyspace()
+    run.play(Generator(SEED), COMMANDS, max_mismatches=MAX_MISMATCHES)
 
     # Guard against a degenerate mix: successes and many kinds of errors must both occur.
-    errors = {reply.split(b"\r\n")[0] for reply in run.replies if _is_error(reply)}
-    successes = sum(1 for reply in run.replies if not _is_error(reply))
-    assert run.lost or len(run.mismatches) >= MAX_MISMATCHES or (
+    errors, successes = run.outcomes()
+    assert run.stopped_early or (
         len(errors) >= 30 and successes > COMMANDS // 2
     ), f"the random mix no longer exercises enough outcomes ({len(errors)} error kinds)"
 
-    assert not run.mismatches, _report(run.mismatches)
+    assert not run.mismatches, grouped_report(run.mismatches, MAX_CLASSES_REPORTED,
+                                              name_of=_class_name)

@@ -20,6 +20,12 @@ from e2e_support import encode_command, parse_info
 PIPELINE_COMMANDS = 10_000
 
 
+def _expect_raw_replies(conn, *expected: bytes) -> None:
+    """Reads one reply per expected raw reply, in order, and compares each byte for byte."""
+    for index, want in enumerate(expected):
+        assert conn.read_reply_raw()[1] == want, f"reply #{index}"
+
+
 def test_pipeline_10k_commands_redis_py(client):
     pipe = client.pipeline(transaction=False)
     for i in range(5_000):
@@ -95,9 +101,7 @@ def test_request_sent_byte_by_byte(server):
     for byte in data:
         conn.send(bytes([byte]))
         time.sleep(0.001)
-    assert conn.read_reply_raw()[1] == b"+OK\r\n"
-    assert conn.read_reply_raw()[1] == b"$11\r\nhello world\r\n"
-    assert conn.read_reply_raw()[1] == b"$11\r\nhello world\r\n"
+    _expect_raw_replies(conn, b"+OK\r\n", b"$11\r\nhello world\r\n", b"$11\r\nhello world\r\n")
 
 
 @pytest.mark.parametrize(
@@ -127,9 +131,7 @@ def test_inline_commands(server, inline, stored):
 def test_inline_blank_lines_are_ignored_and_mixed_with_multibulk(server):
     conn = server.raw()
     conn.send(b"\r\n  \r\n\nPING\r\n" + encode_command("ECHO", "x y") + b'ECHO "x y"\r\n')
-    assert conn.read_reply_raw()[1] == b"+PONG\r\n"
-    assert conn.read_reply_raw()[1] == b"$3\r\nx y\r\n"
-    assert conn.read_reply_raw()[1] == b"$3\r\nx y\r\n"
+    _expect_raw_replies(conn, b"+PONG\r\n", b"$3\r\nx y\r\n", b"$3\r\nx y\r\n")
 
 
 @pytest.mark.parametrize(
