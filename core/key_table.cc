@@ -217,6 +217,15 @@ void KeyTable::RebuildDeadlines() {
   std::make_heap(deadlines_.begin(), deadlines_.end(), kLaterFirst);
 }
 
+void KeyTable::SampleTtls(int64_t now_ms, size_t limit, int64_t* sum_ms, int64_t* count) const {
+  for (size_t i = 0; i < deadlines_.size() && i < limit; ++i) {
+    int64_t remaining = deadline_base_ms_ + static_cast<int64_t>(deadlines_[i] >> 32) - now_ms;
+    if (remaining <= 0) continue;
+    *sum_ms += remaining;
+    ++*count;
+  }
+}
+
 bool KeyTable::PopDue(int64_t now_ms, uint32_t* fingerprint) {
   while (!deadlines_.empty()) {
     uint64_t top = deadlines_.front();

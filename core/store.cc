@@ -192,6 +192,17 @@ size_t Store::ExpiresCount(int db) {
   return total;
 }
 
+int64_t Store::AverageTtlMs(int db) {
+  int64_t sum = 0, count = 0;
+  int64_t now = NowMs();
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    Shard& s = shards_[i];
+    std::lock_guard<std::mutex> lock(s.mutex());
+    if (KeyTable* table = s.FindTable(db)) table->SampleTtls(now, 16, &sum, &count);
+  }
+  return count == 0 ? 0 : sum / count;
+}
+
 uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
                      const std::function<bool(std::string_view, KeyType)>& filter,
                      bool delete_expired) {

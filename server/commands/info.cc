@@ -187,7 +187,8 @@ void KeyspaceSection(Server& server, std::string* out) {
     size_t keys = server.store().DbSize(db);
     if (keys == 0) continue;
     Field(out, StrCat("db", db),
-          StrCat("keys=", keys, ",expires=", server.store().ExpiresCount(db), ",avg_ttl=0"));
+          StrCat("keys=", keys, ",expires=", server.store().ExpiresCount(db),
+                 ",avg_ttl=", server.store().AverageTtlMs(db)));
   }
 }
 

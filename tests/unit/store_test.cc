@@ -219,3 +219,24 @@ TEST(StoreActiveExpiryTest, DueKeyGoesInOnePassAmongManyVolatileKeys) {
 
 }  // namespace
 }  // namespace gigakv
+
+namespace gigakv {
+namespace {
+
+TEST(StoreAverageTtlTest, AveragesRemainingTtls) {
+  ManualClock clock;
+  StoreOptions options;
+  options.shard_count = 4;
+  options.clock = &clock;
+  Store store(options);
+  EXPECT_EQ(store.AverageTtlMs(0), 0);
+  store.Set(0, "a", "v", 1000);
+  store.Set(0, "b", "v", 3000);
+  store.Set(0, "c", "v");  // No TTL: not counted.
+  EXPECT_EQ(store.AverageTtlMs(0), 2000);
+  clock.AdvanceMs(500);
+  EXPECT_EQ(store.AverageTtlMs(0), 1500);
+}
+
+}  // namespace
+}  // namespace gigakv

@@ -117,6 +117,9 @@ class KeyTable {
   bool PopDue(int64_t now_ms, uint32_t* fingerprint);
   // A record with this fingerprint whose expiry is set and <= now_ms, or kNoSlot.
   Slot FindExpired(uint32_t fingerprint, int64_t now_ms) const;
+  // Sum and count of the remaining TTLs (deadline - now_ms > 0) of up to `limit` heap entries:
+  // a sample for INFO's avg_ttl (stale entries may be counted).
+  void SampleTtls(int64_t now_ms, size_t limit, int64_t* sum_ms, int64_t* count) const;
   // Records pending in the heap (live and stale).
   size_t deadline_entries() const { return deadlines_.size(); }
 

@@ -144,6 +144,9 @@ class Store {
   size_t DbSize(int db);
   // Keys with an expiry in `db`.
   size_t ExpiresCount(int db);
+  // Estimated average remaining TTL (ms) of `db`'s keys with an expiry, from a sample of each
+  // table's deadlines; 0 if none (INFO keyspace avg_ttl).
+  int64_t AverageTtlMs(int db);
   // One SCAN step: appends up to about `count` keys; returns the next cursor (0 = done). Every
   // key present during the whole iteration is returned exactly once. Expired keys are skipped;
   // with `delete_expired` they are also removed (and reported), as Redis's SCAN does.
