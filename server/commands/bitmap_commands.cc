@@ -103,11 +103,8 @@ void CmdSetBit(CommandContext& ctx) {
     int64_t expire_ms = 0;
     std::unique_ptr<std::string> value;
     if (access.exists()) {
+      if (!IsStringOrReply(ctx, access)) return;
       RecordView view = access.view();
-      if (!view.is_string()) {
-        ctx.reply.Error(errors::kWrongType);
-        return;
-      }
       // Nothing to write when the raw value already holds the bit (int and embstr values still
       // become raw, as Redis unshares them before looking).
       bool raw = view.kind == ValueKind::kStringRaw || view.kind == ValueKind::kStringExternal;
@@ -141,11 +138,8 @@ void CmdGetBit(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
+    if (!IsStringOrReply(ctx, access)) return;
     RecordView view = access.view();
-    if (!view.is_string()) {
-      ctx.reply.Error(errors::kWrongType);
-      return;
-    }
     ctx.reply.Integer(GetBit(view.str, offset) ? 1 : 0);
     Touch(ctx, access);
   });
@@ -170,11 +164,8 @@ void CmdBitCount(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
+    if (!IsStringOrReply(ctx, access)) return;
     RecordView view = access.view();
-    if (!view.is_string()) {
-      ctx.reply.Error(errors::kWrongType);
-      return;
-    }
     Touch(ctx, access);
     std::string_view str = view.str;
     if (ctx.argc() == 2) {
@@ -221,11 +212,8 @@ void CmdBitPos(CommandContext& ctx) {
       ctx.reply.Integer(bit ? -1 : 0);
       return;
     }
+    if (!IsStringOrReply(ctx, access)) return;
     RecordView view = access.view();
-    if (!view.is_string()) {
-      ctx.reply.Error(errors::kWrongType);
-      return;
-    }
     Touch(ctx, access);
     std::string_view str = view.str;
     int64_t start = 0;
@@ -436,11 +424,8 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
       CountLookup(ctx, access.exists());
       std::string_view bytes;
       if (access.exists()) {
+        if (!IsStringOrReply(ctx, access)) return;
         RecordView view = access.view();
-        if (!view.is_string()) {
-          ctx.reply.Error(errors::kWrongType);
-          return;
-        }
         bytes = view.str;
         Touch(ctx, access);
       }
@@ -453,11 +438,8 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
     int64_t expire_ms = 0;
     std::unique_ptr<std::string> value;
     if (access.exists()) {
+      if (!IsStringOrReply(ctx, access)) return;
       RecordView view = access.view();
-      if (!view.is_string()) {
-        ctx.reply.Error(errors::kWrongType);
-        return;
-      }
       expire_ms = view.expire_ms;
       value = TakeString(access);
     } else {

@@ -7,6 +7,7 @@
 #include "gigakv/access_stamp.h"
 #include "gigakv/store.h"
 #include "server/command.h"
+#include "server/errors.h"
 #include "server/server.h"
 
 namespace gigakv::server {
@@ -44,6 +45,15 @@ inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, int db = 
   Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
   uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
   return KeyAccess{shard, shard.Table(db), db, key, hash, slot};
+}
+
+// Replies WRONGTYPE and returns false when the key exists and does not hold a string.
+inline bool IsStringOrReply(CommandContext& ctx, const KeyAccess& access) {
+  if (access.exists() && !access.view().is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  return true;
 }
 
 // Counts a read lookup in INFO's keyspace_hits / keyspace_misses.

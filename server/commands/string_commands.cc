@@ -17,11 +17,8 @@ bool ReplyStringOrWrongType(CommandContext& ctx, KeyAccess& access) {
     ctx.reply.Null();
     return true;
   }
+  if (!IsStringOrReply(ctx, access)) return false;
   RecordView view = access.view();
-  if (!view.is_string()) {
-    ctx.reply.Error(errors::kWrongType);
-    return false;
-  }
   ctx.reply.Bulk(view.str);
   return true;
 }
@@ -297,11 +294,8 @@ void CmdAppend(CommandContext& ctx) {
     std::string value;
     int64_t expire_ms = 0;
     if (access.exists()) {
+      if (!IsStringOrReply(ctx, access)) return;
       RecordView view = access.view();
-      if (!view.is_string()) {
-        ctx.reply.Error(errors::kWrongType);
-        return;
-      }
       if (static_cast<int64_t>(view.str.size() + ctx.arg(2).size()) > MaxStringSize(ctx)) {
         ctx.reply.Error(errors::kStringTooLong);
         return;
@@ -326,11 +320,8 @@ void CmdStrlen(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
+    if (!IsStringOrReply(ctx, access)) return;
     RecordView view = access.view();
-    if (!view.is_string()) {
-      ctx.reply.Error(errors::kWrongType);
-      return;
-    }
     ctx.reply.Integer(static_cast<int64_t>(view.str.size()));
   });
 }
@@ -343,11 +334,8 @@ void CmdGetRange(CommandContext& ctx) {
       ctx.reply.Bulk("");
       return;
     }
+    if (!IsStringOrReply(ctx, access)) return;
     RecordView view = access.view();
-    if (!view.is_string()) {
-      ctx.reply.Error(errors::kWrongType);
-      return;
-    }
     int64_t length = static_cast<int64_t>(view.str.size());
     if (start < 0 && end < 0 && start > end) {
       ctx.reply.Bulk("");
@@ -379,11 +367,8 @@ void CmdSetRange(CommandContext& ctx) {
     std::string value;
     int64_t expire_ms = 0;
     if (access.exists()) {
+      if (!IsStringOrReply(ctx, access)) return;
       RecordView view = access.view();
-      if (!view.is_string()) {
-        ctx.reply.Error(errors::kWrongType);
-        return;
-      }
       if (patch.empty()) {
         ctx.reply.Integer(static_cast<int64_t>(view.str.size()));
         return;
@@ -417,11 +402,8 @@ bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
                        bool (*parse)(std::string_view, Number*), std::string_view not_a_number,
                        Number* current, int64_t* expire_ms) {
   if (!access.exists()) return true;
+  if (!IsStringOrReply(ctx, access)) return false;
   RecordView view = access.view();
-  if (!view.is_string()) {
-    ctx.reply.Error(errors::kWrongType);
-    return false;
-  }
   if (!parse(view.str, current)) {
     ctx.reply.Error(not_a_number);
     return false;

@@ -10,6 +10,13 @@
 namespace gigakv {
 namespace {
 
+StoreOptions TestOptions(ManualClock* clock, uint32_t shards) {
+  StoreOptions options;
+  options.shard_count = shards;
+  options.clock = clock;
+  return options;
+}
+
 class StoreTest : public ::testing::Test {
  protected:
   StoreOptions Options() {
@@ -144,9 +151,7 @@ namespace {
 
 TEST(StoreEvictionTest, LruPicksTheLongestIdleAmongSamples) {
   ManualClock clock;
-  StoreOptions options;
-  options.shard_count = 16;
-  options.clock = &clock;
+  StoreOptions options = TestOptions(&clock, 16);
   Store store(options);
   int64_t now = clock.NowMs();
   // One key per shard (found by trying names), so a pass over the shards samples every key.
@@ -177,9 +182,7 @@ TEST(StoreEvictionTest, LruPicksTheLongestIdleAmongSamples) {
 
 TEST(StoreEvictionTest, VolatilePoliciesSpareKeysWithoutTtl) {
   ManualClock clock;
-  StoreOptions options;
-  options.shard_count = 16;
-  options.clock = &clock;
+  StoreOptions options = TestOptions(&clock, 16);
   Store store(options);
   for (int i = 0; i < 50; ++i) {
     store.Set(0, "persistent" + std::to_string(i), "v");
@@ -205,9 +208,7 @@ namespace {
 // TTLs: the pass only looks at deadlines that are due.
 TEST(StoreActiveExpiryTest, DueKeyGoesInOnePassAmongManyVolatileKeys) {
   ManualClock clock;
-  StoreOptions options;
-  options.shard_count = 64;
-  options.clock = &clock;
+  StoreOptions options = TestOptions(&clock, 64);
   Store store(options);
   for (int i = 0; i < 100'000; ++i) store.Set(0, "k" + std::to_string(i), "v", 1'000'000 + i);
   store.Set(0, "soon", "v", 100);
@@ -225,9 +226,7 @@ namespace {
 
 TEST(StoreAverageTtlTest, AveragesRemainingTtls) {
   ManualClock clock;
-  StoreOptions options;
-  options.shard_count = 4;
-  options.clock = &clock;
+  StoreOptions options = TestOptions(&clock, 4);
   Store store(options);
   EXPECT_EQ(store.AverageTtlMs(0), 0);
   store.Set(0, "a", "v", 1000);
