@@ -8,13 +8,13 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <thread>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 

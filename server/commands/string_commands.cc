@@ -466,8 +466,7 @@ void CmdIncrByFloat(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     long double current = 0;
     int64_t expire_ms = 0;
-    if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current,
-                           &expire_ms)) {
+    if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current, &expire_ms)) {
       return;
     }
     long double result = current + increment;
