@@ -285,6 +285,18 @@ void Server::Cron() {
   UsedMemory(/*refresh=*/true);
   RefreshCoarseClock();
   EvictToLimit();  // Also evict when no command arrives.
+
+  // Rate over the oldest sample still in the ring, like Redis's instantaneous metrics.
+  int64_t now = NowMs();
+  uint64_t total = total_commands_processed();
+  int index = ops_sample_count_ % kOpsSamples;
+  const auto& oldest = ops_sample_count_ >= kOpsSamples ? ops_samples_[index] : ops_samples_[0];
+  if (ops_sample_count_ > 0 && now > oldest.first) {
+    ops_per_sec_.store(static_cast<int64_t>((total - oldest.second) * 1000 /
+                                            static_cast<uint64_t>(now - oldest.first)));
+  }
+  ops_samples_[index] = {now, total};
+  ++ops_sample_count_;
 }
 
 }  // namespace gigakv::server

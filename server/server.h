@@ -129,6 +129,9 @@ class Server {
   // Tables waiting to be freed (INFO lazyfree_pending_objects).
   size_t lazyfree_pending() const { return lazyfree_pending_.load(std::memory_order_relaxed); }
 
+  // Commands per second over the last ~1.6 s of cron ticks (INFO instantaneous_ops_per_sec).
+  int64_t instantaneous_ops_per_sec() const { return ops_per_sec_.load(std::memory_order_relaxed); }
+
   // Periodic work (hz times per second): active expiry.
   void Cron();
   // DEBUG SET-ACTIVE-EXPIRE.
@@ -183,6 +186,11 @@ class Server {
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};
   EffectSink* effect_sink_ = nullptr;
+  // Ring of (time, total commands) samples taken by Cron; touched only by the cron thread.
+  static constexpr int kOpsSamples = 16;
+  std::pair<int64_t, uint64_t> ops_samples_[kOpsSamples] = {};
+  int ops_sample_count_ = 0;
+  std::atomic<int64_t> ops_per_sec_{0};
   // Background freeing: a queue drained by one thread, joined on destruction.
   std::mutex lazyfree_mutex_;
   std::condition_variable lazyfree_cv_;

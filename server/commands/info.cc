@@ -121,7 +121,7 @@ void StatsSection(Server& server, std::string* out) {
   ServerStats& stats = server.stats();
   Field(out, "total_connections_received", stats.total_connections_received.load());
   Field(out, "total_commands_processed", server.total_commands_processed());
-  Field(out, "instantaneous_ops_per_sec", 0);
+  Field(out, "instantaneous_ops_per_sec", server.instantaneous_ops_per_sec());
   Field(out, "total_net_input_bytes", stats.total_net_input_bytes.load());
   Field(out, "total_net_output_bytes", stats.total_net_output_bytes.load());
   Field(out, "rejected_connections", stats.rejected_connections.load());

@@ -197,3 +197,23 @@ TEST_F(EvictionCommandsTest, ObjectFreqUnderLfu) {
 
 }  // namespace
 }  // namespace gigakv::testing
+
+namespace gigakv::testing {
+namespace {
+
+class OpsPerSecTest : public CommandTest {};
+
+TEST_F(OpsPerSecTest, InstantaneousOpsFollowTheCommandRate) {
+  server_.Cron();
+  for (int tick = 0; tick < 20; ++tick) {
+    for (int i = 0; i < 50; ++i) Run({"PING"});
+    clock_.AdvanceMs(100);
+    server_.Cron();
+  }
+  // 50 commands per 100 ms tick = 500 per second.
+  EXPECT_THAT(Run({"INFO", "stats"}).str,
+              ::testing::HasSubstr("instantaneous_ops_per_sec:500\r\n"));
+}
+
+}  // namespace
+}  // namespace gigakv::testing
