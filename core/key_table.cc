@@ -365,7 +365,16 @@ void KeyTable::FreePayload(uint32_t offset) {
 
 void KeyTable::GrowIndex() {
   // Grow by 1/4: memory per key is a product goal, and re-inserting is cheap (no key is read).
-  size_t new_capacity = capacity_ == 0 ? kInitialCapacity : capacity_ + capacity_ / 4;
+  ResizeIndex(capacity_ == 0 ? kInitialCapacity : capacity_ + capacity_ / 4);
+}
+
+void KeyTable::MaybeShrinkIndex() {
+  // After mass deletes, give index memory back once the load falls under 1/4; the new load is
+  // 5/8, between the shrink and grow thresholds, so tables do not oscillate.
+  if (capacity_ > 1024 && size_ * 4 < capacity_) ResizeIndex(std::max<size_t>(size_ * 8 / 5, 8));
+}
+
+void KeyTable::ResizeIndex(size_t new_capacity) {
   uint64_t* old = index_;
   size_t old_capacity = capacity_;
   index_ = static_cast<uint64_t*>(std::calloc(new_capacity, sizeof(uint64_t)));
@@ -471,6 +480,7 @@ void KeyTable::EraseImpl(Slot slot, bool free_payload) {
   if (free_payload) FreePayload(offset);
   dead_bytes_ += layout.total;
   RemoveIndexEntry(slot);
+  MaybeShrinkIndex();
   if (size_ == 0) {
     // An empty table gives all its memory back.
     std::free(index_);

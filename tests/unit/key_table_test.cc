@@ -281,3 +281,27 @@ TEST(KeyTableDeadlinesTest, FarDeadlinesBeyondTheOffsetRange) {
 
 }  // namespace
 }  // namespace gigakv
+
+namespace gigakv {
+namespace {
+
+TEST(KeyTableTest, IndexShrinksAfterMassDeletes) {
+  KeyTable table;
+  for (int i = 0; i < 20000; ++i) {
+    std::string key = "k" + std::to_string(i);
+    table.Put(key, absl::HashOf(key), ValueSpec{ValueKind::kStringRaw, "v"}, 0, 0);
+  }
+  size_t full_capacity = table.capacity();
+  for (int i = 0; i < 19000; ++i) {
+    std::string key = "k" + std::to_string(i);
+    table.Erase(table.Find(key, absl::HashOf(key)));
+  }
+  EXPECT_LT(table.capacity(), full_capacity / 4);
+  for (int i = 19000; i < 20000; ++i) {  // The survivors are all still found.
+    std::string key = "k" + std::to_string(i);
+    EXPECT_NE(table.Find(key, absl::HashOf(key)), KeyTable::kNoSlot) << key;
+  }
+}
+
+}  // namespace
+}  // namespace gigakv

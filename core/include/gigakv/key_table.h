@@ -18,7 +18,8 @@
 // fingerprint = upper 32 bits of the key's 64-bit hash. The home slot is
 // (fingerprint * capacity) >> 32, so slots are ordered by fingerprint: that makes SCAN cursors
 // (fingerprints) stable across resizes. Linear probing with backward-shift deletion (no
-// tombstones). Keys are always compared in full: equal fingerprints never alias two keys.
+// tombstones); the index grows by 1.25x past 7/8 load and shrinks to 5/8 load below 1/4.
+// Keys are always compared in full: equal fingerprints never alias two keys.
 //
 // Contract: not thread-safe; the owning shard's lock must be held. A Slot and any RecordView
 // (its string_views) are valid only until the next mutating call on this table.
@@ -139,6 +140,8 @@ class KeyTable {
   void RemoveIndexEntry(Slot slot);
   void EraseImpl(Slot slot, bool free_payload);
   void GrowIndex();
+  void MaybeShrinkIndex();
+  void ResizeIndex(size_t new_capacity);
   void MaybeCompact();
   void Compact();
   void PushDeadline(uint32_t fingerprint, int64_t expire_ms);
