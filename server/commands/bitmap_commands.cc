@@ -133,15 +133,9 @@ void CmdGetBit(CommandContext& ctx) {
   uint64_t offset;
   if (!ParseBitOffsetOrReply(ctx, ctx.arg(2), /*hash=*/false, 0, &offset)) return;
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    CountLookup(ctx, access.exists());
-    if (!access.exists()) {
-      ctx.reply.Integer(0);
-      return;
-    }
-    if (!IsStringOrReply(ctx, access)) return;
-    RecordView view = access.view();
-    ctx.reply.Integer(GetBit(view.str, offset) ? 1 : 0);
-    Touch(ctx, access);
+    std::string_view str;
+    if (!ReadStringOrReply(ctx, access, 0, &str)) return;
+    ctx.reply.Integer(GetBit(str, offset) ? 1 : 0);
   });
 }
 
@@ -159,15 +153,8 @@ uint64_t LastBitOf(int64_t end, bool is_bit) {
 // missing key answers 0 whatever the arguments.
 void CmdBitCount(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    CountLookup(ctx, access.exists());
-    if (!access.exists()) {
-      ctx.reply.Integer(0);
-      return;
-    }
-    if (!IsStringOrReply(ctx, access)) return;
-    RecordView view = access.view();
-    Touch(ctx, access);
-    std::string_view str = view.str;
+    std::string_view str;
+    if (!ReadStringOrReply(ctx, access, 0, &str)) return;
     if (ctx.argc() == 2) {
       ctx.reply.Integer(static_cast<int64_t>(CountBits(str)));
       return;
@@ -206,16 +193,9 @@ void CmdBitPos(CommandContext& ctx) {
     return;
   }
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    CountLookup(ctx, access.exists());
     // A missing key is an endless run of zeros.
-    if (!access.exists()) {
-      ctx.reply.Integer(bit ? -1 : 0);
-      return;
-    }
-    if (!IsStringOrReply(ctx, access)) return;
-    RecordView view = access.view();
-    Touch(ctx, access);
-    std::string_view str = view.str;
+    std::string_view str;
+    if (!ReadStringOrReply(ctx, access, bit ? -1 : 0, &str)) return;
     int64_t start = 0;
     int64_t end = static_cast<int64_t>(str.size()) - 1;
     bool is_bit = false, end_given = false;

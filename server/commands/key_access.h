@@ -67,6 +67,25 @@ inline uint16_t NewStamp(CommandContext& ctx) {
   return NewAccessStamp(ctx.server.access_mode(), ctx.server.CoarseNowMs());
 }
 
+// Forward declaration (defined below).
+inline void Touch(CommandContext& ctx, KeyAccess& access);
+
+// The read path of commands on strings that answer an integer for a missing key (STRLEN,
+// GETBIT, BITCOUNT, BITPOS): counts the lookup, replies `if_missing` or WRONGTYPE and returns
+// false when there is no string to work on; otherwise sets `*value` and marks the key accessed.
+inline bool ReadStringOrReply(CommandContext& ctx, KeyAccess& access, int64_t if_missing,
+                              std::string_view* value) {
+  CountLookup(ctx, access.exists());
+  if (!access.exists()) {
+    ctx.reply.Integer(if_missing);
+    return false;
+  }
+  if (!IsStringOrReply(ctx, access)) return false;
+  *value = access.view().str;
+  Touch(ctx, access);
+  return true;
+}
+
 // Marks the key as accessed now (LRU clock or LFU counter, for eviction and OBJECT IDLETIME /
 // FREQ) unless the client asked for CLIENT NO-TOUCH.
 inline void Touch(CommandContext& ctx, KeyAccess& access) {

@@ -316,13 +316,10 @@ void CmdAppend(CommandContext& ctx) {
 
 void CmdStrlen(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    if (!access.exists()) {
-      ctx.reply.Integer(0);
-      return;
+    std::string_view value;
+    if (ReadStringOrReply(ctx, access, 0, &value)) {
+      ctx.reply.Integer(static_cast<int64_t>(value.size()));
     }
-    if (!IsStringOrReply(ctx, access)) return;
-    RecordView view = access.view();
-    ctx.reply.Integer(static_cast<int64_t>(view.str.size()));
   });
 }
 
