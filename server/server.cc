@@ -125,12 +125,35 @@ void Server::RefreshCachedConfig() {
   }
   eviction_samples_.store(static_cast<int>(config_.GetInt("maxmemory-samples")));
   proto_max_bulk_len_.store(config_.GetInt("proto-max-bulk-len"));
+  collection_limits_.hash_max_listpack_entries.store(config_.GetInt("hash-max-listpack-entries"));
+  collection_limits_.hash_max_listpack_value.store(config_.GetInt("hash-max-listpack-value"));
+  collection_limits_.set_max_intset_entries.store(config_.GetInt("set-max-intset-entries"));
+  collection_limits_.set_max_listpack_entries.store(config_.GetInt("set-max-listpack-entries"));
+  collection_limits_.set_max_listpack_value.store(config_.GetInt("set-max-listpack-value"));
+  collection_limits_.zset_max_listpack_entries.store(config_.GetInt("zset-max-listpack-entries"));
+  collection_limits_.zset_max_listpack_value.store(config_.GetInt("zset-max-listpack-value"));
+  collection_limits_.list_max_listpack_size.store(config_.GetInt("list-max-listpack-size"));
   query_buffer_limit_.store(config_.GetInt("client-query-buffer-limit"));
   // "normal <hard> <soft> <seconds> slave ... pubsub ...": the normal class comes first.
   std::vector<std::string> words = SplitNonEmpty(config_.Get("client-output-buffer-limit"), ' ');
   int64_t hard = 0;
   if (words.size() >= 2 && !ParseMemory(words[1], &hard)) hard = 0;
   normal_output_hard_limit_.store(hard);
+}
+
+CollectionLimits Server::collection_limits() const {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  const AtomicCollectionLimits& limits = collection_limits_;
+  CollectionLimits snapshot;
+  snapshot.hash_max_listpack_entries = limits.hash_max_listpack_entries.load(kRelaxed);
+  snapshot.hash_max_listpack_value = limits.hash_max_listpack_value.load(kRelaxed);
+  snapshot.set_max_intset_entries = limits.set_max_intset_entries.load(kRelaxed);
+  snapshot.set_max_listpack_entries = limits.set_max_listpack_entries.load(kRelaxed);
+  snapshot.set_max_listpack_value = limits.set_max_listpack_value.load(kRelaxed);
+  snapshot.zset_max_listpack_entries = limits.zset_max_listpack_entries.load(kRelaxed);
+  snapshot.zset_max_listpack_value = limits.zset_max_listpack_value.load(kRelaxed);
+  snapshot.list_max_listpack_size = limits.list_max_listpack_size.load(kRelaxed);
+  return snapshot;
 }
 
 int64_t Server::UsedMemory(bool refresh) {

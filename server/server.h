@@ -142,6 +142,8 @@ class Server {
   bool password_set() const { return password_set_.load(std::memory_order_relaxed); }
   // Config values read for every request, mirrored here so the hot path takes no lock.
   int64_t proto_max_bulk_len() const { return proto_max_bulk_len_.load(std::memory_order_relaxed); }
+  // The collection encoding thresholds as currently configured (a snapshot; cheap).
+  CollectionLimits collection_limits() const;
   int64_t query_buffer_limit() const { return query_buffer_limit_.load(std::memory_order_relaxed); }
   // Hard output limit of normal clients (client-output-buffer-limit normal <hard>); 0 = none.
   int64_t normal_output_hard_limit() const {
@@ -204,6 +206,11 @@ class Server {
   std::atomic<int> eviction_policy_{0};  // Store::EvictionPolicy
   std::atomic<int> eviction_samples_{5};
   std::atomic<int64_t> proto_max_bulk_len_{0};
+  struct AtomicCollectionLimits {
+    std::atomic<int64_t> hash_max_listpack_entries, hash_max_listpack_value,
+        set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value,
+        zset_max_listpack_entries, zset_max_listpack_value, list_max_listpack_size;
+  } collection_limits_;
   std::atomic<int64_t> query_buffer_limit_{0};
   std::atomic<int64_t> normal_output_hard_limit_{0};
   std::atomic<int64_t> maxmemory_{0};

@@ -22,6 +22,21 @@ enum class ValueKind : uint8_t {
   kObject = 4,          // Heap Object owned by the record (collections).
 };
 
+// When collections convert from their compact encoding to the full one (Redis's
+// *-max-listpack-* / set-max-intset-entries directives). Conversions go one way: a collection
+// never converts back to the compact encoding when it shrinks (as in Redis).
+struct CollectionLimits {
+  int64_t hash_max_listpack_entries = 128;
+  int64_t hash_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
+  int64_t set_max_listpack_entries = 128;
+  int64_t set_max_listpack_value = 64;
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
+  // > 0: at most this many entries per list node; -1..-5: at most 4/8/16/32/64 KiB per node.
+  int64_t list_max_listpack_size = -2;
+};
+
 // A collection value referenced from a record. Owned by exactly one record; deleted when the
 // record is erased or overwritten. Accessed only under its shard's lock.
 class Object {

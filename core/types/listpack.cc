@@ -1,0 +1,356 @@
+#include "core/types/listpack.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "gigakv/numbers.h"
+
+namespace gigakv {
+namespace {
+
+constexpr size_t kHeaderSize = 8;  // total_bytes:u32 count:u32
+
+uint32_t LoadU32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+void StoreU32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
+
+// Reads a little-endian signed integer of `width` bytes.
+int64_t LoadSigned(const uint8_t* p, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  int shift = 64 - 8 * width;
+  return static_cast<int64_t>(v << shift) >> shift;
+}
+void StoreSigned(uint8_t* p, int64_t value, int width) {
+  auto v = static_cast<uint64_t>(value);
+  for (int i = 0; i < width; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// Bytes of the backlen field for an (encoding + payload) of `size` bytes.
+size_t BacklenSize(size_t size) {
+  size_t n = 1;
+  while (size >= 128) {
+    size >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// Writes the backlen so that reading backwards from its last byte recovers `size`: the last byte
+// holds the lowest 7 bits (high bit set when more bytes precede it).
+void WriteBacklen(uint8_t* p, size_t size) {
+  size_t n = BacklenSize(size);
+  for (size_t i = 0; i < n; ++i) {
+    auto bits = static_cast<uint8_t>((size >> (7 * i)) & 0x7f);
+    if (i + 1 < n) bits |= 0x80;
+    p[n - 1 - i] = bits;
+  }
+}
+
+// Reads the backlen ending at `last` (inclusive); returns the encoded size, sets *backlen_size.
+size_t ReadBacklen(const uint8_t* last, size_t* backlen_size) {
+  size_t size = 0;
+  size_t i = 0;
+  while (true) {
+    uint8_t b = *(last - i);
+    size |= static_cast<size_t>(b & 0x7f) << (7 * i);
+    ++i;
+    if ((b & 0x80) == 0) break;
+  }
+  *backlen_size = i;
+  return size;
+}
+
+// Encodes `value` (encoding + payload) into `out` (at least 13 bytes for integers, or
+// 5 + value.size() for strings); returns the byte count.
+size_t EncodeString(std::string_view value, uint8_t* out) {
+  int64_t number;
+  if (value.size() <= 20 && ParseInt64(value, &number) && std::to_string(number) == value) {
+    if (number >= 0 && number <= 127) {
+      out[0] = static_cast<uint8_t>(number);
+      return 1;
+    }
+    int width = 8;
+    uint8_t tag = 0xf4;
+    if (number >= INT16_MIN && number <= INT16_MAX) {
+      width = 2, tag = 0xf1;
+    } else if (number >= -(1 << 23) && number < (1 << 23)) {
+      width = 3, tag = 0xf2;
+    } else if (number >= INT32_MIN && number <= INT32_MAX) {
+      width = 4, tag = 0xf3;
+    }
+    out[0] = tag;
+    StoreSigned(out + 1, number, width);
+    return 1 + width;
+  }
+  size_t len = value.size();
+  size_t header;
+  if (len < 64) {
+    out[0] = static_cast<uint8_t>(0x80 | len);
+    header = 1;
+  } else if (len < 4096) {
+    out[0] = static_cast<uint8_t>(0xc0 | (len >> 8));
+    out[1] = static_cast<uint8_t>(len & 0xff);
+    header = 2;
+  } else {
+    out[0] = 0xe0;
+    StoreU32(out + 1, static_cast<uint32_t>(len));
+    header = 5;
+  }
+  if (len > 0) std::memcpy(out + header, value.data(), len);
+  return header + len;
+}
+
+size_t EncodedStringSize(std::string_view value) {
+  int64_t number;
+  if (value.size() <= 20 && ParseInt64(value, &number) && std::to_string(number) == value) {
+    if (number >= 0 && number <= 127) return 1;
+    if (number >= INT16_MIN && number <= INT16_MAX) return 3;
+    if (number >= -(1 << 23) && number < (1 << 23)) return 4;
+    if (number >= INT32_MIN && number <= INT32_MAX) return 5;
+    return 9;
+  }
+  size_t len = value.size();
+  return (len < 64 ? 1 : len < 4096 ? 2 : 5) + len;
+}
+
+// Size of (encoding + payload) of the entry starting at `p`.
+size_t EncodedSize(const uint8_t* p) {
+  uint8_t tag = p[0];
+  if (tag < 0x80) return 1;
+  if (tag < 0xc0) return 1 + (tag & 0x3f);
+  if (tag < 0xd0) return 2 + ((static_cast<size_t>(tag & 0x0f) << 8) | p[1]);
+  switch (tag) {
+    case 0xe0:
+      return 5 + LoadU32(p + 1);
+    case 0xf1:
+      return 3;
+    case 0xf2:
+      return 4;
+    case 0xf3:
+      return 5;
+    default:
+      return 9;  // 0xf4
+  }
+}
+
+size_t EntryTotalSize(const uint8_t* p) {
+  size_t encoded = EncodedSize(p);
+  return encoded + BacklenSize(encoded);
+}
+
+}  // namespace
+
+std::string_view ListpackEntry::View(std::string* scratch) const {
+  if (!is_int) return str;
+  *scratch = std::to_string(int_value);
+  return *scratch;
+}
+
+std::string ListpackEntry::ToString() const {
+  return is_int ? std::to_string(int_value) : std::string(str);
+}
+
+bool ListpackEntry::Equals(std::string_view value) const {
+  if (!is_int) return str == value;
+  char buffer[24];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), int_value);
+  return std::string_view(buffer, end - buffer) == value;
+}
+
+size_t ListpackEntry::Length() const {
+  if (!is_int) return str.size();
+  char buffer[24];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), int_value);
+  return static_cast<size_t>(end - buffer);
+}
+
+Listpack::~Listpack() { std::free(data_); }
+
+Listpack& Listpack::operator=(Listpack&& other) noexcept {
+  if (this != &other) {
+    std::free(data_);
+    data_ = other.data_;
+    other.data_ = nullptr;
+  }
+  return *this;
+}
+
+Listpack Listpack::Clone() const {
+  Listpack copy;
+  if (data_ != nullptr) {
+    size_t n = total();
+    copy.data_ = static_cast<uint8_t*>(std::malloc(n));
+    if (copy.data_ == nullptr) throw std::bad_alloc();
+    std::memcpy(copy.data_, data_, n);
+  }
+  return copy;
+}
+
+uint32_t Listpack::total() const { return data_ == nullptr ? 0 : LoadU32(data_); }
+
+size_t Listpack::size() const { return data_ == nullptr ? 0 : LoadU32(data_ + 4); }
+
+size_t Listpack::bytes() const { return total(); }
+
+void Listpack::SetCount(uint32_t count) { StoreU32(data_ + 4, count); }
+
+uint8_t* Listpack::Resize(size_t new_total) {
+  if (new_total <= kHeaderSize) {
+    std::free(data_);
+    data_ = nullptr;
+    return nullptr;
+  }
+  bool fresh = data_ == nullptr;
+  auto* grown = static_cast<uint8_t*>(std::realloc(data_, new_total));
+  if (grown == nullptr) throw std::bad_alloc();
+  data_ = grown;
+  if (fresh) StoreU32(data_ + 4, 0);
+  StoreU32(data_, static_cast<uint32_t>(new_total));
+  return data_;
+}
+
+Listpack::Pos Listpack::First() const { return size() == 0 ? kEnd : kHeaderSize; }
+
+Listpack::Pos Listpack::Last() const {
+  if (size() == 0) return kEnd;
+  return Prev(total());
+}
+
+Listpack::Pos Listpack::Next(Pos pos) const {
+  Pos next = pos + static_cast<Pos>(EntryTotalSize(data_ + pos));
+  return next >= total() ? kEnd : next;
+}
+
+Listpack::Pos Listpack::Prev(Pos pos) const {
+  if (pos == kEnd) return Last();
+  if (pos <= kHeaderSize) return kEnd;
+  size_t backlen_size;
+  size_t encoded = ReadBacklen(data_ + pos - 1, &backlen_size);
+  return pos - static_cast<Pos>(encoded + backlen_size);
+}
+
+Listpack::Pos Listpack::Seek(int64_t index) const {
+  auto n = static_cast<int64_t>(size());
+  if (index < 0) index += n;
+  if (index < 0 || index >= n) return kEnd;
+  if (index <= n / 2) {
+    Pos pos = First();
+    for (int64_t i = 0; i < index; ++i) pos = Next(pos);
+    return pos;
+  }
+  Pos pos = Last();
+  for (int64_t i = n - 1; i > index; --i) pos = Prev(pos);
+  return pos;
+}
+
+ListpackEntry Listpack::Get(Pos pos) const {
+  const uint8_t* p = data_ + pos;
+  ListpackEntry entry;
+  uint8_t tag = p[0];
+  if (tag < 0x80) {
+    entry.is_int = true;
+    entry.int_value = tag;
+  } else if (tag < 0xc0) {
+    entry.str = std::string_view(reinterpret_cast<const char*>(p + 1), tag & 0x3f);
+  } else if (tag < 0xd0) {
+    size_t len = (static_cast<size_t>(tag & 0x0f) << 8) | p[1];
+    entry.str = std::string_view(reinterpret_cast<const char*>(p + 2), len);
+  } else if (tag == 0xe0) {
+    entry.str = std::string_view(reinterpret_cast<const char*>(p + 5), LoadU32(p + 1));
+  } else {
+    entry.is_int = true;
+    int width = tag == 0xf1 ? 2 : tag == 0xf2 ? 3 : tag == 0xf3 ? 4 : 8;
+    entry.int_value = LoadSigned(p + 1, width);
+  }
+  return entry;
+}
+
+Listpack::Pos Listpack::Find(std::string_view value, Pos start, size_t skip) const {
+  // Compare encoded forms: equal strings have equal encodings, so one memcmp per candidate.
+  uint8_t encoded_stack[80];
+  std::string encoded_heap;
+  uint8_t* encoded = encoded_stack;
+  if (value.size() + 5 > sizeof(encoded_stack)) {
+    encoded_heap.resize(value.size() + 5);
+    encoded = reinterpret_cast<uint8_t*>(encoded_heap.data());
+  }
+  size_t encoded_size = EncodeString(value, encoded);
+  uint32_t end = total();
+  Pos pos = start;
+  while (pos != kEnd && pos < end) {
+    const uint8_t* p = data_ + pos;
+    size_t size = EncodedSize(p);
+    if (size == encoded_size && std::memcmp(p, encoded, size) == 0) return pos;
+    pos += static_cast<Pos>(size + BacklenSize(size));
+    for (size_t i = 0; i < skip && pos < end; ++i)
+      pos += static_cast<Pos>(EntryTotalSize(data_ + pos));
+  }
+  return kEnd;
+}
+
+Listpack::Pos Listpack::SpliceIn(Pos before, const uint8_t* encoded, size_t encoded_size) {
+  size_t entry_size = encoded_size + BacklenSize(encoded_size);
+  size_t old_total = data_ == nullptr ? kHeaderSize : total();
+  Pos at = before == kEnd ? static_cast<Pos>(old_total) : before;
+  uint32_t count = static_cast<uint32_t>(size());
+  Resize(old_total + entry_size);
+  std::memmove(data_ + at + entry_size, data_ + at, old_total - at);
+  std::memcpy(data_ + at, encoded, encoded_size);
+  WriteBacklen(data_ + at + encoded_size, encoded_size);
+  SetCount(count + 1);
+  return at;
+}
+
+Listpack::Pos Listpack::Insert(Pos before, std::string_view value) {
+  if (value.size() + 5 <= 80) {
+    uint8_t encoded[80];
+    return SpliceIn(before, encoded, EncodeString(value, encoded));
+  }
+  std::string encoded(value.size() + 5, '\0');
+  auto* bytes = reinterpret_cast<uint8_t*>(encoded.data());
+  return SpliceIn(before, bytes, EncodeString(value, bytes));
+}
+
+Listpack::Pos Listpack::InsertInt(Pos before, int64_t value) {
+  return Insert(before, std::to_string(value));
+}
+
+Listpack::Pos Listpack::Replace(Pos pos, std::string_view value) {
+  Pos next = Erase(pos, 1);
+  return Insert(next, value);
+}
+
+Listpack::Pos Listpack::Erase(Pos pos, size_t count) {
+  if (pos == kEnd || count == 0) return pos;
+  uint32_t old_total = total();
+  Pos end = pos;
+  size_t erased = 0;
+  while (erased < count && end < old_total) {
+    end += static_cast<Pos>(EntryTotalSize(data_ + end));
+    ++erased;
+  }
+  uint32_t remaining = static_cast<uint32_t>(size() - erased);
+  std::memmove(data_ + pos, data_ + end, old_total - end);
+  if (remaining == 0) {
+    Resize(0);
+    return kEnd;
+  }
+  SetCount(remaining);
+  Resize(old_total - (end - pos));
+  return pos >= total() ? kEnd : pos;
+}
+
+void Listpack::Clear() { Resize(0); }
+
+size_t Listpack::EntrySize(std::string_view value) {
+  size_t encoded = EncodedStringSize(value);
+  return encoded + BacklenSize(encoded);
+}
+
+}  // namespace gigakv

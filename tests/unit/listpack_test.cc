@@ -1,0 +1,172 @@
+#include "core/types/listpack.h"
+
+#include <deque>
+#include <random>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace gigakv {
+namespace {
+
+// Reads the whole listpack forwards and checks that walking it backwards agrees.
+std::deque<std::string> Contents(const Listpack& lp) {
+  std::deque<std::string> forward;
+  for (Listpack::Pos pos = lp.First(); pos != Listpack::kEnd; pos = lp.Next(pos)) {
+    forward.push_back(lp.Get(pos).ToString());
+  }
+  std::deque<std::string> backward;
+  for (Listpack::Pos pos = lp.Last(); pos != Listpack::kEnd; pos = lp.Prev(pos)) {
+    backward.push_front(lp.Get(pos).ToString());
+  }
+  EXPECT_EQ(forward, backward);
+  EXPECT_EQ(forward.size(), lp.size());
+  return forward;
+}
+
+TEST(ListpackTest, EmptyHoldsNoBuffer) {
+  Listpack lp;
+  EXPECT_EQ(lp.size(), 0u);
+  EXPECT_EQ(lp.bytes(), 0u);
+  EXPECT_EQ(lp.First(), Listpack::kEnd);
+  EXPECT_EQ(lp.Last(), Listpack::kEnd);
+  EXPECT_EQ(lp.Seek(0), Listpack::kEnd);
+  EXPECT_EQ(lp.Find("x", lp.First()), Listpack::kEnd);
+}
+
+TEST(ListpackTest, IntegersRoundTripAsTheirCanonicalText) {
+  Listpack lp;
+  const std::vector<std::string> values = {"0",
+                                           "127",
+                                           "128",
+                                           "-1",
+                                           "32767",
+                                           "-32768",
+                                           "8388607",
+                                           "-8388608",
+                                           "2147483647",
+                                           "-2147483648",
+                                           "9223372036854775807",
+                                           "-9223372036854775808",
+                                           "-0",
+                                           "007",
+                                           "+5",
+                                           "1 ",
+                                           "",
+                                           "9223372036854775808",
+                                           "abc"};
+  for (const auto& v : values) lp.Append(v);
+  std::deque<std::string> expected(values.begin(), values.end());
+  EXPECT_EQ(Contents(lp), expected);
+  EXPECT_TRUE(lp.Get(lp.Seek(0)).is_int);
+  EXPECT_FALSE(lp.Get(lp.Seek(12)).is_int);  // "-0" stays a string.
+  EXPECT_FALSE(lp.Get(lp.Seek(13)).is_int);  // "007" too.
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(lp.Find(values[i], lp.First()), lp.Seek(static_cast<int64_t>(i))) << values[i];
+    EXPECT_TRUE(lp.Get(lp.Seek(static_cast<int64_t>(i))).Equals(values[i]));
+    EXPECT_EQ(lp.Get(lp.Seek(static_cast<int64_t>(i))).Length(), values[i].size());
+  }
+}
+
+TEST(ListpackTest, LongStringsUseWiderHeaders) {
+  Listpack lp;
+  std::string s63(63, 'a'), s64(64, 'b'), s4095(4095, 'c'), s4096(4096, 'd'), big(100000, 'e');
+  for (const auto* s : {&s63, &s64, &s4095, &s4096, &big}) lp.Append(*s);
+  EXPECT_EQ(Contents(lp), (std::deque<std::string>{s63, s64, s4095, s4096, big}));
+  EXPECT_EQ(lp.Find(s4096, lp.First()), lp.Seek(3));
+  EXPECT_EQ(Listpack::EntrySize(s63), 1 + 63 + 1u);
+  EXPECT_EQ(Listpack::EntrySize(s64), 2 + 64 + 1u);
+  EXPECT_EQ(Listpack::EntrySize(big), 5 + 100000 + 3u);
+}
+
+TEST(ListpackTest, FindWithSkipLooksOnlyAtFields) {
+  Listpack lp;
+  for (const char* s : {"f1", "v", "v", "f2", "f3", "v3"}) lp.Append(s);
+  EXPECT_EQ(lp.Find("v", lp.First(), 1), lp.Seek(2));
+  EXPECT_EQ(lp.Find("f2", lp.First(), 1), Listpack::kEnd);
+  EXPECT_EQ(lp.Find("f3", lp.First(), 1), lp.Seek(4));
+}
+
+TEST(ListpackTest, CloneIsDeep) {
+  Listpack lp;
+  lp.Append("a");
+  lp.Append("12");
+  Listpack copy = lp.Clone();
+  lp.Erase(lp.First());
+  EXPECT_EQ(Contents(copy), (std::deque<std::string>{"a", "12"}));
+  EXPECT_EQ(Contents(lp), (std::deque<std::string>{"12"}));
+}
+
+// A seeded random sequence of operations against std::deque.
+TEST(ListpackTest, RandomOperationsMatchDequeModel) {
+  std::mt19937_64 rng(42);
+  auto random_value = [&]() -> std::string {
+    switch (rng() % 4) {
+      case 0:
+        return std::to_string(static_cast<int64_t>(rng()) >> (rng() % 64));
+      case 1:
+        return std::string(rng() % 100, static_cast<char>('a' + rng() % 26));
+      case 2:
+        return std::string(rng() % 5000, 'x');
+      default:
+        return "k" + std::to_string(rng() % 50);
+    }
+  };
+  Listpack lp;
+  std::deque<std::string> model;
+  for (int step = 0; step < 20000; ++step) {
+    auto n = static_cast<int64_t>(model.size());
+    switch (rng() % 6) {
+      case 0:
+      case 1: {  // Insert anywhere.
+        int64_t index = n == 0 ? 0 : static_cast<int64_t>(rng() % (n + 1));
+        std::string v = random_value();
+        Listpack::Pos at = index == n ? Listpack::kEnd : lp.Seek(index);
+        Listpack::Pos pos = lp.Insert(at, v);
+        model.insert(model.begin() + index, v);
+        ASSERT_EQ(lp.Get(pos).ToString(), v);
+        break;
+      }
+      case 2: {  // Erase a run.
+        if (n == 0) break;
+        int64_t index = static_cast<int64_t>(rng() % n);
+        size_t count = 1 + rng() % 3;
+        lp.Erase(lp.Seek(index), count);
+        model.erase(model.begin() + index,
+                    model.begin() + std::min<int64_t>(n, index + static_cast<int64_t>(count)));
+        break;
+      }
+      case 3: {  // Replace.
+        if (n == 0) break;
+        int64_t index = static_cast<int64_t>(rng() % n);
+        std::string v = random_value();
+        lp.Replace(lp.Seek(index), v);
+        model[index] = v;
+        break;
+      }
+      case 4: {  // Seek from either end.
+        if (n == 0) break;
+        int64_t index = static_cast<int64_t>(rng() % n);
+        ASSERT_EQ(lp.Get(lp.Seek(index)).ToString(), model[index]);
+        ASSERT_EQ(lp.Get(lp.Seek(index - n)).ToString(), model[index]);
+        break;
+      }
+      default: {  // Find.
+        std::string v = random_value();
+        Listpack::Pos pos = lp.Find(v, lp.First());
+        auto it = std::find(model.begin(), model.end(), v);
+        Listpack::Pos expected = it == model.end() ? Listpack::kEnd : lp.Seek(it - model.begin());
+        ASSERT_EQ(pos, expected);
+      }
+    }
+    if (model.size() > 300) {
+      lp.Clear();
+      model.clear();
+    }
+    if (step % 500 == 0) ASSERT_EQ(Contents(lp), model);
+  }
+  ASSERT_EQ(Contents(lp), model);
+}
+
+}  // namespace
+}  // namespace gigakv
