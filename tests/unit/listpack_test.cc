@@ -163,7 +163,9 @@ TEST(ListpackTest, RandomOperationsMatchDequeModel) {
       lp.Clear();
       model.clear();
     }
-    if (step % 500 == 0) ASSERT_EQ(Contents(lp), model);
+    if (step % 500 == 0) {
+      ASSERT_EQ(Contents(lp), model);
+    }
   }
   ASSERT_EQ(Contents(lp), model);
 }
