@@ -10,6 +10,7 @@ inline constexpr std::string_view kSyntax = "ERR syntax error";
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kTimeoutOutOfRange = "ERR timeout is out of range";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kIncrFloatNanOrInf =

@@ -15,6 +15,7 @@ class FakeList : public Object {
   size_t MemoryUsage() const override { return 16; }
   size_t Length() const override { return 1; }
   Object* Clone() const override { return new FakeList; }
+  void ForEachElement(absl::FunctionRef<void(std::string_view)> fn) const override { fn("x"); }
 };
 
 constexpr std::string_view kWrongType =

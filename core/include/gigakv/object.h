@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
+
 namespace gigakv {
 
 // Redis's key types, as TYPE reports them.
@@ -51,6 +53,10 @@ class Object {
   virtual size_t Length() const = 0;
   // A deep copy (COPY). The caller owns the result.
   virtual Object* Clone() const = 0;
+  // Calls fn with each element in the type's natural order: lists head to tail, sets in any
+  // order, sorted sets by ascending score (members only), hashes field by field (fields only).
+  // Used by SORT and other generic walkers. fn must not modify the object.
+  virtual void ForEachElement(absl::FunctionRef<void(std::string_view)> fn) const = 0;
 };
 
 }  // namespace gigakv
