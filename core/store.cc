@@ -147,6 +147,15 @@ bool Store::Exists(int db, std::string_view key) {
                      [&](Shard& s) { return FindLive(s, db, key, hash) != KeyTable::kNoSlot; });
 }
 
+std::optional<KeyType> Store::TypeOf(int db, std::string_view key) {
+  uint64_t hash = Hash(key);
+  return WithShardOf(key, [&](Shard& s) -> std::optional<KeyType> {
+    uint32_t slot = FindLive(s, db, key, hash);
+    if (slot == KeyTable::kNoSlot) return std::nullopt;
+    return s.Table(db).View(slot).type();
+  });
+}
+
 bool Store::Expire(int db, std::string_view key, int64_t ttl_ms) {
   uint64_t hash = Hash(key);
   return WithShardOf(key, [&](Shard& s) {

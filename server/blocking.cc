@@ -1,12 +1,27 @@
 // Blocking operations: clients parked on list and sorted-set keys (BLPOP, BZPOPMIN...).
 #include "server/blocking.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gigakv/numbers.h"
+#include "server/client_state.h"
 #include "server/commands/collection_access.h"
+#include "server/server.h"
 
 namespace gigakv::server {
+namespace {
+
+// Keys signalled on this thread during the current command, served at its end.
+thread_local std::vector<std::pair<int, std::string>> tls_ready_keys;
+thread_local bool tls_serving = false;
+
+// The key type that can serve a blocking command: sorted sets for BZ*, lists otherwise.
+KeyType WantedType(const CommandSpec& spec) {
+  return spec.name.substr(0, 2) == "bz" ? KeyType::kZSet : KeyType::kList;
+}
+
+}  // namespace
 
 bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_t* deadline_ms) {
   long double seconds;
@@ -31,11 +46,197 @@ bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_
   return true;
 }
 
-void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>&, int64_t) {
-  // Until parking lands, a client that cannot be served now gets the timeout reply.
-  ctx.reply.NullArray();
+void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                 int64_t deadline_ms) {
+  if (!ctx.server.blocking().Block(ctx, keys, deadline_ms)) ctx.reply.NullArray();
 }
 
-void SignalKeyAsReady(CommandContext&, int, std::string_view) {}
+void SignalKeyAsReady(CommandContext& ctx, int db, std::string_view key) {
+  ctx.server.blocking().SignalReady(db, key);
+}
+
+bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                             int64_t deadline_ms) {
+  std::shared_ptr<ClientState> client = ctx.server.FindClient(ctx.client.id);
+  if (client == nullptr || !client->deliver_unblocked) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = by_client_.find(client->id);
+  if (found != by_client_.end()) {
+    // The client's own blocked command is being re-run and could not be served: it keeps its
+    // place in the queues.
+    found->second->reblocked = true;
+    return true;
+  }
+  auto waiter = std::make_shared<Waiter>();
+  waiter->client = client;
+  waiter->db = ctx.db();
+  waiter->wanted = WantedType(ctx.spec);
+  waiter->args.assign(ctx.args.begin(), ctx.args.end());
+  for (std::string_view key : keys) {
+    if (std::find(waiter->keys.begin(), waiter->keys.end(), key) != waiter->keys.end()) continue;
+    waiter->keys.emplace_back(key);
+    by_key_[KeyId(waiter->db, std::string(key))].push_back(waiter);
+  }
+  by_client_[client->id] = waiter;
+  count_.fetch_add(1, std::memory_order_relaxed);
+  client->block_deadline_ms = deadline_ms;
+  client->blocked.store(true, std::memory_order_release);
+  return true;
+}
+
+void BlockingRegistry::SignalReady(int db, std::string_view key) {
+  if (count_.load(std::memory_order_relaxed) == 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!by_key_.contains(KeyId(db, std::string(key)))) return;
+  }
+  for (const auto& [ready_db, ready_key] : tls_ready_keys) {
+    if (ready_db == db && ready_key == key) return;
+  }
+  tls_ready_keys.emplace_back(db, std::string(key));
+}
+
+void BlockingRegistry::SignalDb(int db) {
+  if (count_.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [id, queue] : by_key_) {
+    if (id.first != db) continue;
+    bool known = std::any_of(tls_ready_keys.begin(), tls_ready_keys.end(),
+                             [&](const KeyId& ready) { return ready == id; });
+    if (!known) tls_ready_keys.push_back(id);
+  }
+}
+
+bool BlockingRegistry::HasReadyKeys() { return !tls_ready_keys.empty() && !tls_serving; }
+
+std::shared_ptr<BlockingRegistry::Waiter> BlockingRegistry::ClaimFirst(int db,
+                                                                       const std::string& key,
+                                                                       KeyType type) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_key_.find(KeyId(db, key));
+  if (it == by_key_.end()) return nullptr;
+  for (const std::shared_ptr<Waiter>& waiter : it->second) {
+    // Redis 7.0 leaves a client blocked while its key holds another type than it pops from.
+    if (waiter->serving || waiter->wanted != type) continue;
+    waiter->serving = true;
+    waiter->reblocked = false;
+    return waiter;
+  }
+  return nullptr;
+}
+
+void BlockingRegistry::ServeReadyKeys(Server& server) {
+  if (tls_serving) return;
+  tls_serving = true;
+  while (!tls_ready_keys.empty()) {
+    auto [db, key] = std::move(tls_ready_keys.front());
+    tls_ready_keys.erase(tls_ready_keys.begin());
+    // Serve the key's waiters in the order they blocked, until one of them cannot be served.
+    while (true) {
+      std::optional<KeyType> type = server.store().TypeOf(db, key);
+      if (!type.has_value()) break;
+      std::shared_ptr<Waiter> waiter = ClaimFirst(db, key, *type);
+      if (waiter == nullptr) break;
+      ClientState& client = *waiter->client;
+      protocol::ReplyBuilder reply;
+      reply.set_resp_version(client.resp);
+      std::vector<std::string_view> args(waiter->args.begin(), waiter->args.end());
+      server.Execute(client, args, reply);
+
+      std::string delivery;
+      bool stop_key = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        waiter->serving = false;
+        if (waiter->disconnected) {
+          RemoveLocked(waiter);
+          continue;
+        }
+        if (waiter->reblocked && !waiter->timed_out && !waiter->unblock_requested) {
+          waiter->reblocked = false;
+          stop_key = true;  // Still waiting, in its place; nobody behind it is served first.
+        } else {
+          if (!waiter->reblocked) {
+            delivery = std::move(reply.buffer());
+          } else if (waiter->unblock_requested && !waiter->unblock_error.empty()) {
+            delivery = "-" + waiter->unblock_error + "\r\n";
+          } else {
+            delivery = TimeoutReply(client);
+          }
+          RemoveLocked(waiter);
+        }
+      }
+      if (stop_key) break;
+      Deliver(*waiter, std::move(delivery));
+    }
+  }
+  tls_serving = false;
+}
+
+void BlockingRegistry::RemoveLocked(const std::shared_ptr<Waiter>& waiter) {
+  for (const std::string& key : waiter->keys) {
+    auto it = by_key_.find(KeyId(waiter->db, key));
+    if (it == by_key_.end()) continue;
+    auto& queue = it->second;
+    queue.erase(std::remove(queue.begin(), queue.end(), waiter), queue.end());
+    if (queue.empty()) by_key_.erase(it);
+  }
+  if (by_client_.erase(waiter->client->id) > 0) count_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool BlockingRegistry::TimeOut(uint64_t client_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_client_.find(client_id);
+  if (it == by_client_.end()) return false;
+  std::shared_ptr<Waiter> waiter = it->second;
+  if (waiter->serving) {
+    waiter->timed_out = true;
+    return false;
+  }
+  RemoveLocked(waiter);
+  return true;
+}
+
+bool BlockingRegistry::Unblock(uint64_t client_id, std::string_view error) {
+  std::shared_ptr<Waiter> waiter;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = by_client_.find(client_id);
+    if (it == by_client_.end()) return false;
+    waiter = it->second;
+    if (waiter->serving) {
+      waiter->unblock_requested = true;
+      waiter->unblock_error = std::string(error);
+      return true;
+    }
+    RemoveLocked(waiter);
+  }
+  Deliver(*waiter,
+          error.empty() ? TimeoutReply(*waiter->client) : "-" + std::string(error) + "\r\n");
+  return true;
+}
+
+void BlockingRegistry::Remove(uint64_t client_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_client_.find(client_id);
+  if (it == by_client_.end()) return;
+  std::shared_ptr<Waiter> waiter = it->second;
+  if (waiter->serving) {
+    waiter->disconnected = true;  // The serving thread removes it when the re-run returns.
+    return;
+  }
+  RemoveLocked(waiter);
+}
+
+void BlockingRegistry::Deliver(const Waiter& waiter, std::string reply) {
+  if (waiter.client->deliver_unblocked) waiter.client->deliver_unblocked(std::move(reply));
+}
+
+std::string BlockingRegistry::TimeoutReply(const ClientState& client) {
+  protocol::ReplyBuilder reply;
+  reply.set_resp_version(client.resp);
+  reply.NullArray();
+  return std::move(reply.buffer());
+}
 
 }  // namespace gigakv::server

@@ -10,17 +10,31 @@
 // where it was in the queue. At the deadline the client gets a null array (RESP2 `*-1`, RESP3
 // `_`), as Redis replies to a timed-out blocking command.
 //
-// Threading: handlers call these under no shard lock other than the ones their lookups took
-// (BlockOnKeys may be called while holding key locks). Thread-safe.
+// Threading and locks: BlockOnKeys and SignalKeyAsReady run under the shard locks of the keys
+// involved, then take the registry's mutex; the registry never takes a shard lock while holding
+// its mutex, and serving (which runs commands, so takes shard locks) happens with no lock held, at
+// the end of Server::Execute. Registering under the key's lock is what prevents lost wake-ups: a
+// push either happens before the blocking command looked at the key, or after the client is in
+// the queue.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "gigakv/object.h"
 #include "server/command.h"
 
 namespace gigakv::server {
+
+class ClientState;
 
 // Parses a blocking timeout in seconds (a decimal or float text, sub-second precision) as Redis:
 // "timeout is not a float or out of range", "timeout is negative", "timeout is out of range".
@@ -28,9 +42,68 @@ namespace gigakv::server {
 bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_t* deadline_ms);
 
 // Parks the client on `keys` (in the client's database) until served or until `deadline_ms`
-// (0 = forever). Inside MULTI/EXEC (and anywhere a client cannot block) it replies the timeout
-// reply (null array) at once instead, as Redis does.
+// (0 = forever). Where a client cannot block (an in-process client without a connection) it
+// replies the timeout reply (null array) at once instead, as Redis does inside MULTI.
 void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
                  int64_t deadline_ms);
+
+// The clients blocked on keys, shared by all I/O threads. Owned by the Server.
+class BlockingRegistry {
+ public:
+  // Registers ctx.client as waiting (see BlockOnKeys). Returns false when the client cannot
+  // block. During a re-run of the client's own blocked command it only notes that the client
+  // stays blocked.
+  bool Block(CommandContext& ctx, const std::vector<std::string_view>& keys, int64_t deadline_ms);
+
+  // Notes that (db, key) may serve its waiters; they are served at the end of the current
+  // command on this thread (ServeReadyKeys). Cheap when nobody is blocked.
+  void SignalReady(int db, std::string_view key);
+  // Signals every key of `db` that clients wait on (SWAPDB brought in a new database).
+  void SignalDb(int db);
+
+  // Serves the waiters of the keys signalled on this thread, until no ready key is left. Called
+  // by Server::Execute with no lock held; a no-op when nothing was signalled.
+  void ServeReadyKeys(class Server& server);
+  static bool HasReadyKeys();
+
+  // The client's deadline passed (its connection's timer): true when it was still waiting and is
+  // now removed (the caller sends the timeout reply); false when it was already served or is
+  // being served right now (then whoever serves it will deliver a reply).
+  bool TimeOut(uint64_t client_id);
+  // CLIENT UNBLOCK: like TimeOut, but delivers the reply itself (`error` empty = the timeout
+  // reply, else that error). Returns whether the client was blocked.
+  bool Unblock(uint64_t client_id, std::string_view error);
+  // The client's connection closed: forget it.
+  void Remove(uint64_t client_id);
+
+  size_t blocked_clients() const { return count_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Waiter {
+    std::shared_ptr<ClientState> client;
+    int db = 0;
+    KeyType wanted = KeyType::kList;  // The key type that can serve it (list or zset).
+    std::vector<std::string> keys;
+    std::vector<std::string> args;  // The command, re-run when a key is ready.
+    bool serving = false;           // A thread is re-running its command now.
+    bool reblocked = false;         // That re-run blocked again.
+    bool timed_out = false;         // Its deadline passed while it was being served.
+    std::string unblock_error;      // CLIENT UNBLOCK ... ERROR while being served.
+    bool unblock_requested = false;
+    bool disconnected = false;  // Its connection closed while it was being served.
+  };
+  using KeyId = std::pair<int, std::string>;
+
+  std::shared_ptr<Waiter> ClaimFirst(int db, const std::string& key, KeyType type);
+  void RemoveLocked(const std::shared_ptr<Waiter>& waiter);
+  // Delivers `reply` to the waiter's connection and wakes it.
+  static void Deliver(const Waiter& waiter, std::string reply);
+  static std::string TimeoutReply(const ClientState& client);
+
+  std::mutex mutex_;
+  absl::flat_hash_map<KeyId, std::deque<std::shared_ptr<Waiter>>> by_key_;
+  absl::flat_hash_map<uint64_t, std::shared_ptr<Waiter>> by_client_;
+  std::atomic<size_t> count_{0};
+};
 
 }  // namespace gigakv::server

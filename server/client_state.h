@@ -66,6 +66,14 @@ class ClientState {
   // in-process test clients.
   std::function<void()> kill;
 
+  // Blocking commands (server/blocking.h). `blocked` is set when the client's command parks it
+  // (the connection then stops running commands) and cleared by the connection when a reply
+  // ends the wait. `deliver_unblocked` hands that reply to the connection from any thread; it is
+  // empty for in-process clients, which therefore never block.
+  std::atomic<bool> blocked{false};
+  int64_t block_deadline_ms = 0;  // 0 = forever. Written before `blocked` is set.
+  std::function<void(std::string reply)> deliver_unblocked;
+
  private:
   mutable std::mutex mutex;
   std::string name_;

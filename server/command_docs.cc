@@ -200,6 +200,8 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"client|no-evict", "ON|OFF", "O(1)"},
       {"client|no-touch", "ON|OFF", "O(1)"},
       {"client|reply", "ON|OFF|SKIP", "O(1)"},
+      {"client|unblock", "client-id [TIMEOUT|ERROR]",
+       "O(log N) where N is the number of client connections"},
       {"client|help", "", "O(1)"},
       // server
       {"time", "", "O(1)"},

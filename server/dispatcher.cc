@@ -91,6 +91,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     CountError(reply.last_error_code());
   }
   AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
+  // Clients blocked on keys this command pushed to are served now, with no lock held.
+  if (BlockingRegistry::HasReadyKeys()) blocking_.ServeReadyKeys(*this);
 
   const ReplyMode mode_after = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||

@@ -11,6 +11,10 @@ inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kTimeoutOutOfRange = "ERR timeout is out of range";
+inline constexpr std::string_view kUnblockedByClient =
+    "UNBLOCKED client unblocked via CLIENT UNBLOCK";
+inline constexpr std::string_view kUnblockReason =
+    "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kIncrFloatNanOrInf =

@@ -91,6 +91,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
         if (auto self = weak.lock()) self->Close();
       });
     };
+    client_->deliver_unblocked = [weak, io](std::string reply) {
+      asio::post(*io, [weak, reply = std::move(reply)]() mutable {
+        if (auto self = weak.lock()) self->OnUnblocked(std::move(reply));
+      });
+    };
     // As in Redis, a client that connects while no password is set starts authenticated.
     client_->authenticated = !server_.password_set();
     parser_.set_limits(Limits());
@@ -102,6 +107,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Close() {
     if (closed_) return;
     closed_ = true;
+    if (client_->blocked.load()) server_.blocking().Remove(client_->id);
+    block_timer_.cancel();
     owner_.connections.erase(this);
     asio::error_code ec;
     socket_.shutdown(tcp::socket::shutdown_both, ec);
@@ -147,7 +154,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void DoRead() {
-    if (closed_) return;
+    if (closed_ || read_pending_) return;
+    read_pending_ = true;
     EnsureReadSpace();
     socket_.async_read_some(
         asio::buffer(input_.get() + end_, capacity_ - end_),
@@ -155,6 +163,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void OnRead(const asio::error_code& ec, size_t n) {
+    read_pending_ = false;
     if (ec || closed_) {
       Close();
       return;
@@ -164,23 +173,64 @@ class Connection : public std::enable_shared_from_this<Connection> {
     server_.RefreshCoarseClock();  // One clock read per batch of requests.
     client_->last_interaction_ms.store(server_.CoarseNowMs(), std::memory_order_relaxed);
     ProcessInput();
+    ContinueAfterInput();
+  }
+
+  // After a batch of commands: write their replies (reading resumes when the write completes),
+  // or read more. A parked client keeps reading, so a disconnect is noticed while it waits.
+  void ContinueAfterInput() {
     if (closed_) return;
     if (!reply_.buffer().empty()) {
-      DoWrite();
+      if (!write_pending_) DoWrite();
     } else if (close_after_write_) {
-      Close();
-    } else {
+      if (!write_pending_) Close();
+    } else if (!write_pending_) {
       DoRead();
     }
   }
 
+  // The client's command blocked (BLPOP...): run nothing more until a reply ends the wait.
+  void Park() {
+    parked_ = true;
+    int64_t deadline = client_->block_deadline_ms;
+    if (deadline <= 0) return;
+    int64_t wait_ms = std::max<int64_t>(0, deadline - server_.NowMs());
+    block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
+    block_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      if (!ec) self->OnBlockTimeout();
+    });
+  }
+
+  void OnBlockTimeout() {
+    if (closed_ || !parked_) return;
+    // False when another thread is serving the client right now: its reply is on the way.
+    if (!server_.blocking().TimeOut(client_->id)) return;
+    protocol::ReplyBuilder timeout;
+    timeout.set_resp_version(client_->resp);
+    timeout.NullArray();
+    OnUnblocked(std::move(timeout.buffer()));
+  }
+
+  // The reply that ends a wait (served, timed out or CLIENT UNBLOCK); then the commands that
+  // arrived meanwhile run.
+  void OnUnblocked(std::string reply) {
+    if (closed_ || !parked_) return;
+    parked_ = false;
+    client_->blocked.store(false);
+    block_timer_.cancel();
+    reply_.buffer().append(reply);
+    ProcessInput();
+    ContinueAfterInput();
+  }
+
   void ProcessInput() {
-    while (begin_ < end_ && !close_after_write_) {
+    while (begin_ < end_ && !close_after_write_ && !parked_) {
       std::string_view pending(input_.get() + begin_, end_ - begin_);
       switch (parser_.Feed(pending)) {
         case protocol::RequestParser::Result::kCommand:
           server_.Execute(*client_, parser_.args(), reply_);
           begin_ += parser_.consumed();
+          if (client_->blocked.load(std::memory_order_acquire)) Park();
           parser_.set_limits(Limits());  // AUTH, CONFIG SET proto-max-bulk-len...
           if (client_->close_after_reply) close_after_write_ = true;
           if (server_.shutdown_requested()) close_after_write_ = true;
@@ -227,6 +277,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void DoWrite() {
+    write_pending_ = true;
     out_.swap(reply_.buffer());
     reply_.buffer().clear();
     client_->output_buffer_bytes.store(out_.size(), std::memory_order_relaxed);
@@ -237,6 +288,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void OnWrite(const asio::error_code& ec, size_t n) {
+    write_pending_ = false;
     server_.stats().total_net_output_bytes.fetch_add(n, std::memory_order_relaxed);
     client_->output_buffer_bytes.store(0, std::memory_order_relaxed);
     if (out_.capacity() > kMaxIdleInputBuffer) {
@@ -244,11 +296,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     } else {
       out_.clear();
     }
-    if (ec || closed_ || close_after_write_) {
+    if (ec || closed_) {
       Close();
       return;
     }
-    DoRead();
+    if (!reply_.buffer().empty()) {
+      DoWrite();  // Replies that arrived while writing (a blocked client's wake-up).
+    } else if (close_after_write_) {
+      Close();
+    } else {
+      DoRead();
+    }
   }
 
   Server& server_;
@@ -264,6 +322,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;
   bool closed_ = false;
   bool close_after_write_ = false;
+  bool read_pending_ = false;
+  bool write_pending_ = false;
+  bool parked_ = false;  // Blocked in BLPOP & co.
+  asio::steady_timer block_timer_{owner_.io};
 };
 
 }  // namespace

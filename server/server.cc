@@ -81,6 +81,21 @@ Server::~Server() {
 
 void Server::FreeLater(Store::DetachedTables tables) {
   if (tables.empty()) return;
+  LazyFreeJob job;
+  job.count = tables.size();
+  job.tables = std::move(tables);
+  QueueLazyFree(std::move(job));
+}
+
+void Server::FreeLater(std::unique_ptr<Object> object) {
+  if (object == nullptr) return;
+  LazyFreeJob job;
+  job.count = 1;
+  job.object = std::move(object);
+  QueueLazyFree(std::move(job));
+}
+
+void Server::QueueLazyFree(LazyFreeJob job) {
   std::lock_guard<std::mutex> lock(lazyfree_mutex_);
   if (!lazyfree_thread_.joinable()) {
     lazyfree_thread_ = std::thread([this] {
@@ -88,20 +103,21 @@ void Server::FreeLater(Store::DetachedTables tables) {
       while (true) {
         lazyfree_cv_.wait(lock, [this] { return lazyfree_stop_ || !lazyfree_queue_.empty(); });
         if (lazyfree_queue_.empty()) return;  // Stopping with nothing left to free.
-        std::vector<Store::DetachedTables> batch = std::move(lazyfree_queue_);
+        std::vector<LazyFreeJob> batch = std::move(lazyfree_queue_);
         lazyfree_queue_.clear();
         lock.unlock();
-        for (Store::DetachedTables& tables : batch) {
-          size_t count = tables.size();
-          tables.clear();  // The actual freeing, off every I/O thread.
-          lazyfree_pending_.fetch_sub(count, std::memory_order_relaxed);
+        for (LazyFreeJob& done : batch) {
+          // The actual freeing, off every I/O thread.
+          done.tables.clear();
+          done.object.reset();
+          lazyfree_pending_.fetch_sub(done.count, std::memory_order_relaxed);
         }
         lock.lock();
       }
     });
   }
-  lazyfree_pending_.fetch_add(tables.size(), std::memory_order_relaxed);
-  lazyfree_queue_.push_back(std::move(tables));
+  lazyfree_pending_.fetch_add(job.count, std::memory_order_relaxed);
+  lazyfree_queue_.push_back(std::move(job));
   lazyfree_cv_.notify_one();
 }
 

@@ -25,6 +25,7 @@
 #include "gigakv/store.h"
 #include "gigakv/strings.h"
 #include "protocol/reply_builder.h"
+#include "server/blocking.h"
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -63,7 +64,6 @@ struct ServerStats {
   std::atomic<uint64_t> client_query_buffer_limit_disconnections{0};
   std::atomic<uint64_t> client_output_buffer_limit_disconnections{0};
   std::atomic<int64_t> connected_clients{0};
-  std::atomic<int64_t> blocked_clients{0};
   std::atomic<uint64_t> dirty{0};  // Changes since the last save (rdb_changes_since_last_save).
 };
 
@@ -79,6 +79,7 @@ class Server {
   Config& config() { return config_; }
   Store& store() { return *store_; }
   const CommandTable& commands() const { return commands_; }
+  BlockingRegistry& blocking() { return blocking_; }
   ServerStats& stats() { return stats_; }
   // Sums of one command's counters over all threads.
   CommandTotals command_totals(const CommandSpec* spec);
@@ -126,6 +127,8 @@ class Server {
   // Frees detached tables on the background thread (FLUSHALL/FLUSHDB ASYNC), so the client's
   // I/O thread is not held up by freeing millions of keys.
   void FreeLater(Store::DetachedTables tables);
+  // Frees a large collection on the lazy-free thread (DEL/UNLINK of big values).
+  void FreeLater(std::unique_ptr<Object> object);
   // Tables waiting to be freed (INFO lazyfree_pending_objects).
   size_t lazyfree_pending() const { return lazyfree_pending_.load(std::memory_order_relaxed); }
 
@@ -181,6 +184,7 @@ class Server {
   std::vector<std::unique_ptr<CommandCounters[]>> thread_counters_;
   std::mutex error_mutex_;
   std::map<std::string, uint64_t> error_stats_;
+  BlockingRegistry blocking_;
   std::mutex clients_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<ClientState>> clients_;
   std::atomic<uint64_t> next_client_id_{1};
@@ -196,7 +200,13 @@ class Server {
   // Background freeing: a queue drained by one thread, joined on destruction.
   std::mutex lazyfree_mutex_;
   std::condition_variable lazyfree_cv_;
-  std::vector<Store::DetachedTables> lazyfree_queue_;
+  struct LazyFreeJob {
+    Store::DetachedTables tables;
+    std::unique_ptr<Object> object;
+    size_t count = 0;  // Units counted in lazyfree_pending_.
+  };
+  void QueueLazyFree(LazyFreeJob job);
+  std::vector<LazyFreeJob> lazyfree_queue_;
   std::atomic<size_t> lazyfree_pending_{0};
   bool lazyfree_stop_ = false;
   std::thread lazyfree_thread_;
@@ -207,9 +217,9 @@ class Server {
   std::atomic<int> eviction_samples_{5};
   std::atomic<int64_t> proto_max_bulk_len_{0};
   struct AtomicCollectionLimits {
-    std::atomic<int64_t> hash_max_listpack_entries, hash_max_listpack_value,
-        set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value,
-        zset_max_listpack_entries, zset_max_listpack_value, list_max_listpack_size;
+    std::atomic<int64_t> hash_max_listpack_entries, hash_max_listpack_value, set_max_intset_entries,
+        set_max_listpack_entries, set_max_listpack_value, zset_max_listpack_entries,
+        zset_max_listpack_value, list_max_listpack_size;
   } collection_limits_;
   std::atomic<int64_t> query_buffer_limit_{0};
   std::atomic<int64_t> normal_output_hard_limit_{0};

@@ -159,6 +159,30 @@ std::string ClientLine(Server& server, const ClientState& client) {
 
 void CmdClientId(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx.client.id)); }
 
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends another client's BLPOP-style wait as if it timed out,
+// or with an UNBLOCKED error. Replies 1 when the client was blocked, else 0.
+void CmdClientUnblock(CommandContext& ctx) {
+  int64_t id;
+  if (!ParseInt64(ctx.arg(2), &id)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  std::string_view error;
+  if (ctx.argc() == 4) {
+    if (ArgIs(ctx.arg(3), "error")) {
+      error = errors::kUnblockedByClient;
+    } else if (!ArgIs(ctx.arg(3), "timeout")) {
+      ctx.reply.Error(errors::kUnblockReason);
+      return;
+    }
+  } else if (ctx.argc() > 4) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  bool unblocked = ctx.server.blocking().Unblock(static_cast<uint64_t>(id), error);
+  ctx.reply.Integer(unblocked ? 1 : 0);
+}
+
 void CmdClientSetName(CommandContext& ctx) {
   if (!ValidClientName(ctx.arg(2))) {
     ctx.reply.Error(errors::kClientNameSpaces);
@@ -427,6 +451,8 @@ const std::vector<CommandSpec>& ConnectionCommands() {
        "7.2.0"},
       {"client|reply", 3, kConn, 0, 0, 0, CmdClientReply, "connection",
        "Instruct the server whether to reply to commands.", "3.2.0"},
+      {"client|unblock", -3, kAdmin | kConn, 0, 0, 0, CmdClientUnblock, "connection",
+       "Unblock a client blocked in a blocking command from a different connection.", "5.0.0"},
       {"client|help", 2, kLoading | kStale, 0, 0, 0, CmdClientHelp, "connection",
        "Show helpful text about the different subcommands.", "5.0.0"},
   };

@@ -73,7 +73,7 @@ void ClientsSection(Server& server, std::string* out) {
   Field(out, "maxclients", server.config().GetInt("maxclients"));
   Field(out, "client_recent_max_input_buffer", 0);
   Field(out, "client_recent_max_output_buffer", 0);
-  Field(out, "blocked_clients", server.stats().blocked_clients.load());
+  Field(out, "blocked_clients", static_cast<int64_t>(server.blocking().blocked_clients()));
   Field(out, "tracking_clients", 0);
   Field(out, "clients_in_timeout_table", 0);
 }

@@ -9,6 +9,7 @@
 #include "gigakv/access_stamp.h"
 #include "gigakv/glob.h"
 #include "server/commands/args.h"
+#include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
 #include "server/server.h"
 
@@ -29,9 +30,27 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
   return count;
 }
 
+// Collections with more elements than this are freed on the lazy-free thread by DEL and UNLINK,
+// so deleting millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
+constexpr size_t kLazyFreeThreshold = 64;
+
+// Removes the key; a large collection is detached and freed off-thread.
+void RemoveKeyFreeingLater(CommandContext& ctx, KeyAccess& access) {
+  RecordView view = access.view();
+  if (view.kind == ValueKind::kObject && view.object->Length() > kLazyFreeThreshold) {
+    ValueSpec spec;
+    std::string unused;
+    access.table.Release(access.slot, &spec, &unused);
+    ctx.server.FreeLater(std::unique_ptr<Object>(spec.object));
+  } else {
+    access.table.Erase(access.slot);
+  }
+  access.slot = KeyTable::kNoSlot;
+}
+
 void CmdDel(CommandContext& ctx) {
   int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
-    access.table.Erase(access.slot);
+    RemoveKeyFreeingLater(ctx, access);
     LogEffect(ctx, access.db, {"DEL", access.key});
   });
   CountDirty(ctx, static_cast<uint64_t>(removed));
@@ -106,6 +125,7 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   }
   // Put finds the target again itself: erasing the source may have moved its index slot.
   MoveValue(ctx, source, target.table, to, target.hash);
+  SignalKeyAsReady(ctx, ctx.db(), to);
   LogEffect(ctx, ctx.db(), {"RENAME", from, to});
   CountDirty(ctx);
   if (only_if_missing) {
@@ -152,6 +172,7 @@ void CmdCopy(CommandContext& ctx) {
   CopyValue(source, &spec, &inline_copy);
   int64_t expire_ms = source.view().expire_ms;
   target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
+  SignalKeyAsReady(ctx, target_db, to);
   LogEffect(ctx, ctx.db(), {"COPY", from, to, "DB", std::to_string(target_db), "REPLACE"});
   CountDirty(ctx);
   ctx.reply.Integer(1);
@@ -178,6 +199,7 @@ void CmdMove(CommandContext& ctx) {
       return;
     }
     MoveValue(ctx, source, target_table, key, source.hash);
+    SignalKeyAsReady(ctx, target_db, key);
     LogEffect(ctx, source.db, {"MOVE", key, std::to_string(target_db)});
     CountDirty(ctx);
     ctx.reply.Integer(1);
@@ -206,6 +228,9 @@ void CmdSwapDb(CommandContext& ctx) {
     }
     LogEffect(ctx, ctx.db(), {"SWAPDB", ctx.arg(1), ctx.arg(2)});
   }
+  // Keys clients wait on may exist in the swapped-in databases.
+  ctx.server.blocking().SignalDb(static_cast<int>(a));
+  ctx.server.blocking().SignalDb(static_cast<int>(b));
   CountDirty(ctx);
   ctx.reply.Ok();
 }

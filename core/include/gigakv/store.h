@@ -136,6 +136,8 @@ class Store {
   void Set(int db, std::string_view key, std::string_view value, int64_t ttl_ms = 0);
   bool Del(int db, std::string_view key);
   bool Exists(int db, std::string_view key);
+  // The key's type, or nullopt when it is missing or expired.
+  std::optional<KeyType> TypeOf(int db, std::string_view key);
   // Sets a relative expiry; false if the key is missing.
   bool Expire(int db, std::string_view key, int64_t ttl_ms);
   // Remaining time to live in ms: -2 missing, -1 no expiry.
