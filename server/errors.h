@@ -11,6 +11,8 @@ inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kTimeoutOutOfRange = "ERR timeout is out of range";
+inline constexpr std::string_view kSortScoreNotDouble =
+    "ERR One or more scores can't be converted into double";
 inline constexpr std::string_view kUnblockedByClient =
     "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 inline constexpr std::string_view kUnblockReason =
