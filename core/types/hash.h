@@ -122,10 +122,6 @@ class Hash final : public Object {
   bool Set(std::string_view field, std::string_view value, const CollectionLimits& limits);
   // Sets `field` only when absent; returns whether it did.
   bool SetIfAbsent(std::string_view field, std::string_view value, const CollectionLimits& limits);
-  // Converts to "hashtable" when `text` is longer than hash-max-listpack-value. Redis checks the
-  // arguments of HSET/HSETNX this way before touching the hash, even for a field that is not
-  // written in the end.
-  void ConvertIfTooLong(std::string_view text, const CollectionLimits& limits);
 
   // The value of `field` (a view into the hash, or into *scratch), or nullopt.
   std::optional<std::string_view> Get(std::string_view field, std::string* scratch) const;
@@ -148,6 +144,9 @@ class Hash final : public Object {
   void ConvertToTable();
 
  private:
+  // Converts to "hashtable" when `text` is longer than hash-max-listpack-value.
+  void ConvertIfTooLong(std::string_view text, const CollectionLimits& limits);
+
   Listpack listpack_;                 // "listpack": field, value, field, value...
   std::unique_ptr<HashTable> table_;  // "hashtable" when set; listpack_ is then empty.
 };

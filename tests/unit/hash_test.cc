@@ -173,11 +173,6 @@ TEST(HashTest, ConvertsForALongFieldOrValue) {
   Hash by_field;
   by_field.Set(std::string(9, 'f'), "v", limits);
   EXPECT_EQ(by_field.encoding_name(), "hashtable");
-  Hash by_check;
-  by_check.ConvertIfTooLong("12345678", limits);
-  EXPECT_EQ(by_check.encoding_name(), "listpack");
-  by_check.ConvertIfTooLong("123456789", limits);
-  EXPECT_EQ(by_check.encoding_name(), "hashtable");
 }
 
 TEST(HashTest, IntegerLookingTextRoundTrips) {
