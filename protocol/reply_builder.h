@@ -16,8 +16,8 @@
 //   Bool(b)            #t\r\n / #f\r\n               :1\r\n / :0\r\n
 //   Verbatim(fmt, s)   =len\r\nfmt:s\r\n             bulk s
 //   BigNumber(s)       (s\r\n                        bulk s
-//   PairArrayHeader(n) *n\r\n (n two-element arrays)    *2n\r\n (flat)
-//   PairHeader()       *2\r\n                         nothing
+//   PairArrayHeader(n) *n\r\n  (n pairs, nested)     *2n\r\n (flat)
+//   PairHeader()       *2\r\n                        nothing
 //
 // Output accumulates in an internal buffer that the connection writes with one system call per
 // batch of pipelined commands. Not thread-safe: owned by one connection.
