@@ -13,9 +13,9 @@ namespace gigakv {
 namespace {
 
 // Slots beyond `capacity` home slots that probes may run into before the table must grow.
-size_t TailFor(size_t capacity) { return 16 + capacity / 32; }
+size_t TailFor(size_t capacity) { return 4 + capacity / 32; }
 
-constexpr size_t kMinCapacity = 8;
+constexpr size_t kMinCapacity = 4;
 // Listpacks stay well below the u32 total_bytes limit (Redis converts past 1 GiB too).
 constexpr size_t kListpackSafeBytes = size_t{1} << 30;
 
