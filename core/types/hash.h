@@ -8,6 +8,9 @@
 //                 flat open-addressing array of tagged pointers.
 // The conversion goes one way (listpack -> hashtable), never back, as in Redis.
 //
+// Complexity: lookups and updates are O(1) expected for "hashtable" and O(bytes) for "listpack"
+// (a linear scan of at most hash-max-listpack-entries pairs); the conversion is O(n).
+//
 // Not thread-safe: owned by one record and used under its shard's lock. Views returned by the
 // accessors point into the hash (or into a caller's scratch string) and are valid until the next
 // mutation of the hash.
@@ -63,6 +66,7 @@ class HashTable {
   void InsertNew(std::string_view field, std::string_view value);
   // Removes `field`; returns whether it was present.
   bool Erase(std::string_view field);
+  // Grows the table (one rehash) so that `entries` pairs fit without another resize.
   void Reserve(size_t entries);
 
   // Every pair, in slot order.
@@ -141,6 +145,7 @@ class Hash final : public Object {
   // a third of the size.
   void RandomPairs(uint64_t count, bool distinct, std::mt19937_64& rng, PairFn fn) const;
 
+  // Switches to "hashtable" now (a no-op when already there). Set() does it by itself.
   void ConvertToTable();
 
  private:
