@@ -313,6 +313,27 @@ const std::vector<CommandDoc>& AllCommandDocs() {
        "OVERFLOW {WRAP|SAT|FAIL}]...",
        "O(1) for each subcommand specified"},
       {"bitfield_ro", "key [GET encoding offset]...", "O(1) for each subcommand specified"},
+      // hash
+      {"hset", "key {field value}...",
+       "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command "
+       "is called with multiple field/value pairs."},
+      {"hsetnx", "key field value", "O(1)"},
+      {"hget", "key field", "O(1)"},
+      {"hmget", "key field...", "O(N) where N is the number of fields being requested."},
+      {"hmset", "key {field value}...", "O(N) where N is the number of fields being set."},
+      {"hdel", "key field...", "O(N) where N is the number of fields to be removed."},
+      {"hlen", "key", "O(1)"},
+      {"hstrlen", "key field", "O(1)"},
+      {"hexists", "key field", "O(1)"},
+      {"hincrby", "key field increment", "O(1)"},
+      {"hincrbyfloat", "key field float-increment", "O(1)"},
+      {"hkeys", "key", "O(N) where N is the size of the hash."},
+      {"hvals", "key", "O(N) where N is the size of the hash."},
+      {"hgetall", "key", "O(N) where N is the size of the hash."},
+      {"hrandfield", "key [count [WITHVALUES]]", "O(N) where N is the number of fields returned"},
+      {"hscan", "key cursor [MATCH pattern] [COUNT count]",
+       "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+       "the cursor to return back to 0. N is the number of elements inside the collection."},
   };
   return kDocs;
 }

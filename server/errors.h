@@ -77,4 +77,13 @@ inline constexpr std::string_view kBitfieldType =
 inline constexpr std::string_view kOverflowType = "ERR Invalid OVERFLOW type specified";
 inline constexpr std::string_view kBitfieldRo = "ERR BITFIELD_RO only supports the GET subcommand";
 
+// Hashes (t_hash.c).
+inline constexpr std::string_view kHashNotInteger = "ERR hash value is not an integer";
+inline constexpr std::string_view kHashNotFloat = "ERR hash value is not a float";
+inline constexpr std::string_view kNanOrInfinity = "ERR value is NaN or Infinity";
+// HRANDFIELD's count: the range check of getRangeLongFromObjectOrReply, and the WITHVALUES bound.
+inline constexpr std::string_view kCountOutOfRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+inline constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
+
 }  // namespace gigakv::errors

@@ -76,6 +76,21 @@ INSTANTIATE_TEST_SUITE_P(
                "$20\r\n12345678901234567890\r\n", "(12345678901234567890\r\n"}),
     [](const ::testing::TestParamInfo<Golden>& info) { return info.param.name; });
 
+TEST(ReplyBuilderTest, PairArraysNestInResp3AndFlattenInResp2) {
+  for (int version : {2, 3}) {
+    ReplyBuilder builder(version);
+    builder.PairArrayHeader(2);
+    for (std::string_view field : {"a", "b"}) {
+      builder.PairHeader();
+      builder.Bulk(field);
+      builder.Integer(1);
+    }
+    EXPECT_EQ(builder.buffer(), version == 3
+                                    ? "*2\r\n*2\r\n$1\r\na\r\n:1\r\n*2\r\n$1\r\nb\r\n:1\r\n"
+                                    : "*4\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n:1\r\n");
+  }
+}
+
 TEST(ReplyBuilderTest, CountsErrorsAndCode) {
   ReplyBuilder builder;
   builder.Error("WRONGTYPE Operation against a key holding the wrong kind of value");

@@ -1,0 +1,417 @@
+// Hash family: HSET, HSETNX, HGET, HMGET, HMSET, HDEL, HLEN, HSTRLEN, HEXISTS, HINCRBY,
+// HINCRBYFLOAT, HKEYS, HVALS, HGETALL, HRANDFIELD, HSCAN.
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/types/hash.h"
+#include "gigakv/glob.h"
+#include "server/commands/args.h"
+#include "server/commands/collection_access.h"
+#include "server/commands/key_access.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+namespace {
+
+// Logs an effect with a variable argument list: `command key` then `rest`.
+void LogVariadic(CommandContext& ctx, const KeyAccess& access, std::string_view command,
+                 const std::vector<std::string_view>& rest) {
+  if (!ctx.server.logging_effects()) return;
+  std::vector<std::string> args;
+  args.reserve(rest.size() + 2);
+  args.emplace_back(command);
+  args.emplace_back(access.key);
+  for (std::string_view arg : rest) args.emplace_back(arg);
+  ctx.server.LogEffect(access.db, std::move(args));
+}
+
+// Runs fn(Hash*) for a read command on the key in argument 1, with the hash or nullptr when the
+// key is missing (fn replies the command's empty answer). WRONGTYPE is replied here.
+template <typename Fn>
+void ReadHash(CommandContext& ctx, Fn&& fn) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    Hash* hash = ReadObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
+    if (!wrong_type) fn(static_cast<const Hash*>(hash));
+  });
+}
+
+// The hash at the key for a write, created when missing. nullptr after replying WRONGTYPE.
+Hash* WriteHashOrCreate(CommandContext& ctx, KeyAccess& access) {
+  bool wrong_type;
+  Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
+  if (wrong_type) return nullptr;
+  if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
+  return hash;
+}
+
+std::mt19937_64& Rng() {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  return rng;
+}
+
+// --- Writes ------------------------------------------------------------------------------------
+
+// HSET key field value [field value ...] and HMSET (same, but replies OK).
+void CmdHSet(CommandContext& ctx) {
+  if (ctx.argc() % 2 != 0) {
+    ReplyWrongArity(ctx.reply, ctx.spec.name);
+    return;
+  }
+  CollectionLimits limits = ctx.server.collection_limits();
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    Hash* hash = WriteHashOrCreate(ctx, access);
+    if (hash == nullptr) return;
+    int64_t added = 0;
+    for (size_t i = 2; i < ctx.argc(); i += 2) {
+      added += hash->Set(ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
+    }
+    LogVariadic(ctx, access, "HSET", {ctx.args.begin() + 2, ctx.args.end()});
+    CountDirty(ctx, (ctx.argc() - 2) / 2);
+    if (ctx.spec.name == "hmset") {
+      ctx.reply.Ok();
+    } else {
+      ctx.reply.Integer(added);
+    }
+  });
+}
+
+void CmdHSetNx(CommandContext& ctx) {
+  CollectionLimits limits = ctx.server.collection_limits();
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    Hash* hash = WriteHashOrCreate(ctx, access);
+    if (hash == nullptr) return;
+    if (!hash->SetIfAbsent(ctx.arg(2), ctx.arg(3), limits)) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    LogEffect(ctx, access.db, {"HSET", access.key, ctx.arg(2), ctx.arg(3)});
+    CountDirty(ctx);
+    ctx.reply.Integer(1);
+  });
+}
+
+void CmdHDel(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
+    if (wrong_type) return;
+    std::vector<std::string_view> deleted;
+    if (hash != nullptr) {
+      for (size_t i = 2; i < ctx.argc() && hash->Length() > 0; ++i) {
+        if (hash->Delete(ctx.arg(i))) deleted.push_back(ctx.arg(i));
+      }
+    }
+    if (!deleted.empty()) {
+      DeleteIfEmpty(access);
+      LogVariadic(ctx, access, "HDEL", deleted);
+      CountDirty(ctx, deleted.size());
+    }
+    ctx.reply.Integer(static_cast<int64_t>(deleted.size()));
+  });
+}
+
+void CmdHIncrBy(CommandContext& ctx) {
+  int64_t increment;
+  if (!ParseIntOrReply(ctx, ctx.arg(3), &increment)) return;
+  CollectionLimits limits = ctx.server.collection_limits();
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
+    if (wrong_type) return;
+    int64_t current = 0;
+    std::string scratch;
+    if (hash != nullptr) {
+      std::optional<std::string_view> value = hash->Get(ctx.arg(2), &scratch);
+      if (value && !ParseInt64(*value, &current)) {
+        ctx.reply.Error(errors::kHashNotInteger);
+        return;
+      }
+    }
+    if ((increment < 0 && current < 0 && increment < INT64_MIN - current) ||
+        (increment > 0 && current > 0 && increment > INT64_MAX - current)) {
+      ctx.reply.Error(errors::kOverflow);
+      return;
+    }
+    int64_t result = current + increment;
+    std::string text = absl::StrCat(result);
+    if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
+    hash->Set(ctx.arg(2), text, limits);
+    LogEffect(ctx, access.db, {"HSET", access.key, ctx.arg(2), text});
+    CountDirty(ctx);
+    ctx.reply.Integer(result);
+  });
+}
+
+void CmdHIncrByFloat(CommandContext& ctx) {
+  long double increment;
+  if (!ParseLongDouble(ctx.arg(3), &increment)) {
+    ctx.reply.Error(errors::kNotFloat);
+    return;
+  }
+  if (std::isnan(increment) || std::isinf(increment)) {
+    ctx.reply.Error(errors::kNanOrInfinity);
+    return;
+  }
+  CollectionLimits limits = ctx.server.collection_limits();
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
+    if (wrong_type) return;
+    long double current = 0;
+    std::string scratch;
+    if (hash != nullptr) {
+      std::optional<std::string_view> value = hash->Get(ctx.arg(2), &scratch);
+      if (value && !ParseLongDouble(*value, &current)) {
+        ctx.reply.Error(errors::kHashNotFloat);
+        return;
+      }
+    }
+    long double result = current + increment;
+    std::string text;
+    if (std::isnan(result) || std::isinf(result) || !FormatLongDouble(result, &text)) {
+      ctx.reply.Error(errors::kIncrFloatNanOrInf);
+      return;
+    }
+    if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
+    hash->Set(ctx.arg(2), text, limits);
+    // Replicas and the log get the result, not the increment: float arithmetic may differ.
+    LogEffect(ctx, access.db, {"HSET", access.key, ctx.arg(2), text});
+    CountDirty(ctx);
+    ctx.reply.Bulk(text);
+  });
+}
+
+// --- Reads -------------------------------------------------------------------------------------
+
+void CmdHGet(CommandContext& ctx) {
+  ReadHash(ctx, [&](const Hash* hash) {
+    std::string scratch;
+    std::optional<std::string_view> value;
+    if (hash != nullptr) value = hash->Get(ctx.arg(2), &scratch);
+    if (value) {
+      ctx.reply.Bulk(*value);
+    } else {
+      ctx.reply.Null();
+    }
+  });
+}
+
+void CmdHMGet(CommandContext& ctx) {
+  ReadHash(ctx, [&](const Hash* hash) {
+    ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 2));
+    std::string scratch;
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      std::optional<std::string_view> value;
+      if (hash != nullptr) value = hash->Get(ctx.arg(i), &scratch);
+      if (value) {
+        ctx.reply.Bulk(*value);
+      } else {
+        ctx.reply.Null();
+      }
+    }
+  });
+}
+
+void CmdHLen(CommandContext& ctx) {
+  ReadHash(ctx, [&](const Hash* hash) {
+    ctx.reply.Integer(hash == nullptr ? 0 : static_cast<int64_t>(hash->Length()));
+  });
+}
+
+void CmdHStrLen(CommandContext& ctx) {
+  ReadHash(ctx, [&](const Hash* hash) {
+    ctx.reply.Integer(hash == nullptr ? 0 : static_cast<int64_t>(hash->ValueLength(ctx.arg(2))));
+  });
+}
+
+void CmdHExists(CommandContext& ctx) {
+  ReadHash(ctx, [&](const Hash* hash) {
+    ctx.reply.Integer(hash != nullptr && hash->Contains(ctx.arg(2)) ? 1 : 0);
+  });
+}
+
+enum class Parts { kFields, kValues, kBoth };
+
+void ReplyAll(CommandContext& ctx, Parts parts) {
+  ReadHash(ctx, [&](const Hash* hash) {
+    auto length = static_cast<int64_t>(hash == nullptr ? 0 : hash->Length());
+    if (parts == Parts::kBoth) {
+      ctx.reply.MapHeader(length);
+    } else {
+      ctx.reply.ArrayHeader(length);
+    }
+    if (hash == nullptr) return;
+    hash->ForEach([&](std::string_view field, std::string_view value) {
+      if (parts != Parts::kValues) ctx.reply.Bulk(field);
+      if (parts != Parts::kFields) ctx.reply.Bulk(value);
+    });
+  });
+}
+
+void CmdHKeys(CommandContext& ctx) { ReplyAll(ctx, Parts::kFields); }
+void CmdHVals(CommandContext& ctx) { ReplyAll(ctx, Parts::kValues); }
+void CmdHGetAll(CommandContext& ctx) { ReplyAll(ctx, Parts::kBoth); }
+
+// HRANDFIELD key [count [WITHVALUES]]
+void CmdHRandField(CommandContext& ctx) {
+  if (ctx.argc() == 2) {
+    ReadHash(ctx, [&](const Hash* hash) {
+      if (hash == nullptr) {
+        ctx.reply.Null();
+        return;
+      }
+      hash->RandomPairs(1, false, Rng(),
+                        [&](std::string_view field, std::string_view) { ctx.reply.Bulk(field); });
+    });
+    return;
+  }
+  int64_t count;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &count)) return;
+  if (count == INT64_MIN) {
+    ctx.reply.Error(errors::kCountOutOfRange);
+    return;
+  }
+  bool with_values = false;
+  if (ctx.argc() > 4 || (ctx.argc() == 4 && !ArgIs(ctx.arg(3), "withvalues"))) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (ctx.argc() == 4) {
+    with_values = true;
+    // Redis bounds the count so that count * 2 replies cannot overflow.
+    if (count < -(INT64_MAX / 2) || count > INT64_MAX / 2) {
+      ctx.reply.Error(errors::kValueOutOfRange);
+      return;
+    }
+  }
+  ReadHash(ctx, [&](const Hash* hash) {
+    if (hash == nullptr || count == 0) {
+      ctx.reply.ArrayHeader(0);
+      return;
+    }
+    bool distinct = count > 0;
+    uint64_t wanted = distinct ? static_cast<uint64_t>(count) : static_cast<uint64_t>(-count);
+    uint64_t replies = distinct ? std::min<uint64_t>(wanted, hash->Length()) : wanted;
+    if (with_values) {
+      ctx.reply.PairArrayHeader(static_cast<int64_t>(replies));
+    } else {
+      ctx.reply.ArrayHeader(static_cast<int64_t>(replies));
+    }
+    hash->RandomPairs(wanted, distinct, Rng(), [&](std::string_view field, std::string_view value) {
+      if (with_values) ctx.reply.PairHeader();
+      ctx.reply.Bulk(field);
+      if (with_values) ctx.reply.Bulk(value);
+    });
+  });
+}
+
+// Redis's parseScanCursorOrReply: strtoul rules ("" is 0, a sign is accepted), no leading space,
+// no trailing bytes, no overflow.
+bool ParseScanCursorOrReply(CommandContext& ctx, std::string_view arg, uint64_t* cursor) {
+  std::string text(arg);
+  char* end = nullptr;
+  errno = 0;
+  *cursor = std::strtoull(text.c_str(), &end, 10);
+  if ((!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) ||
+      end != text.c_str() + text.size() || errno == ERANGE) {
+    ctx.reply.Error(errors::kInvalidCursor);
+    return false;
+  }
+  return true;
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count]
+void CmdHScan(CommandContext& ctx) {
+  uint64_t cursor;
+  if (!ParseScanCursorOrReply(ctx, ctx.arg(2), &cursor)) return;
+  ReadHash(ctx, [&](const Hash* hash) {
+    if (hash == nullptr) {
+      // Redis answers a missing key before looking at the options.
+      ctx.reply.ArrayHeader(2);
+      ctx.reply.Bulk("0");
+      ctx.reply.ArrayHeader(0);
+      return;
+    }
+    int64_t count = 10;
+    std::string_view pattern;
+    bool use_pattern = false;
+    for (size_t i = 3; i < ctx.argc(); i += 2) {
+      bool has_value = i + 1 < ctx.argc();
+      if (ArgIs(ctx.arg(i), "count") && has_value) {
+        if (!ParseIntOrReply(ctx, ctx.arg(i + 1), &count)) return;
+        if (count < 1) {
+          ctx.reply.Error(errors::kSyntax);
+          return;
+        }
+      } else if (ArgIs(ctx.arg(i), "match") && has_value) {
+        pattern = ctx.arg(i + 1);
+        use_pattern = pattern != "*";
+      } else {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> pairs;
+    uint64_t next = hash->Scan(cursor, static_cast<size_t>(count),
+                               [&](std::string_view field, std::string_view value) {
+                                 if (use_pattern && !GlobMatch(pattern, field)) return;
+                                 pairs.emplace_back(field, value);
+                               });
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(absl::StrCat(next));
+    ctx.reply.ArrayHeader(static_cast<int64_t>(pairs.size() * 2));
+    for (const auto& [field, value] : pairs) {
+      ctx.reply.Bulk(field);
+      ctx.reply.Bulk(value);
+    }
+  });
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& HashCommands() {
+  constexpr uint32_t kWriteOom = kWrite | kDenyOom;
+  static const std::vector<CommandSpec> kCommands = {
+      {"hset", -4, kWriteOom | kFast, 1, 1, 1, CmdHSet, "hash",
+       "Set the string value of a hash field.", "2.0.0"},
+      {"hsetnx", 4, kWriteOom | kFast, 1, 1, 1, CmdHSetNx, "hash",
+       "Set the value of a hash field, only if the field does not exist.", "2.0.0"},
+      {"hget", 3, kReadonly | kFast, 1, 1, 1, CmdHGet, "hash", "Get the value of a hash field.",
+       "2.0.0"},
+      {"hmget", -3, kReadonly | kFast, 1, 1, 1, CmdHMGet, "hash",
+       "Get the values of all the given hash fields.", "2.0.0"},
+      {"hmset", -4, kWriteOom | kFast, 1, 1, 1, CmdHSet, "hash",
+       "Set multiple hash fields to multiple values.", "2.0.0"},
+      {"hdel", -3, kWrite | kFast, 1, 1, 1, CmdHDel, "hash", "Delete one or more hash fields.",
+       "2.0.0"},
+      {"hlen", 2, kReadonly | kFast, 1, 1, 1, CmdHLen, "hash",
+       "Get the number of fields in a hash.", "2.0.0"},
+      {"hstrlen", 3, kReadonly | kFast, 1, 1, 1, CmdHStrLen, "hash",
+       "Get the length of the value of a hash field.", "3.2.0"},
+      {"hexists", 3, kReadonly | kFast, 1, 1, 1, CmdHExists, "hash",
+       "Determine if a hash field exists.", "2.0.0"},
+      {"hincrby", 4, kWriteOom | kFast, 1, 1, 1, CmdHIncrBy, "hash",
+       "Increment the integer value of a hash field by the given number.", "2.0.0"},
+      {"hincrbyfloat", 4, kWriteOom | kFast, 1, 1, 1, CmdHIncrByFloat, "hash",
+       "Increment the float value of a hash field by the given amount.", "2.6.0"},
+      {"hkeys", 2, kReadonly, 1, 1, 1, CmdHKeys, "hash", "Get all the fields in a hash.", "2.0.0"},
+      {"hvals", 2, kReadonly, 1, 1, 1, CmdHVals, "hash", "Get all the values in a hash.", "2.0.0"},
+      {"hgetall", 2, kReadonly, 1, 1, 1, CmdHGetAll, "hash",
+       "Get all the fields and values in a hash.", "2.0.0"},
+      {"hrandfield", -2, kReadonly, 1, 1, 1, CmdHRandField, "hash",
+       "Get one or multiple random fields from a hash.", "6.2.0"},
+      {"hscan", -3, kReadonly, 1, 1, 1, CmdHScan, "hash",
+       "Incrementally iterate hash fields and associated values.", "2.8.0"},
+  };
+  return kCommands;
+}
+
+}  // namespace gigakv::server
