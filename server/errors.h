@@ -71,4 +71,13 @@ inline constexpr std::string_view kBitfieldType =
 inline constexpr std::string_view kOverflowType = "ERR Invalid OVERFLOW type specified";
 inline constexpr std::string_view kBitfieldRo = "ERR BITFIELD_RO only supports the GET subcommand";
 
+// Sets (t_set.c).
+inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
+inline constexpr std::string_view kSrandmemberCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kNumkeysTooMany =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
+
 }  // namespace gigakv::errors
