@@ -149,6 +149,9 @@ class Set final : public Object {
   // Removes `count` (< Length()) distinct random members, handing each to fn before it is freed.
   void PopRandom(size_t count, std::mt19937_64& rng, absl::FunctionRef<void(std::string_view)> fn);
 
+  // Exchanges contents (and encodings) with `other`.
+  void Swap(Set& other) { rep_.swap(other.rep_); }
+
   // Test hooks: the underlying structures.
   const Intset* intset() const { return std::get_if<Intset>(&rep_); }
   const SetHashTable* hashtable() const {

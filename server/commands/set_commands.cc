@@ -24,6 +24,10 @@
 namespace gigakv::server {
 namespace {
 
+// SPOP with a count rebuilds the set from the members that stay when they are at most 1/5 of
+// those that go (Redis's SPOP_MOVE_STRATEGY_MUL).
+constexpr size_t kSpopMoveStrategyFactor = 5;
+
 std::mt19937_64& Rng() {
   thread_local std::mt19937_64 rng(std::random_device{}());
   return rng;
@@ -205,6 +209,30 @@ void CmdSPop(CommandContext& ctx) {
       effect.reserve(static_cast<size_t>(count) + 2);
       effect.emplace_back("SREM");
       effect.emplace_back(access.key);
+    }
+    size_t remaining = size - static_cast<size_t>(count);
+    if (with_count && remaining * kSpopMoveStrategyFactor <= static_cast<size_t>(count)) {
+      // Most members go (Redis's "case 3"): choose the few that stay, rebuild the set from them
+      // (so its encoding is chosen afresh, as Redis does) and reply what is left in the old one.
+      CollectionLimits limits = ctx.server.collection_limits();
+      std::vector<std::string> kept;
+      kept.reserve(remaining);
+      set->RandomMembers(static_cast<int64_t>(remaining), Rng(),
+                         [&](std::string_view member) { kept.emplace_back(member); });
+      std::unique_ptr<Set> popped = Set::Create(kept.front(), remaining, limits);
+      for (const std::string& member : kept) {
+        popped->Add(member, limits);
+        set->Remove(member);
+      }
+      set->Swap(*popped);  // The key now holds the kept members; `popped` the others.
+      ctx.reply.SetHeader(count);
+      popped->ForEach([&](std::string_view member) {
+        ctx.reply.Bulk(member);
+        if (logging) effect.emplace_back(member);
+      });
+      if (logging) ctx.server.LogEffect(access.db, std::move(effect));
+      CountDirty(ctx, static_cast<uint64_t>(count));
+      return;
     }
     if (with_count) ctx.reply.SetHeader(count);
     set->PopRandom(static_cast<size_t>(count), Rng(), [&](std::string_view member) {

@@ -429,6 +429,38 @@ TEST_F(SetConversionTest, ListpackToHashtableOnALongMember) {
   EXPECT_EQ(Encoding("n"), "hashtable");  // 123456 is longer than 5 bytes.
 }
 
+TEST_F(SetConversionTest, SpopTakingMostMembersRebuildsTheSet) {
+  std::vector<std::string> args = {"SADD", "s"};
+  for (int i = 0; i < 600; ++i) args.push_back(std::to_string(i));
+  EXPECT_EQ(Reply(args), ":600");
+  EXPECT_EQ(Encoding("s"), "hashtable");
+  EXPECT_EQ(Reply({"PEXPIRE", "s", "100000"}), ":1");
+  effects_.Take();
+  // 50 stay, 550 go: Redis rebuilds the set from the 50, which fit an intset again.
+  RespValue popped = Run({"SPOP", "s", "550"});
+  ASSERT_EQ(popped.elements.size(), 550u);
+  EXPECT_EQ(Reply({"SCARD", "s"}), ":50");
+  EXPECT_EQ(Encoding("s"), "intset");
+  EXPECT_EQ(Reply({"PTTL", "s"}), ":100000");  // The key keeps its TTL.
+  std::set<std::string> seen;
+  for (const RespValue& m : popped.elements) {
+    EXPECT_EQ(Reply({"SISMEMBER", "s", m.str}), ":0");
+    seen.insert(m.str);
+  }
+  EXPECT_EQ(seen.size(), 550u);
+  std::vector<std::string> effects = effects_.Take();
+  ASSERT_EQ(effects.size(), 1u);
+  EXPECT_EQ(effects[0].rfind("0: SREM s ", 0), 0u);
+  // 10 stay, 90 go, strings: the rebuilt set is a listpack.
+  args = {"SADD", "t"};
+  for (int i = 0; i < 200; ++i) args.push_back("m" + std::to_string(i));
+  EXPECT_EQ(Reply(args), ":200");
+  EXPECT_EQ(Encoding("t"), "hashtable");
+  EXPECT_EQ(Run({"SPOP", "t", "190"}).elements.size(), 190u);
+  EXPECT_EQ(Encoding("t"), "listpack");
+  EXPECT_EQ(Reply({"SCARD", "t"}), ":10");
+}
+
 TEST_F(SetConversionTest, StoreResultsFollowTheLimits) {
   ASSERT_EQ(Reply({"CONFIG", "SET", "set-max-intset-entries", "2"}), "+OK");
   EXPECT_EQ(Reply({"SADD", "a", "1", "2"}), ":2");
