@@ -77,7 +77,9 @@ std::unique_ptr<SetHashTable> SetHashTable::Clone() const {
 }
 
 uint32_t SetHashTable::Fingerprint(std::string_view member) {
-  return static_cast<uint32_t>(absl::HashOf(member) >> 32);
+  // absl::string_view, so absl hashes the bytes itself (std::string_view would go through
+  // std::hash).
+  return static_cast<uint32_t>(absl::HashOf(absl::string_view(member.data(), member.size())) >> 32);
 }
 
 size_t SetHashTable::EntrySize(size_t length) {

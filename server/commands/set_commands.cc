@@ -47,6 +47,33 @@ void ReplyMembers(CommandContext& ctx, const Set& set) {
   set.ForEach([&](std::string_view member) { ctx.reply.Bulk(member); });
 }
 
+// Collects bulk replies whose number is known only at the end (SINTER, SSCAN): members are
+// encoded once into a per-thread builder, then appended after the header. Bulk strings are the
+// same in RESP2 and RESP3, so the bytes need no conversion.
+class DeferredMembers {
+ public:
+  DeferredMembers() { Scratch().buffer().clear(); }
+  ~DeferredMembers() {
+    std::string& buffer = Scratch().buffer();
+    buffer.clear();
+    if (buffer.capacity() > kKeepBytes) buffer.shrink_to_fit();
+  }
+  void Add(std::string_view member) {
+    Scratch().Bulk(member);
+    ++count_;
+  }
+  int64_t count() const { return count_; }
+  const std::string& encoded() const { return Scratch().buffer(); }
+
+ private:
+  static constexpr size_t kKeepBytes = 1 << 20;
+  static protocol::ReplyBuilder& Scratch() {
+    thread_local protocol::ReplyBuilder scratch;
+    return scratch;
+  }
+  int64_t count_ = 0;
+};
+
 // --- Single-key commands -----------------------------------------------------------------------
 
 void CmdSAdd(CommandContext& ctx) {
@@ -297,14 +324,14 @@ void CmdSScan(CommandContext& ctx) {
         return;
       }
     }
-    std::vector<std::string> members;
+    DeferredMembers members;
     uint64_t next = set->Scan(cursor, static_cast<size_t>(count), [&](std::string_view member) {
-      if (!has_pattern || GlobMatch(pattern, member)) members.emplace_back(member);
+      if (!has_pattern || GlobMatch(pattern, member)) members.Add(member);
     });
     ctx.reply.ArrayHeader(2);
     ctx.reply.Bulk(StrCat(next));
-    ctx.reply.ArrayHeader(static_cast<int64_t>(members.size()));
-    for (const std::string& member : members) ctx.reply.Bulk(member);
+    ctx.reply.ArrayHeader(members.count());
+    ctx.reply.Raw(members.encoded());
   });
 }
 
@@ -463,11 +490,6 @@ void StoreResult(CommandContext& ctx, std::string_view destination_key,
   ctx.reply.Integer(size);
 }
 
-void ReplyStrings(CommandContext& ctx, const std::vector<std::string>& members) {
-  ctx.reply.SetHeader(static_cast<int64_t>(members.size()));
-  for (const std::string& member : members) ctx.reply.Bulk(member);
-}
-
 // SINTER (destination empty) and SINTERSTORE.
 void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t first_key) {
   std::vector<std::string_view> keys(ctx.args.begin() + static_cast<long>(first_key),
@@ -491,14 +513,15 @@ void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t 
     StoreResult(ctx, destination_key, std::move(result));
     return;
   }
-  std::vector<std::string> members;
+  DeferredMembers members;
   if (!any_missing) {
     ForEachInIntersection(sets, [&](std::string_view member) {
-      members.emplace_back(member);
+      members.Add(member);
       return true;
     });
   }
-  ReplyStrings(ctx, members);
+  ctx.reply.SetHeader(members.count());
+  ctx.reply.Raw(members.encoded());
 }
 
 void CmdSInter(CommandContext& ctx) { InterGeneric(ctx, {}, 1); }
