@@ -1,26 +1,27 @@
 """Differential test of the set command family against redis-server 7.0.
 
 A seeded generator builds a few thousand commands over a small key space (sets, three keys sharing
-a hash tag so multi-key commands also run within one shard, a binary key name, and a key that
-mostly holds a string for cross-type uses): SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SPOP
-SRANDMEMBER SMOVE SINTER SINTERCARD SINTERSTORE SUNION SUNIONSTORE SDIFF SDIFFSTORE SSCAN, plus
-DEL EXISTS TYPE SET GET OBJECT ENCODING on the same keys. Members are small and huge integers,
-non-canonical integer texts ("01", "-0", "+1"), short strings, the empty string, binary bytes and
-strings longer than set-max-listpack-value; now and then one SADD adds 20 to 150 members so sets
-cross the listpack (128) and intset (512) limits and live in the hashtable encoding. Arguments are
-valid, edge and invalid (wrong arity, bad counts, numkeys and LIMIT errors, bad cursors).
+a hash tag so multi-key commands also run within one shard, a binary key name, two keys that get
+integers only, and a key that mostly holds a string for cross-type uses): SADD SREM SCARD
+SISMEMBER SMISMEMBER SMEMBERS SPOP SRANDMEMBER SMOVE SINTER SINTERCARD SINTERSTORE SUNION
+SUNIONSTORE SDIFF SDIFFSTORE SSCAN, plus DEL EXISTS TYPE SET GET OBJECT ENCODING EXPIRE TTL on the
+same keys. Members are small and huge integers, non-canonical integer texts ("01", "-0", "+1"),
+short strings, the empty string, binary bytes and strings longer than set-max-listpack-value; now
+and then one SADD adds 20 to 150 members so sets cross the listpack (128) and intset (512) limits
+and live in the hashtable encoding. Arguments are valid, edge and invalid (wrong arity, bad
+counts, numkeys and LIMIT errors, bad cursors).
 
 The same stream goes to gigakv and to Debian's redis-server, one command at a time, and replies
 are compared byte for byte, except:
 - unordered replies (SMEMBERS, SINTER, SUNION, SDIFF): same type byte, same elements once sorted;
-- SRANDMEMBER:same shape and length; every member returned must be in the set (checked with
+- SRANDMEMBER: same shape and length; every member returned must be in the set (checked with
   SMISMEMBER on gigakv), and without repeats for a non-negative count;
-- SPOP:same shape and length, distinct members of the set as it was;
-both servers are then made equal again by removing, on each,
-    what the other popped(SREM, not compared), and SCARD is compared;
-- SSCAN:each server is iterated to completion from cursor 0;
-the sets of members are compared;
-- OBJECT ENCODING:"intset" must match exactly; for other sets Redis 7.0 says "hashtable" where
+- SPOP: same shape and length, distinct members of the set as it was; both servers are then made
+  equal again by removing, on each, what the other popped (SREM, not compared), and SCARD is
+  compared;
+- SSCAN: each server is iterated to completion from cursor 0; the sets of members are compared;
+- TTL: within a small tolerance (the servers see the command a few microseconds apart);
+- OBJECT ENCODING: "intset" must match exactly; for other sets Redis 7.0 says "hashtable" where
   gigakv may say "listpack" (Redis 7.2's small encoding).
 After a mismatch both servers are resynchronised from the reference (FLUSHALL, then SET or SADD of
 every reference key). At the end the whole keyspace is compared (sorted KEYS, TYPE, GET or sorted
@@ -32,7 +33,7 @@ from __future__ import annotations
 import random
 
 from differential import (DifferentialRun, SeededGenerator, both_protocols, exchange,
-                          grouped_report, is_error, open_pair)
+                          grouped_report, is_error, open_pair, same_ttl)
 from e2e_support import encode_command
 
 SEED = 20_261_130
@@ -94,12 +95,12 @@ class Generator(SeededGenerator):
             return rng.choice([b"0", b"-1"])
         return str(rng.choice([1, 2, 3, 5, 10, 50, 200, 1000])).encode()
 
-#Commands-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-
     def int_members(self) -> list[bytes]:
         rng = self.rng
         count = rng.randint(20, 150) if rng.random() < 0.15 else rng.randint(1, 5)
         return [str(rng.randrange(-100, 1500)).encode() for _ in range(count)]
+
+    # Commands --------------------------------------------------------------------------------
 
     def cmd_sadd(self):
         key = self.key()
@@ -166,6 +167,8 @@ class Generator(SeededGenerator):
             (1, lambda: [self.case("GET"), self.key()]),
             (3, lambda: ("encoding", [self.case("OBJECT"), self.case("ENCODING"), self.key()])),
             (0.5, lambda: [self.case("PEXPIREAT"), self.key(), b"1"]),
+            (1, lambda: [self.case("EXPIRE"), self.key(), b"1000"]),
+            (1, lambda: ("ttl", [self.case("TTL"), self.key()])),
             (6, self.wrong_arity),
         ]
         return self.pick(table)
@@ -182,9 +185,10 @@ class Generator(SeededGenerator):
         ])
         return [self.case(choice[0].decode())] + choice[1:]
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#Running and comparing
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+
+# --------------------------------------------------------------------------------------------
+# Running and comparing
+# --------------------------------------------------------------------------------------------
 
 
 def _compare_sorted(expected, got) -> bool:
@@ -221,6 +225,8 @@ class Run(DifferentialRun):
         request = self.encode(args)
         if kind == "sorted":
             return self.plain(index, args, request, _compare_sorted)
+        if kind == "ttl":
+            return self.plain(index, args, request, lambda e, g: same_ttl(e, g, args))
         if kind == "encoding":
             return self.plain(index, args, request, _same_encoding)
         if kind == "sscan":
@@ -278,7 +284,7 @@ class Run(DifferentialRun):
         self.replies.append(expected[1])
         if not self.same_shape(index, args, expected, got):
             return False
-        (e_value, e_raw), (g_value, g_raw) = expected, got
+        (e_value, e_raw), (g_value, _) = expected, got
         if is_error(e_raw) or e_value is None:
             return True
         e_popped = e_value if isinstance(e_value, list) else [e_value]
@@ -287,12 +293,12 @@ class Run(DifferentialRun):
             return True
         if len(set(g_popped)) != len(g_popped):
             return self.problem(index, args, e_raw, f"repeated members: {g_popped!r}")
-#What gigakv popped must have been in the set : popped by redis too, or still there.
+        # What gigakv popped must have been in the set: popped by redis too, or still there.
         still = self.reference.call("SMISMEMBER", key, *g_popped)
         for member, flag in zip(g_popped, still):
             if flag != 1 and member not in e_popped:
                 return self.problem(index, args, e_raw, f"{member!r} was not a member")
-#Make both sets equal again : each side loses what the other popped.
+        # Make both sets equal again: each side loses what the other popped.
         self.reference.call("SREM", key, *g_popped)
         self.candidate.call("SREM", key, *e_popped)
         scard = [b"SCARD", key]
@@ -374,8 +380,8 @@ def test_set_commands_match_redis(server, real_redis, protocol, target):
     run = Run(reference, candidate, protocol)
     run.play(Generator(SEED), COMMANDS, max_mismatches=MAX_MISMATCHES)
 
-#Guard against a degenerate mix : successes and many kinds of errors must both occur, and
-#sets must reach the hashtable encoding.
+    # Guard against a degenerate mix: successes and many kinds of errors must both occur, and
+    # sets must reach the hashtable encoding.
     errors, successes = run.outcomes()
     assert run.stopped_early or (
         len(errors) >= 15 and successes > COMMANDS // 2
