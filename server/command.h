@@ -101,6 +101,7 @@ const std::vector<CommandSpec>& StringCommands();      // string_commands.cc
 const std::vector<CommandSpec>& KeyspaceCommands();    // keyspace_commands.cc
 const std::vector<CommandSpec>& BitmapCommands();      // bitmap_commands.cc
 const std::vector<CommandSpec>& HashCommands();        // hash_commands.cc
+const std::vector<CommandSpec>& SetCommands();         // set_commands.cc
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).
 void ReplyUnknownSubcommand(CommandContext& ctx);

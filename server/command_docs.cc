@@ -334,6 +334,27 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"hscan", "key cursor [MATCH pattern] [COUNT count]",
        "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
        "the cursor to return back to 0. N is the number of elements inside the collection."},
+      // set
+      {"sadd", "key member...", "O(1) for each element added"},
+      {"srem", "key member...", "O(N) where N is the number of members to be removed."},
+      {"scard", "key", "O(1)"},
+      {"sismember", "key member", "O(1)"},
+      {"smismember", "key member...", "O(N) where N is the number of elements being checked"},
+      {"smembers", "key", "O(N) where N is the set cardinality."},
+      {"spop", "key [count]", "Without the count argument O(1), otherwise O(N)"},
+      {"srandmember", "key [count]", "Without the count argument O(1), otherwise O(N)"},
+      {"smove", "source destination member", "O(1)"},
+      {"sinter", "key...", "O(N*M) worst case"},
+      {"sintercard", "numkeys key... [LIMIT limit]", "O(N*M) worst case"},
+      {"sinterstore", "destination key...", "O(N*M) worst case"},
+      {"sunion", "key...", "O(N) where N is the total number of elements in all given sets."},
+      {"sunionstore", "destination key...",
+       "O(N) where N is the total number of elements in all given sets."},
+      {"sdiff", "key...", "O(N) where N is the total number of elements in all given sets."},
+      {"sdiffstore", "destination key...",
+       "O(N) where N is the total number of elements in all given sets."},
+      {"sscan", "key cursor [MATCH pattern] [COUNT count]",
+       "O(1) for every call. O(N) for a complete iteration."},
   };
   return kDocs;
 }

@@ -36,6 +36,7 @@ CommandTable::CommandTable() {
   Add(KeyspaceCommands());
   Add(BitmapCommands());
   Add(HashCommands());
+  Add(SetCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const CommandSpec* spec : all_) {

@@ -85,5 +85,13 @@ inline constexpr std::string_view kNanOrInfinity = "ERR value is NaN or Infinity
 inline constexpr std::string_view kCountOutOfRange =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 inline constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
+// Sets (t_set.c).
+inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
+inline constexpr std::string_view kSrandmemberCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kNumkeysTooMany =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 
 }  // namespace gigakv::errors

@@ -1,0 +1,598 @@
+#include "core/types/set.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <numeric>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+
+namespace gigakv {
+namespace {
+
+void* Allocate(void* old, size_t size) {
+  void* grown = std::realloc(old, size);
+  if (grown == nullptr) throw std::bad_alloc();
+  return grown;
+}
+
+// Decimal text of an int64 into `buf` (at least 20 bytes).
+std::string_view FormatInt(int64_t value, char* buf, size_t size) {
+  auto result = std::to_chars(buf, buf + size, value);
+  return std::string_view(buf, static_cast<size_t>(result.ptr - buf));
+}
+
+// Digits (and sign) of an int64's decimal text.
+size_t DecimalLength(int64_t value) {
+  char buf[24];
+  return FormatInt(value, buf, sizeof(buf)).size();
+}
+
+constexpr size_t kIntBuf = 24;
+
+}  // namespace
+
+bool ParseCanonicalInt64(std::string_view text, int64_t* value) {
+  if (text.empty() || text.size() > 20) return false;
+  size_t digits_start = text[0] == '-' ? 1 : 0;
+  if (digits_start == text.size()) return false;
+  char first = text[digits_start];
+  if (first < '0' || first > '9') return false;
+  if (first == '0' && (text.size() > 1)) return false;  // Leading zero, or "-0".
+  auto result = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return result.ec == std::errc() && result.ptr == text.data() + text.size();
+}
+
+// --- SetHashTable -----------------------------------------------------------------------------
+
+SetHashTable::SetHashTable(size_t expected) {
+  if (expected > 0) Resize(std::max<size_t>(8, expected * 2));
+}
+
+SetHashTable::~SetHashTable() {
+  std::free(slots_);
+  std::free(arena_);
+}
+
+std::unique_ptr<SetHashTable> SetHashTable::Clone() const {
+  auto copy = std::make_unique<SetHashTable>();
+  if (capacity_ > 0) {
+    copy->slots_ = static_cast<uint64_t*>(Allocate(nullptr, capacity_ * sizeof(uint64_t)));
+    std::memcpy(copy->slots_, slots_, capacity_ * sizeof(uint64_t));
+  }
+  if (arena_capacity_ > 0) {
+    copy->arena_ = static_cast<uint8_t*>(Allocate(nullptr, arena_capacity_));
+    std::memcpy(copy->arena_, arena_, arena_used_);
+  }
+  copy->capacity_ = capacity_;
+  copy->size_ = size_;
+  copy->arena_used_ = arena_used_;
+  copy->arena_capacity_ = arena_capacity_;
+  copy->dead_bytes_ = dead_bytes_;
+  return copy;
+}
+
+uint32_t SetHashTable::Fingerprint(std::string_view member) {
+  // absl::string_view, so absl hashes the bytes itself (std::string_view would go through
+  // std::hash).
+  return static_cast<uint32_t>(absl::HashOf(absl::string_view(member.data(), member.size())) >> 32);
+}
+
+size_t SetHashTable::EntrySize(size_t length) {
+  size_t header = 1;
+  for (size_t rest = length >> 7; rest != 0; rest >>= 7) ++header;
+  return header + length;
+}
+
+std::string_view SetHashTable::EntryAt(uint64_t slot_value) const {
+  const uint8_t* p = arena_ + (static_cast<uint32_t>(slot_value) - 1);
+  size_t length = 0;
+  int shift = 0;
+  while (*p & 0x80) {
+    length |= static_cast<size_t>(*p++ & 0x7f) << shift;
+    shift += 7;
+  }
+  length |= static_cast<size_t>(*p++) << shift;
+  return std::string_view(reinterpret_cast<const char*>(p), length);
+}
+
+uint32_t SetHashTable::AppendEntry(std::string_view member) {
+  size_t need = EntrySize(member.size());
+  if (arena_used_ + need > UINT32_MAX - 1) throw std::bad_alloc();
+  if (arena_used_ + need > arena_capacity_) {
+    size_t grown = std::max<size_t>(64, (arena_used_ + need) + (arena_used_ + need) / 2);
+    arena_ = static_cast<uint8_t*>(Allocate(arena_, grown));
+    arena_capacity_ = grown;
+  }
+  uint32_t offset = static_cast<uint32_t>(arena_used_);
+  uint8_t* p = arena_ + arena_used_;
+  size_t length = member.size();
+  while (length >= 0x80) {
+    *p++ = static_cast<uint8_t>(length | 0x80);
+    length >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(length);
+  if (!member.empty()) std::memcpy(p, member.data(), member.size());
+  arena_used_ += need;
+  return offset;
+}
+
+size_t SetHashTable::Find(std::string_view member, uint32_t fingerprint) const {
+  if (capacity_ == 0) return capacity_;
+  for (size_t pos = Home(fingerprint);; pos = Wrap(pos + 1)) {
+    uint64_t value = slots_[pos];
+    if (value == 0) return capacity_;
+    if (static_cast<uint32_t>(value >> 32) == fingerprint && EntryAt(value) == member) return pos;
+  }
+}
+
+bool SetHashTable::Contains(std::string_view member) const {
+  return Find(member, Fingerprint(member)) != capacity_;
+}
+
+void SetHashTable::Place(uint64_t slot_value) {
+  size_t pos = Home(static_cast<uint32_t>(slot_value >> 32));
+  while (slots_[pos] != 0) pos = Wrap(pos + 1);
+  slots_[pos] = slot_value;
+}
+
+void SetHashTable::Resize(size_t new_capacity) {
+  uint64_t* old = slots_;
+  size_t old_capacity = capacity_;
+  slots_ = static_cast<uint64_t*>(Allocate(nullptr, new_capacity * sizeof(uint64_t)));
+  std::memset(slots_, 0, new_capacity * sizeof(uint64_t));
+  capacity_ = new_capacity;
+  for (size_t i = 0; i < old_capacity; ++i) {
+    if (old[i] != 0) Place(old[i]);
+  }
+  std::free(old);
+}
+
+bool SetHashTable::Insert(std::string_view member) {
+  uint32_t fingerprint = Fingerprint(member);
+  if (Find(member, fingerprint) != capacity_) return false;
+  if ((size_ + 1) * 5 > capacity_ * 4) Resize(std::max<size_t>(8, (size_ + 1) * 2));
+  uint32_t offset = AppendEntry(member);
+  Place((static_cast<uint64_t>(fingerprint) << 32) | (static_cast<uint64_t>(offset) + 1));
+  ++size_;
+  return true;
+}
+
+bool SetHashTable::Erase(std::string_view member) {
+  size_t hole = Find(member, Fingerprint(member));
+  if (hole == capacity_) return false;
+  dead_bytes_ += EntrySize(EntryAt(slots_[hole]).size());
+  // Backward-shift deletion: pull later entries of the cluster back over the hole when the hole
+  // lies on their probe path, so lookups never need tombstones.
+  for (size_t next = Wrap(hole + 1); slots_[next] != 0; next = Wrap(next + 1)) {
+    size_t home = Home(static_cast<uint32_t>(slots_[next] >> 32));
+    size_t displacement = (next + capacity_ - home) % capacity_;
+    size_t hole_distance = (next + capacity_ - hole) % capacity_;
+    if (hole_distance <= displacement) {
+      slots_[hole] = slots_[next];
+      hole = next;
+    }
+  }
+  slots_[hole] = 0;
+  --size_;
+  if (size_ == 0) {
+    std::free(slots_);
+    std::free(arena_);
+    slots_ = nullptr;
+    arena_ = nullptr;
+    capacity_ = arena_used_ = arena_capacity_ = dead_bytes_ = 0;
+    return true;
+  }
+  if (capacity_ > 8 && size_ * 5 < capacity_) Resize(std::max<size_t>(8, size_ * 2));
+  if (dead_bytes_ > 64 && dead_bytes_ * 2 > arena_used_) Compact();
+  return true;
+}
+
+void SetHashTable::Compact() {
+  size_t live = arena_used_ - dead_bytes_;
+  size_t new_capacity = std::max<size_t>(64, live + live / 4);
+  auto* fresh = static_cast<uint8_t*>(Allocate(nullptr, new_capacity));
+  size_t used = 0;
+  for (size_t i = 0; i < capacity_; ++i) {
+    if (slots_[i] == 0) continue;
+    uint32_t offset = static_cast<uint32_t>(slots_[i]) - 1;
+    std::string_view member = EntryAt(slots_[i]);
+    size_t entry = EntrySize(member.size());
+    std::memcpy(fresh + used, arena_ + offset, entry);
+    slots_[i] = (slots_[i] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(used) + 1);
+    used += entry;
+  }
+  std::free(arena_);
+  arena_ = fresh;
+  arena_used_ = used;
+  arena_capacity_ = new_capacity;
+  dead_bytes_ = 0;
+}
+
+std::string_view SetHashTable::RandomMember(uint64_t random) const {
+  size_t pos = static_cast<size_t>(random % capacity_);
+  while (slots_[pos] == 0) pos = Wrap(pos + 1);
+  return EntryAt(slots_[pos]);
+}
+
+void SetHashTable::ForEach(absl::FunctionRef<void(std::string_view)> fn) const {
+  for (size_t i = 0; i < capacity_; ++i) {
+    if (slots_[i] != 0) fn(EntryAt(slots_[i]));
+  }
+}
+
+uint64_t SetHashTable::Scan(uint64_t cursor, size_t count,
+                            absl::FunctionRef<void(std::string_view)> fn) const {
+  if (size_ == 0 || cursor >= kScanEnd) return kScanEnd;
+  // As KeyTable::ScanRange: entries with fingerprint >= cursor live at or after their home,
+  // which is >= Home(cursor). Stop at an empty slot once enough were seen: every entry whose
+  // home precedes that empty slot has been visited, so [cursor, boundary) is complete.
+  size_t start = Home(static_cast<uint32_t>(cursor));
+  size_t seen = 0;
+  size_t logical = start;
+  std::vector<std::pair<uint32_t, uint64_t>> candidates;
+  for (;; ++logical) {
+    size_t pos = logical % capacity_;
+    uint64_t value = slots_[pos];
+    if (value == 0) {
+      if (seen >= count || logical >= capacity_) break;
+      if (logical - start >= capacity_) break;
+      continue;
+    }
+    if (logical - start >= 2 * capacity_) break;
+    uint32_t fingerprint = static_cast<uint32_t>(value >> 32);
+    // Count each entry once, at its position in the unwrapped probe sequence.
+    size_t home = Home(fingerprint);
+    size_t unwrapped = home + (pos + capacity_ - home) % capacity_;
+    if (fingerprint >= cursor && unwrapped == logical) {
+      candidates.emplace_back(fingerprint, value);
+      ++seen;
+    }
+  }
+  uint64_t boundary;
+  if (logical >= capacity_) {
+    boundary = kScanEnd;
+  } else {
+    boundary = ((static_cast<uint64_t>(logical) << 32) + capacity_ - 1) / capacity_;
+    while (boundary > cursor && boundary < kScanEnd &&
+           Home(static_cast<uint32_t>(boundary - 1)) >= logical) {
+      --boundary;
+    }
+    if (boundary <= cursor) boundary = cursor + 1;
+  }
+  for (const auto& [fingerprint, value] : candidates) {
+    if (fingerprint < boundary) fn(EntryAt(value));
+  }
+  return boundary;
+}
+
+size_t SetHashTable::MemoryUsage() const { return capacity_ * sizeof(uint64_t) + arena_capacity_; }
+
+// --- Set ------------------------------------------------------------------------------------
+
+namespace {
+
+// Redis clamps the intset limit (intsetMaxEntries).
+size_t MaxIntsetEntries(const CollectionLimits& limits) {
+  return static_cast<size_t>(std::clamp<int64_t>(limits.set_max_intset_entries, 0, 1 << 30));
+}
+
+}  // namespace
+
+std::unique_ptr<Set> Set::Create(std::string_view first_member, size_t size_hint,
+                                 const CollectionLimits& limits) {
+  auto set = std::make_unique<Set>();
+  int64_t value;
+  if (ParseCanonicalInt64(first_member, &value) && size_hint <= MaxIntsetEntries(limits)) {
+    return set;
+  }
+  if (size_hint <= static_cast<uint64_t>(std::max<int64_t>(0, limits.set_max_listpack_entries))) {
+    set->rep_.emplace<Listpack>();
+  } else {
+    set->rep_ = std::make_unique<SetHashTable>(size_hint);
+  }
+  return set;
+}
+
+std::string_view Set::encoding_name() const {
+  switch (encoding()) {
+    case Encoding::kIntset:
+      return "intset";
+    case Encoding::kListpack:
+      return "listpack";
+    case Encoding::kHashtable:
+      return "hashtable";
+  }
+  return "unknown";
+}
+
+size_t Set::MemoryUsage() const {
+  size_t bytes = sizeof(Set);
+  switch (encoding()) {
+    case Encoding::kIntset:
+      return bytes + std::get<Intset>(rep_).bytes();
+    case Encoding::kListpack:
+      return bytes + std::get<Listpack>(rep_).bytes();
+    case Encoding::kHashtable: {
+      const SetHashTable& table = *std::get<std::unique_ptr<SetHashTable>>(rep_);
+      return bytes + sizeof(SetHashTable) + table.MemoryUsage();
+    }
+  }
+  return bytes;
+}
+
+size_t Set::Length() const {
+  switch (encoding()) {
+    case Encoding::kIntset:
+      return std::get<Intset>(rep_).size();
+    case Encoding::kListpack:
+      return std::get<Listpack>(rep_).size();
+    case Encoding::kHashtable:
+      return std::get<std::unique_ptr<SetHashTable>>(rep_)->size();
+  }
+  return 0;
+}
+
+Object* Set::Clone() const {
+  auto* copy = new Set();
+  switch (encoding()) {
+    case Encoding::kIntset:
+      copy->rep_ = std::get<Intset>(rep_).Clone();
+      break;
+    case Encoding::kListpack:
+      copy->rep_ = std::get<Listpack>(rep_).Clone();
+      break;
+    case Encoding::kHashtable:
+      copy->rep_ = std::get<std::unique_ptr<SetHashTable>>(rep_)->Clone();
+      break;
+  }
+  return copy;
+}
+
+void Set::ConvertToHashtable(size_t expected) {
+  auto table = std::make_unique<SetHashTable>(expected);
+  ForEach([&](std::string_view member) { table->Insert(member); });
+  rep_ = std::move(table);
+}
+
+void Set::ConvertToListpack() {
+  const Intset& ints = std::get<Intset>(rep_);
+  Listpack lp;
+  for (size_t i = 0; i < ints.size(); ++i) lp.InsertInt(Listpack::kEnd, ints.Get(i));
+  rep_ = std::move(lp);
+}
+
+bool Set::Add(std::string_view member, const CollectionLimits& limits) {
+  const size_t listpack_entries =
+      static_cast<size_t>(std::max<int64_t>(0, limits.set_max_listpack_entries));
+  const size_t listpack_value =
+      static_cast<size_t>(std::max<int64_t>(0, limits.set_max_listpack_value));
+  switch (encoding()) {
+    case Encoding::kIntset: {
+      Intset& ints = std::get<Intset>(rep_);
+      int64_t value;
+      if (ParseCanonicalInt64(member, &value)) {
+        if (!ints.Add(value)) return false;
+        if (ints.size() > MaxIntsetEntries(limits)) ConvertToHashtable(ints.size());
+        return true;
+      }
+      // A non-integer: listpack if the limits allow every member (the new one included).
+      size_t n = ints.size();
+      size_t longest = n == 0 ? 0 : std::max(DecimalLength(ints.Min()), DecimalLength(ints.Max()));
+      if (n < listpack_entries && member.size() <= listpack_value && longest <= listpack_value) {
+        ConvertToListpack();
+        std::get<Listpack>(rep_).Append(member);
+      } else {
+        ConvertToHashtable(n + 1);
+        std::get<std::unique_ptr<SetHashTable>>(rep_)->Insert(member);
+      }
+      return true;
+    }
+    case Encoding::kListpack: {
+      Listpack& lp = std::get<Listpack>(rep_);
+      if (lp.Find(member, lp.First()) != Listpack::kEnd) return false;
+      if (lp.size() < listpack_entries && member.size() <= listpack_value) {
+        lp.Append(member);
+      } else {
+        ConvertToHashtable(lp.size() + 1);
+        std::get<std::unique_ptr<SetHashTable>>(rep_)->Insert(member);
+      }
+      return true;
+    }
+    case Encoding::kHashtable:
+      return std::get<std::unique_ptr<SetHashTable>>(rep_)->Insert(member);
+  }
+  return false;
+}
+
+bool Set::Remove(std::string_view member) {
+  switch (encoding()) {
+    case Encoding::kIntset: {
+      int64_t value;
+      return ParseCanonicalInt64(member, &value) && std::get<Intset>(rep_).Remove(value);
+    }
+    case Encoding::kListpack: {
+      Listpack& lp = std::get<Listpack>(rep_);
+      Listpack::Pos pos = lp.Find(member, lp.First());
+      if (pos == Listpack::kEnd) return false;
+      lp.Erase(pos);
+      return true;
+    }
+    case Encoding::kHashtable:
+      return std::get<std::unique_ptr<SetHashTable>>(rep_)->Erase(member);
+  }
+  return false;
+}
+
+bool Set::Contains(std::string_view member) const {
+  switch (encoding()) {
+    case Encoding::kIntset: {
+      int64_t value;
+      return ParseCanonicalInt64(member, &value) && std::get<Intset>(rep_).Contains(value);
+    }
+    case Encoding::kListpack: {
+      const Listpack& lp = std::get<Listpack>(rep_);
+      return lp.Find(member, lp.First()) != Listpack::kEnd;
+    }
+    case Encoding::kHashtable:
+      return std::get<std::unique_ptr<SetHashTable>>(rep_)->Contains(member);
+  }
+  return false;
+}
+
+void Set::ForEach(absl::FunctionRef<void(std::string_view)> fn) const {
+  switch (encoding()) {
+    case Encoding::kIntset: {
+      const Intset& ints = std::get<Intset>(rep_);
+      char buf[kIntBuf];
+      for (size_t i = 0; i < ints.size(); ++i) fn(FormatInt(ints.Get(i), buf, sizeof(buf)));
+      break;
+    }
+    case Encoding::kListpack: {
+      const Listpack& lp = std::get<Listpack>(rep_);
+      std::string scratch;
+      for (Listpack::Pos pos = lp.First(); pos != Listpack::kEnd; pos = lp.Next(pos)) {
+        fn(lp.Get(pos).View(&scratch));
+      }
+      break;
+    }
+    case Encoding::kHashtable:
+      std::get<std::unique_ptr<SetHashTable>>(rep_)->ForEach(fn);
+      break;
+  }
+}
+
+uint64_t Set::Scan(uint64_t cursor, size_t count,
+                   absl::FunctionRef<void(std::string_view)> fn) const {
+  if (encoding() != Encoding::kHashtable) {
+    ForEach(fn);
+    return 0;
+  }
+  uint64_t next = std::get<std::unique_ptr<SetHashTable>>(rep_)->Scan(cursor, count, fn);
+  return next >= SetHashTable::kScanEnd ? 0 : next;
+}
+
+size_t Set::RandomCount(int64_t count) const {
+  if (count < 0) return static_cast<size_t>(-static_cast<uint64_t>(count));
+  return std::min(static_cast<size_t>(count), Length());
+}
+
+namespace {
+
+// Random access by index for the compact encodings, through a one-off position table for the
+// listpack (O(n) once instead of O(n) per pick).
+class IndexedMembers {
+ public:
+  IndexedMembers(const Intset* ints, const Listpack* lp) : ints_(ints), lp_(lp) {
+    if (lp_ != nullptr) {
+      positions_.reserve(lp_->size());
+      for (Listpack::Pos pos = lp_->First(); pos != Listpack::kEnd; pos = lp_->Next(pos)) {
+        positions_.push_back(pos);
+      }
+    }
+  }
+  size_t size() const { return ints_ != nullptr ? ints_->size() : positions_.size(); }
+  std::string_view At(size_t index) {
+    if (ints_ != nullptr) return FormatInt(ints_->Get(index), buf_, sizeof(buf_));
+    return lp_->Get(positions_[index]).View(&scratch_);
+  }
+
+ private:
+  const Intset* ints_;
+  const Listpack* lp_;
+  std::vector<Listpack::Pos> positions_;
+  char buf_[kIntBuf];
+  std::string scratch_;
+};
+
+}  // namespace
+
+void Set::RandomMembers(int64_t count, std::mt19937_64& rng,
+                        absl::FunctionRef<void(std::string_view)> fn) const {
+  size_t size = Length();
+  if (size == 0 || count == 0) return;
+  if (count > 0 && static_cast<size_t>(count) >= size) {
+    ForEach(fn);
+    return;
+  }
+  size_t wanted = RandomCount(count);
+  if (encoding() == Encoding::kHashtable) {
+    const SetHashTable& table = *std::get<std::unique_ptr<SetHashTable>>(rep_);
+    if (count < 0) {
+      for (size_t i = 0; i < wanted; ++i) fn(table.RandomMember(rng()));
+      return;
+    }
+    if (wanted * 3 > size) {
+      // Many of them: a partial shuffle of all members (views stay valid, nothing mutates).
+      std::vector<std::string_view> all;
+      all.reserve(size);
+      table.ForEach([&](std::string_view member) { all.push_back(member); });
+      for (size_t i = 0; i < wanted; ++i) {
+        std::swap(all[i], all[i + rng() % (size - i)]);
+        fn(all[i]);
+      }
+      return;
+    }
+    absl::flat_hash_set<std::string_view> chosen;
+    chosen.reserve(wanted);
+    while (chosen.size() < wanted) {
+      std::string_view member = table.RandomMember(rng());
+      if (chosen.insert(member).second) fn(member);
+    }
+    return;
+  }
+  IndexedMembers members(std::get_if<Intset>(&rep_), std::get_if<Listpack>(&rep_));
+  if (count < 0) {
+    for (size_t i = 0; i < wanted; ++i) fn(members.At(rng() % size));
+    return;
+  }
+  std::vector<uint32_t> order(size);
+  std::iota(order.begin(), order.end(), 0);
+  for (size_t i = 0; i < wanted; ++i) {
+    std::swap(order[i], order[i + rng() % (size - i)]);
+    fn(members.At(order[i]));
+  }
+}
+
+std::string Set::RandomMember(std::mt19937_64& rng) const {
+  std::string result;
+  RandomMembers(-1, rng, [&](std::string_view member) { result.assign(member); });
+  return result;
+}
+
+void Set::PopRandom(size_t count, std::mt19937_64& rng,
+                    absl::FunctionRef<void(std::string_view)> fn) {
+  for (size_t i = 0; i < count; ++i) {
+    switch (encoding()) {
+      case Encoding::kIntset: {
+        Intset& ints = std::get<Intset>(rep_);
+        size_t index = rng() % ints.size();
+        char buf[kIntBuf];
+        fn(FormatInt(ints.Get(index), buf, sizeof(buf)));
+        ints.RemoveAt(index);
+        break;
+      }
+      case Encoding::kListpack: {
+        Listpack& lp = std::get<Listpack>(rep_);
+        Listpack::Pos pos = lp.Seek(static_cast<int64_t>(rng() % lp.size()));
+        std::string scratch;
+        fn(lp.Get(pos).View(&scratch));
+        lp.Erase(pos);
+        break;
+      }
+      case Encoding::kHashtable: {
+        SetHashTable& table = *std::get<std::unique_ptr<SetHashTable>>(rep_);
+        std::string_view member = table.RandomMember(rng());
+        fn(member);
+        table.Erase(member);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace gigakv

@@ -1,0 +1,630 @@
+// Set family: SADD, SREM, SCARD, SISMEMBER, SMISMEMBER, SMEMBERS, SPOP, SRANDMEMBER, SMOVE, SINTER,
+// SINTERCARD, SINTERSTORE, SUNION, SUNIONSTORE, SDIFF, SDIFFSTORE, SSCAN.
+//
+// Encodings and conversions live in core/types/set.h. Replies follow Redis 7.0 (sets of members
+// as RESP3 sets; SRANDMEMBER with a count as an array). Effects: SADD/SREM/SMOVE log themselves
+// (deterministic), SPOP logs the SREM of what it popped (or DEL when it took everything), the
+// *STORE commands log DEL dst and SADD dst with the result's members.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/types/set.h"
+#include "gigakv/glob.h"
+#include "server/commands/args.h"
+#include "server/commands/collection_access.h"
+#include "server/commands/key_access.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+namespace {
+
+// SPOP with a count rebuilds the set from the members that stay when they are at most 1/5 of
+// those that go (Redis's SPOP_MOVE_STRATEGY_MUL).
+constexpr size_t kSpopMoveStrategyFactor = 5;
+
+std::mt19937_64& Rng() {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  return rng;
+}
+
+// Logs `name key args[first..]` (the command's own arguments from `first`).
+void LogWithArgs(CommandContext& ctx, int db, std::string_view name, std::string_view key,
+                 size_t first) {
+  if (!ctx.server.logging_effects()) return;
+  std::vector<std::string> effect = {std::string(name), std::string(key)};
+  for (size_t i = first; i < ctx.argc(); ++i) effect.emplace_back(ctx.arg(i));
+  ctx.server.LogEffect(db, std::move(effect));
+}
+
+void ReplyMembers(CommandContext& ctx, const Set& set) {
+  ctx.reply.SetHeader(static_cast<int64_t>(set.Length()));
+  set.ForEach([&](std::string_view member) { ctx.reply.Bulk(member); });
+}
+
+// Collects bulk replies whose number is known only at the end (SINTER, SSCAN): members are
+// encoded once into a per-thread builder, then appended after the header. Bulk strings are the
+// same in RESP2 and RESP3, so the bytes need no conversion.
+class DeferredMembers {
+ public:
+  DeferredMembers() { Scratch().buffer().clear(); }
+  ~DeferredMembers() {
+    std::string& buffer = Scratch().buffer();
+    buffer.clear();
+    if (buffer.capacity() > kKeepBytes) buffer.shrink_to_fit();
+  }
+  void Add(std::string_view member) {
+    Scratch().Bulk(member);
+    ++count_;
+  }
+  int64_t count() const { return count_; }
+  const std::string& encoded() const { return Scratch().buffer(); }
+
+ private:
+  static constexpr size_t kKeepBytes = 1 << 20;
+  static protocol::ReplyBuilder& Scratch() {
+    thread_local protocol::ReplyBuilder scratch;
+    return scratch;
+  }
+  int64_t count_ = 0;
+};
+
+// --- Single-key commands -----------------------------------------------------------------------
+
+void CmdSAdd(CommandContext& ctx) {
+  CollectionLimits limits = ctx.server.collection_limits();
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    Set* set = WriteObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    if (set == nullptr) {
+      set = CreateObject(ctx, access, Set::Create(ctx.arg(2), ctx.argc() - 2, limits));
+    }
+    int64_t added = 0;
+    for (size_t i = 2; i < ctx.argc(); ++i) added += set->Add(ctx.arg(i), limits) ? 1 : 0;
+    if (added > 0) {
+      LogWithArgs(ctx, access.db, "SADD", access.key, 2);
+      CountDirty(ctx, static_cast<uint64_t>(added));
+    }
+    ctx.reply.Integer(added);
+  });
+}
+
+void CmdSRem(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    Set* set = WriteObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (set == nullptr) {
+      if (!wrong_type) ctx.reply.Integer(0);
+      return;
+    }
+    int64_t removed = 0;
+    for (size_t i = 2; i < ctx.argc() && !set->empty(); ++i) {
+      removed += set->Remove(ctx.arg(i)) ? 1 : 0;
+    }
+    if (removed > 0) {
+      LogWithArgs(ctx, access.db, "SREM", access.key, 2);
+      DeleteIfEmpty(access);
+      CountDirty(ctx, static_cast<uint64_t>(removed));
+    }
+    ctx.reply.Integer(removed);
+  });
+}
+
+void CmdSCard(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    ctx.reply.Integer(set == nullptr ? 0 : static_cast<int64_t>(set->Length()));
+  });
+}
+
+void CmdSIsMember(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    ctx.reply.Integer(set != nullptr && set->Contains(ctx.arg(2)) ? 1 : 0);
+  });
+}
+
+void CmdSMIsMember(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 2));
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      ctx.reply.Integer(set != nullptr && set->Contains(ctx.arg(i)) ? 1 : 0);
+    }
+  });
+}
+
+void CmdSMembers(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    if (set == nullptr) {
+      ctx.reply.SetHeader(0);
+      return;
+    }
+    ReplyMembers(ctx, *set);
+  });
+}
+
+void CmdSRandMember(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  bool with_count = ctx.argc() == 3;
+  int64_t count = 0;
+  if (with_count) {
+    if (!ParseIntOrReply(ctx, ctx.arg(2), &count)) return;
+    if (count == INT64_MIN) {
+      ctx.reply.Error(errors::kSrandmemberCountRange);
+      return;
+    }
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    if (!with_count) {
+      if (set == nullptr) {
+        ctx.reply.Null();
+      } else {
+        ctx.reply.Bulk(set->RandomMember(Rng()));
+      }
+      return;
+    }
+    if (set == nullptr || count == 0) {
+      ctx.reply.ArrayHeader(0);
+      return;
+    }
+    ctx.reply.ArrayHeader(static_cast<int64_t>(set->RandomCount(count)));
+    set->RandomMembers(count, Rng(), [&](std::string_view member) { ctx.reply.Bulk(member); });
+  });
+}
+
+void CmdSPop(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  bool with_count = ctx.argc() == 3;
+  int64_t count = 1;
+  if (with_count && (!ParseInt64(ctx.arg(2), &count) || count < 0)) {
+    ctx.reply.Error(errors::kMustBePositive);
+    return;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    Set* set = WriteObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    if (set == nullptr) {
+      if (with_count) {
+        ctx.reply.SetHeader(0);
+      } else {
+        ctx.reply.Null();
+      }
+      return;
+    }
+    if (count == 0) {
+      ctx.reply.SetHeader(0);
+      return;
+    }
+    size_t size = set->Length();
+    if (static_cast<uint64_t>(count) >= size && with_count) {
+      // Everything goes: reply the whole set and delete the key.
+      ReplyMembers(ctx, *set);
+      RemoveKey(access);
+      LogEffect(ctx, access.db, {"DEL", access.key});
+      CountDirty(ctx, size);
+      return;
+    }
+    bool logging = ctx.server.logging_effects();
+    std::vector<std::string> effect;
+    if (logging) {
+      effect.reserve(static_cast<size_t>(count) + 2);
+      effect.emplace_back("SREM");
+      effect.emplace_back(access.key);
+    }
+    size_t remaining = size - static_cast<size_t>(count);
+    if (with_count && remaining * kSpopMoveStrategyFactor <= static_cast<size_t>(count)) {
+      // Most members go (Redis's "case 3"): choose the few that stay, rebuild the set from them
+      // (so its encoding is chosen afresh, as Redis does) and reply what is left in the old one.
+      CollectionLimits limits = ctx.server.collection_limits();
+      std::vector<std::string> kept;
+      kept.reserve(remaining);
+      set->RandomMembers(static_cast<int64_t>(remaining), Rng(),
+                         [&](std::string_view member) { kept.emplace_back(member); });
+      std::unique_ptr<Set> popped = Set::Create(kept.front(), remaining, limits);
+      for (const std::string& member : kept) {
+        popped->Add(member, limits);
+        set->Remove(member);
+      }
+      set->Swap(*popped);  // The key now holds the kept members; `popped` the others.
+      ctx.reply.SetHeader(count);
+      popped->ForEach([&](std::string_view member) {
+        ctx.reply.Bulk(member);
+        if (logging) effect.emplace_back(member);
+      });
+      if (logging) ctx.server.LogEffect(access.db, std::move(effect));
+      CountDirty(ctx, static_cast<uint64_t>(count));
+      return;
+    }
+    if (with_count) ctx.reply.SetHeader(count);
+    set->PopRandom(static_cast<size_t>(count), Rng(), [&](std::string_view member) {
+      ctx.reply.Bulk(member);
+      if (logging) effect.emplace_back(member);
+    });
+    if (logging) ctx.server.LogEffect(access.db, std::move(effect));
+    DeleteIfEmpty(access);
+    CountDirty(ctx, static_cast<uint64_t>(count));
+  });
+}
+
+// --- SSCAN -------------------------------------------------------------------------------------
+
+// Redis parses cursors with strtoul: a sign is accepted, spaces, junk and overflow are not.
+bool ParseCursorOrReply(CommandContext& ctx, std::string_view text, uint64_t* cursor) {
+  std::string copy(text);
+  char* end = nullptr;
+  errno = 0;
+  *cursor = std::strtoull(copy.c_str(), &end, 10);
+  if ((!copy.empty() && std::isspace(static_cast<unsigned char>(copy[0]))) ||
+      end != copy.c_str() + copy.size() || errno == ERANGE) {
+    ctx.reply.Error(errors::kInvalidCursor);
+    return false;
+  }
+  return true;
+}
+
+void CmdSScan(CommandContext& ctx) {
+  uint64_t cursor;
+  if (!ParseCursorOrReply(ctx, ctx.arg(2), &cursor)) return;
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
+    if (wrong_type) return;
+    if (set == nullptr) {  // Options are not even parsed for a missing key (as Redis).
+      ctx.reply.ArrayHeader(2);
+      ctx.reply.Bulk("0");
+      ctx.reply.ArrayHeader(0);
+      return;
+    }
+    int64_t count = 10;
+    std::string_view pattern;
+    bool has_pattern = false;
+    for (size_t i = 3; i < ctx.argc(); i += 2) {
+      if (i + 1 >= ctx.argc()) {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+      std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
+      if (ArgIs(option, "count")) {
+        if (!ParseIntOrReply(ctx, value, &count)) return;
+        if (count < 1) {
+          ctx.reply.Error(errors::kSyntax);
+          return;
+        }
+      } else if (ArgIs(option, "match")) {
+        pattern = value;
+        has_pattern = !(value == "*");
+      } else {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    }
+    DeferredMembers members;
+    uint64_t next = set->Scan(cursor, static_cast<size_t>(count), [&](std::string_view member) {
+      if (!has_pattern || GlobMatch(pattern, member)) members.Add(member);
+    });
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(StrCat(next));
+    ctx.reply.ArrayHeader(members.count());
+    ctx.reply.Raw(members.encoded());
+  });
+}
+
+// --- SMOVE -------------------------------------------------------------------------------------
+
+void CmdSMove(CommandContext& ctx) {
+  std::string_view source_key = ctx.arg(1), destination_key = ctx.arg(2), member = ctx.arg(3);
+  CollectionLimits limits = ctx.server.collection_limits();
+  Store::MultiLock lock = ctx.store.LockKeys({source_key, destination_key});
+  bool same_key = source_key == destination_key;
+  // Look both keys up before touching anything (lazy expiry, then Redis's checks in order). The
+  // same key is not looked up twice: a second lookup could expire the object the first returned.
+  KeyAccess source = FindLocked(ctx, source_key);
+  Set* source_set = source.exists() && source.view().type() == KeyType::kSet
+                        ? static_cast<Set*>(source.view().object)
+                        : nullptr;
+  bool source_wrong = source.exists() && source_set == nullptr;
+  if (source.exists()) Touch(ctx, source);
+  bool destination_exists = source.exists(), destination_wrong = source_wrong;
+  Set* destination_set = source_set;
+  if (!same_key) {
+    KeyAccess destination = FindLocked(ctx, destination_key);
+    destination_exists = destination.exists();
+    destination_wrong = destination.exists() && destination.view().type() != KeyType::kSet;
+    destination_set = destination_exists && !destination_wrong
+                          ? static_cast<Set*>(destination.view().object)
+                          : nullptr;
+    if (destination_exists) Touch(ctx, destination);
+  }
+  if (!source.exists()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (source_wrong || destination_wrong) {
+    ctx.reply.Error(errors::kWrongType);
+    return;
+  }
+  if (same_key) {
+    ctx.reply.Integer(source_set->Contains(member) ? 1 : 0);
+    return;
+  }
+  if (!source_set->Remove(member)) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  LogEffect(ctx, ctx.db(), {"SMOVE", source_key, destination_key, member});
+  CountDirty(ctx);
+  if (source_set->empty()) {
+    KeyAccess emptied = FindLocked(ctx, source_key);
+    RemoveKey(emptied);
+  }
+  if (!destination_exists) {
+    KeyAccess destination = FindLocked(ctx, destination_key);
+    destination_set = CreateObject(ctx, destination, Set::Create(member, 1, limits));
+  }
+  if (destination_set->Add(member, limits)) CountDirty(ctx);
+  ctx.reply.Integer(1);
+}
+
+// --- Multi-key algebra -------------------------------------------------------------------------
+
+// The sets at `keys`, with their shards locked by the caller: nullptr for a missing key.
+// Lookups run in argument order (lazy expiry; hit/miss counting for reads); the first key of
+// another type gets WRONGTYPE and false. Object pointers are taken in a second pass that expires
+// nothing, so a key repeated in `keys` cannot free an object handed out earlier.
+bool CollectSetsOrReply(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                        bool count_lookups, std::vector<const Set*>* sets) {
+  for (std::string_view key : keys) {
+    KeyAccess access = FindLocked(ctx, key);
+    if (count_lookups) CountLookup(ctx, access.exists());
+    if (!access.exists()) continue;
+    if (access.view().type() != KeyType::kSet) {
+      ctx.reply.Error(errors::kWrongType);
+      return false;
+    }
+    Touch(ctx, access);
+  }
+  sets->assign(keys.size(), nullptr);
+  int db = ctx.db();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    KeyTable& table = ctx.store.shard(ctx.store.ShardIndex(keys[i])).Table(db);
+    KeyTable::Slot slot = table.Find(keys[i], ctx.store.Hash(keys[i]));
+    if (slot != KeyTable::kNoSlot) (*sets)[i] = static_cast<const Set*>(table.View(slot).object);
+  }
+  return true;
+}
+
+// Calls fn with each member of the intersection (stops early once fn returns false).
+template <typename Fn>
+void ForEachInIntersection(std::vector<const Set*> sets, Fn&& fn) {
+  // Walk the smallest set; probe the others from smallest to largest.
+  std::sort(sets.begin(), sets.end(),
+            [](const Set* a, const Set* b) { return a->Length() < b->Length(); });
+  bool more = true;
+  sets[0]->ForEach([&](std::string_view member) {
+    if (!more) return;
+    for (size_t j = 1; j < sets.size(); ++j) {
+      if (sets[j] != sets[0] && !sets[j]->Contains(member)) return;
+    }
+    more = fn(member);
+  });
+}
+
+enum class SetOp { kUnion, kDiff };
+
+// The union or difference of `sets` (nullptr = empty set) as a new set, built the way Redis's
+// *STORE commands build it (from an empty intset, converting as members come).
+std::unique_ptr<Set> Combine(const std::vector<const Set*>& sets, SetOp op,
+                             const CollectionLimits& limits) {
+  auto result = std::make_unique<Set>();
+  if (op == SetOp::kUnion) {
+    for (const Set* set : sets) {
+      if (set != nullptr) set->ForEach([&](std::string_view m) { result->Add(m, limits); });
+    }
+    return result;
+  }
+  const Set* first = sets[0];
+  if (first == nullptr) return result;
+  for (size_t j = 1; j < sets.size(); ++j) {
+    if (sets[j] == first) return result;  // A - ... - A is empty.
+  }
+  first->ForEach([&](std::string_view member) {
+    for (size_t j = 1; j < sets.size(); ++j) {
+      if (sets[j] != nullptr && sets[j]->Contains(member)) return;
+    }
+    result->Add(member, limits);
+  });
+  return result;
+}
+
+// Stores `result` at the destination (deleting it when the result is empty) and replies its
+// size. Called with the locks held; logs DEL dst and SADD dst members.
+void StoreResult(CommandContext& ctx, std::string_view destination_key,
+                 std::unique_ptr<Set> result) {
+  KeyAccess destination = FindLocked(ctx, destination_key);
+  int64_t size = static_cast<int64_t>(result->Length());
+  bool existed = destination.exists();
+  if (size == 0) {
+    if (existed) {
+      RemoveKey(destination);
+      LogEffect(ctx, destination.db, {"DEL", destination_key});
+      CountDirty(ctx);
+    }
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (ctx.server.logging_effects()) {
+    if (existed) ctx.server.LogEffect(destination.db, {"DEL", std::string(destination_key)});
+    std::vector<std::string> effect = {"SADD", std::string(destination_key)};
+    effect.reserve(static_cast<size_t>(size) + 2);
+    result->ForEach([&](std::string_view member) { effect.emplace_back(member); });
+    ctx.server.LogEffect(destination.db, std::move(effect));
+  }
+  ReplaceWithObject(ctx, destination, std::move(result));
+  CountDirty(ctx);
+  ctx.reply.Integer(size);
+}
+
+// SINTER (destination empty) and SINTERSTORE.
+void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t first_key) {
+  std::vector<std::string_view> keys(ctx.args.begin() + static_cast<long>(first_key),
+                                     ctx.args.end());
+  std::vector<std::string_view> locked = keys;
+  bool store = !destination_key.empty();
+  if (store) locked.push_back(destination_key);
+  Store::MultiLock lock = ctx.store.LockKeys(locked);
+  std::vector<const Set*> sets;
+  if (!CollectSetsOrReply(ctx, keys, !store, &sets)) return;
+  bool any_missing = std::find(sets.begin(), sets.end(), nullptr) != sets.end();
+  if (store) {
+    CollectionLimits limits = ctx.server.collection_limits();
+    auto result = std::make_unique<Set>();
+    if (!any_missing) {
+      ForEachInIntersection(sets, [&](std::string_view member) {
+        result->Add(member, limits);
+        return true;
+      });
+    }
+    StoreResult(ctx, destination_key, std::move(result));
+    return;
+  }
+  DeferredMembers members;
+  if (!any_missing) {
+    ForEachInIntersection(sets, [&](std::string_view member) {
+      members.Add(member);
+      return true;
+    });
+  }
+  ctx.reply.SetHeader(members.count());
+  ctx.reply.Raw(members.encoded());
+}
+
+void CmdSInter(CommandContext& ctx) { InterGeneric(ctx, {}, 1); }
+void CmdSInterStore(CommandContext& ctx) { InterGeneric(ctx, ctx.arg(1), 2); }
+
+void CmdSInterCard(CommandContext& ctx) {
+  int64_t numkeys;
+  if (!ParseInt64(ctx.arg(1), &numkeys) || numkeys < 1) {
+    ctx.reply.Error(errors::kNumkeysPositive);
+    return;
+  }
+  if (static_cast<uint64_t>(numkeys) > ctx.argc() - 2) {
+    ctx.reply.Error(errors::kNumkeysTooMany);
+    return;
+  }
+  int64_t limit = 0;
+  for (size_t i = 2 + static_cast<size_t>(numkeys); i < ctx.argc(); i += 2) {
+    if (ArgIs(ctx.arg(i), "limit") && i + 1 < ctx.argc()) {
+      if (!ParseInt64(ctx.arg(i + 1), &limit) || limit < 0) {
+        ctx.reply.Error(errors::kLimitNegative);
+        return;
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  std::vector<std::string_view> keys(ctx.args.begin() + 2,
+                                     ctx.args.begin() + 2 + static_cast<long>(numkeys));
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  std::vector<const Set*> sets;
+  if (!CollectSetsOrReply(ctx, keys, true, &sets)) return;
+  int64_t cardinality = 0;
+  if (std::find(sets.begin(), sets.end(), nullptr) == sets.end()) {
+    ForEachInIntersection(sets, [&](std::string_view) {
+      ++cardinality;
+      return limit == 0 || cardinality < limit;
+    });
+  }
+  ctx.reply.Integer(cardinality);
+}
+
+// SUNION, SDIFF (destination empty) and SUNIONSTORE, SDIFFSTORE.
+void UnionDiffGeneric(CommandContext& ctx, std::string_view destination_key, size_t first_key,
+                      SetOp op) {
+  std::vector<std::string_view> keys(ctx.args.begin() + static_cast<long>(first_key),
+                                     ctx.args.end());
+  std::vector<std::string_view> locked = keys;
+  bool store = !destination_key.empty();
+  if (store) locked.push_back(destination_key);
+  Store::MultiLock lock = ctx.store.LockKeys(locked);
+  std::vector<const Set*> sets;
+  if (!CollectSetsOrReply(ctx, keys, !store, &sets)) return;
+  CollectionLimits limits = ctx.server.collection_limits();
+  std::unique_ptr<Set> result = Combine(sets, op, limits);
+  if (store) {
+    StoreResult(ctx, destination_key, std::move(result));
+    return;
+  }
+  ReplyMembers(ctx, *result);
+}
+
+void CmdSUnion(CommandContext& ctx) { UnionDiffGeneric(ctx, {}, 1, SetOp::kUnion); }
+void CmdSUnionStore(CommandContext& ctx) { UnionDiffGeneric(ctx, ctx.arg(1), 2, SetOp::kUnion); }
+void CmdSDiff(CommandContext& ctx) { UnionDiffGeneric(ctx, {}, 1, SetOp::kDiff); }
+void CmdSDiffStore(CommandContext& ctx) { UnionDiffGeneric(ctx, ctx.arg(1), 2, SetOp::kDiff); }
+
+}  // namespace
+
+const std::vector<CommandSpec>& SetCommands() {
+  constexpr uint32_t kWriteOom = kWrite | kDenyOom;
+  static const std::vector<CommandSpec> kCommands = {
+      {"sadd", -3, kWriteOom | kFast, 1, 1, 1, CmdSAdd, "set", "Add one or more members to a set"},
+      {"srem", -3, kWrite | kFast, 1, 1, 1, CmdSRem, "set",
+       "Remove one or more members from a set"},
+      {"scard", 2, kReadonly | kFast, 1, 1, 1, CmdSCard, "set",
+       "Get the number of members in a set"},
+      {"sismember", 3, kReadonly | kFast, 1, 1, 1, CmdSIsMember, "set",
+       "Determine if a given value is a member of a set"},
+      {"smismember", -3, kReadonly | kFast, 1, 1, 1, CmdSMIsMember, "set",
+       "Returns the membership associated with the given elements for a set", "6.2.0"},
+      {"smembers", 2, kReadonly, 1, 1, 1, CmdSMembers, "set", "Get all the members in a set"},
+      {"spop", -2, kWrite | kFast, 1, 1, 1, CmdSPop, "set",
+       "Remove and return one or multiple random members from a set"},
+      {"srandmember", -2, kReadonly, 1, 1, 1, CmdSRandMember, "set",
+       "Get one or multiple random members from a set"},
+      {"smove", 4, kWrite | kFast, 1, 2, 1, CmdSMove, "set",
+       "Move a member from one set to another"},
+      {"sinter", -2, kReadonly, 1, -1, 1, CmdSInter, "set", "Intersect multiple sets"},
+      {"sintercard", -3, kReadonly, 0, 0, 0, CmdSInterCard, "set",
+       "Intersect multiple sets and return the cardinality of the result", "7.0.0"},
+      {"sinterstore", -3, kWriteOom, 1, -1, 1, CmdSInterStore, "set",
+       "Intersect multiple sets and store the resulting set in a key"},
+      {"sunion", -2, kReadonly, 1, -1, 1, CmdSUnion, "set", "Add multiple sets"},
+      {"sunionstore", -3, kWriteOom, 1, -1, 1, CmdSUnionStore, "set",
+       "Add multiple sets and store the resulting set in a key"},
+      {"sdiff", -2, kReadonly, 1, -1, 1, CmdSDiff, "set", "Subtract multiple sets"},
+      {"sdiffstore", -3, kWriteOom, 1, -1, 1, CmdSDiffStore, "set",
+       "Subtract multiple sets and store the resulting set in a key"},
+      {"sscan", -3, kReadonly, 1, 1, 1, CmdSScan, "set", "Incrementally iterate Set elements",
+       "2.8.0"},
+  };
+  return kCommands;
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,193 @@
+"""Blocking commands end to end: clients parked on keys, woken from other connections.
+
+The server runs 4 I/O threads so waiters and pushers live on different threads. Every wait is
+bounded: waits use finite server-side timeouts or end by a push the test makes, and every socket
+read has the connection's timeout. No assertion is about time: timeout precision is measured by
+benchmarks/blocking_latency.py.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+
+import pytest
+
+from e2e_support import ErrorReply, encode_command
+
+IO_THREADS = ("--io-threads", "4")
+
+# 1,000 client sockets here and as many on the server (which inherits this process's limits).
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if _soft != resource.RLIM_INFINITY and _soft < 4096:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, _hard), _hard))
+
+
+@pytest.fixture
+def blocking_server(server_factory):
+    return server_factory(*IO_THREADS)
+
+
+def wait_blocked(admin, count: int) -> None:
+    """Polls INFO until `count` clients are blocked (bounded: 500 polls)."""
+    for _ in range(500):
+        info = admin.call("INFO", "clients").decode()
+        line = next(l for l in info.splitlines() if l.startswith("blocked_clients:"))
+        if int(line.split(":")[1]) == count:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"blocked_clients never reached {count}: {info}")
+
+
+def test_blpop_is_woken_by_a_push_from_another_connection(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as pusher:
+        waiter.send_command("BLPOP", "k1", "k2", "10")
+        wait_blocked(pusher, 1)
+        assert pusher.call("RPUSH", "k2", "a", "b") == 2
+        assert waiter.read_reply() == [b"k2", b"a"]
+        assert pusher.call("LRANGE", "k2", "0", "-1") == [b"b"]
+        assert pusher.call("INFO", "clients").decode().count("blocked_clients:0") == 1
+
+
+def test_waiters_are_served_in_the_order_they_blocked(blocking_server):
+    conns = [blocking_server.raw() for _ in range(3)]
+    with blocking_server.raw() as pusher:
+        for i, conn in enumerate(conns):
+            conn.send_command("BRPOP", "q", "10")
+            wait_blocked(pusher, i + 1)
+        assert pusher.call("LPUSH", "q", "x", "y", "z") == 3
+        # BRPOP takes from the tail: z was pushed last at the head, so x is at the tail.
+        assert [c.read_reply() for c in conns] == [[b"q", b"x"], [b"q", b"y"], [b"q", b"z"]]
+        assert pusher.call("EXISTS", "q") == 0
+    for conn in conns:
+        conn.close()
+
+
+def test_timeout_replies_null_array_in_resp2_and_resp3(blocking_server):
+    with blocking_server.raw() as conn:
+        assert conn.call_raw("BLPOP", "missing", "0.05") == b"*-1\r\n"
+        assert conn.call_raw("BZPOPMIN", "missing", "0.05") == b"*-1\r\n"
+        conn.call("HELLO", "3")
+        assert conn.call_raw("BLPOP", "missing", "0.05") == b"_\r\n"
+        assert conn.call_raw("BLMOVE", "missing", "d", "LEFT", "RIGHT", "0.05") == b"_\r\n"
+
+
+def test_commands_pipelined_after_a_blocking_one_run_after_it_is_served(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as pusher:
+        waiter.send(encode_command("BLPOP", "p", "10") + encode_command("PING"))
+        wait_blocked(pusher, 1)
+        pusher.call("RPUSH", "p", "v")
+        assert waiter.read_reply() == [b"p", b"v"]
+        assert waiter.read_reply() == "PONG"
+
+
+def test_a_client_that_disconnects_while_blocked_is_forgotten(blocking_server):
+    with blocking_server.raw() as pusher:
+        waiter = blocking_server.raw()
+        waiter.send_command("BLPOP", "gone", "0")
+        wait_blocked(pusher, 1)
+        waiter.close()
+        wait_blocked(pusher, 0)
+        assert pusher.call("RPUSH", "gone", "kept") == 1
+        assert pusher.call("LRANGE", "gone", "0", "-1") == [b"kept"]
+
+
+def test_client_unblock_timeout_and_error(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as admin:
+        waiter_id = waiter.call("CLIENT", "ID")
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id)) == 0
+        waiter.send_command("BLPOP", "u", "0")
+        wait_blocked(admin, 1)
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id)) == 1
+        assert waiter.read_reply() is None
+        waiter.send_command("BZPOPMAX", "u", "0")
+        wait_blocked(admin, 1)
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id), "ERROR") == 1
+        reply = waiter.read_reply()
+        assert isinstance(reply, ErrorReply)
+        assert reply == "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id), "BOGUS") == ErrorReply(
+            "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+        )
+        assert admin.call("CLIENT", "UNBLOCK", "notanumber") == ErrorReply(
+            "ERR value is not an integer or out of range"
+        )
+
+
+def test_blmove_chain_wakes_the_next_waiter(blocking_server):
+    with blocking_server.raw() as mover, blocking_server.raw() as popper, blocking_server.raw() as pusher:
+        mover.send_command("BLMOVE", "src", "dst", "LEFT", "RIGHT", "10")
+        wait_blocked(pusher, 1)
+        popper.send_command("BLPOP", "dst", "10")
+        wait_blocked(pusher, 2)
+        pusher.call("RPUSH", "src", "hop")
+        assert mover.read_reply() == b"hop"
+        assert popper.read_reply() == [b"dst", b"hop"]
+        assert pusher.call("EXISTS", "src", "dst") == 0
+
+
+def test_rename_and_move_wake_waiters(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        waiter.send_command("BLPOP", "target", "10")
+        wait_blocked(other, 1)
+        other.call("RPUSH", "staging", "r")
+        assert other.call("RENAME", "staging", "target") == "OK"
+        assert waiter.read_reply() == [b"target", b"r"]
+
+        waiter.send_command("BZPOPMIN", "z", "10")
+        wait_blocked(other, 1)
+        other.call("SELECT", "1")
+        other.call("ZADD", "z", "5", "m")
+        assert other.call("MOVE", "z", "0") == 1
+        assert waiter.read_reply() == [b"z", b"m", b"5"]
+
+
+def test_bzpopmin_is_woken_by_zadd(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as pusher:
+        waiter.send_command("BZPOPMIN", "zs", "10")
+        wait_blocked(pusher, 1)
+        pusher.call("ZADD", "zs", "2", "b", "1", "a")
+        assert waiter.read_reply() == [b"zs", b"a", b"1"]
+        assert pusher.call("ZRANGE", "zs", "0", "-1") == [b"b"]
+
+
+def test_a_key_of_another_type_leaves_the_client_blocked(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        waiter.send_command("BLPOP", "t", "10")
+        wait_blocked(other, 1)
+        other.call("ZADD", "t", "1", "m")  # Redis 7.0: a list waiter ignores a sorted set.
+        other.call("DEL", "t")
+        other.call("RPUSH", "t", "finally")
+        assert waiter.read_reply() == [b"t", b"finally"]
+
+
+def test_thousand_clients_on_hundred_keys_get_one_element_each(blocking_server):
+    """1,000 clients blocked on BLPOP over 100 keys; 1,000 elements pushed from 10 other
+    connections: every client gets exactly one element and every element goes to one client."""
+    clients = [blocking_server.raw(timeout=30) for _ in range(1000)]
+    try:
+        for i, conn in enumerate(clients):
+            conn.send_command("BLPOP", f"key:{i % 100}", "30")
+        with blocking_server.raw() as admin:
+            wait_blocked(admin, 1000)
+            pushers = [blocking_server.raw() for _ in range(10)]
+            for p, pusher in enumerate(pushers):
+                batch = b"".join(
+                    encode_command("RPUSH", f"key:{(p * 100 + e) % 100}", f"e{p}-{e}")
+                    for e in range(100)
+                )
+                pusher.send(batch)
+            for pusher in pushers:
+                for _ in range(100):
+                    assert isinstance(pusher.read_reply(), int)
+                pusher.close()
+            received = [conn.read_reply() for conn in clients]
+            elements = [reply[1] for reply in received]
+            assert len(set(elements)) == 1000
+            for i, reply in enumerate(received):
+                assert reply[0] == f"key:{i % 100}".encode()
+            assert admin.call("DBSIZE") == 0
+            wait_blocked(admin, 0)
+    finally:
+        for conn in clients:
+            conn.close()
