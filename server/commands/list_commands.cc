@@ -522,12 +522,13 @@ void CmdLMPop(CommandContext& ctx) {
 }
 
 void CmdBLMPop(CommandContext& ctx) {
-  int64_t deadline_ms;
-  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(1), &deadline_ms)) return;
+  // Redis checks numkeys, LEFT|RIGHT and COUNT before the timeout.
   std::vector<std::string_view> keys;
   ListEnd end;
   int64_t count;
   if (!ParseMultiPopOrReply(ctx, 2, &keys, &end, &count)) return;
+  int64_t deadline_ms;
+  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(1), &deadline_ms)) return;
   if (PopFirstNonEmpty(ctx, keys, end, count) == Served::kNothing) {
     BlockOnKeys(ctx, keys, deadline_ms);
   }

@@ -438,6 +438,8 @@ TEST_F(ListCommandsTest, ArgumentErrors) {
   EXPECT_EQ(Reply({"BLMPOP", "abc", "1", "l", "LEFT"}),
             "-ERR timeout is not a float or out of range");
   EXPECT_EQ(Reply({"BLMPOP", "0", "abc", "l", "LEFT"}), "-ERR numkeys should be greater than 0");
+  EXPECT_EQ(Reply({"BLMPOP", "abc", "1", "l", "LEFT", "COUNT", "0"}),
+            "-ERR count should be greater than 0");  // Before the timeout.
   EXPECT_EQ(Reply({"BLMPOP", "0", "1", "l", "LEFT", "COUNT", "x"}),
             "-ERR count should be greater than 0");
   EXPECT_EQ(Reply({"BLMPOP", "0", "1"}), "-ERR wrong number of arguments for 'blmpop' command");
