@@ -97,7 +97,7 @@ void CmdRPushX(CommandContext& ctx) { PushGeneric(ctx, ListEnd::kTail, true); }
 
 // Pops up to `count` elements from `end` and replies them as an array (count >= 0) or one
 // element as a bulk (count < 0). The list must not be empty. Logs the pop; deletes the emptied
-// key. Re-finds nothing: `access` must be current.
+// key, so `access` must be current (no other key of its table written since the lookup).
 void PopAndReply(CommandContext& ctx, KeyAccess& access, List* list, ListEnd end, int64_t count) {
   std::string value;
   if (count < 0) {
@@ -409,8 +409,8 @@ Served MoveLocked(CommandContext& ctx, std::string_view source, std::string_view
   return Served::kYes;
 }
 
-// Runs a move with both keys locked; blocks (deadline_ms >= 0) or replies nil when the source
-// is missing.
+// Runs a move with both keys locked. When the source is missing, parks the client on it (with
+// the locks held, so no push slips in between) for BLMOVE/BRPOPLPUSH, or replies nil.
 void MoveGeneric(CommandContext& ctx, ListEnd from, ListEnd to, bool log_as_rpoplpush,
                  bool blocking, int64_t deadline_ms) {
   std::string_view source = ctx.arg(1), destination = ctx.arg(2);
@@ -447,12 +447,11 @@ void CmdBRPopLPush(CommandContext& ctx) {
   MoveGeneric(ctx, ListEnd::kTail, ListEnd::kHead, true, true, deadline_ms);
 }
 
-// Pops from the first non-empty list among `keys` (all locked here). With count < 0 (BLPOP,
-// BRPOP) replies [key, element]; otherwise (LMPOP, BLMPOP) [key, [elements...]] with up to
-// `count` elements.
-Served PopFirstNonEmpty(CommandContext& ctx, const std::vector<std::string_view>& keys, ListEnd end,
-                        int64_t count) {
-  Store::MultiLock lock = ctx.store.LockKeys(keys);
+// Pops from the first non-empty list among `keys` (the caller holds their locks). With count < 0
+// (BLPOP, BRPOP) replies [key, element]; otherwise (LMPOP, BLMPOP) [key, [elements...]] with up
+// to `count` elements.
+Served PopFirstNonEmptyLocked(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                              ListEnd end, int64_t count) {
   for (std::string_view key : keys) {
     KeyAccess access = FindLocked(ctx, key);
     bool wrong_type;
@@ -472,7 +471,9 @@ void BlockingPopGeneric(CommandContext& ctx, ListEnd end) {
   int64_t deadline_ms;
   if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(ctx.argc() - 1), &deadline_ms)) return;
   std::vector<std::string_view> keys(ctx.args.begin() + 1, ctx.args.end() - 1);
-  if (PopFirstNonEmpty(ctx, keys, end, -1) == Served::kNothing) {
+  // Parks with the keys still locked, so that no push slips in between the look and the park.
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstNonEmptyLocked(ctx, keys, end, -1) == Served::kNothing) {
     BlockOnKeys(ctx, keys, deadline_ms);
   }
 }
@@ -518,7 +519,8 @@ void CmdLMPop(CommandContext& ctx) {
   ListEnd end;
   int64_t count;
   if (!ParseMultiPopOrReply(ctx, 1, &keys, &end, &count)) return;
-  if (PopFirstNonEmpty(ctx, keys, end, count) == Served::kNothing) ctx.reply.NullArray();
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstNonEmptyLocked(ctx, keys, end, count) == Served::kNothing) ctx.reply.NullArray();
 }
 
 void CmdBLMPop(CommandContext& ctx) {
@@ -529,7 +531,8 @@ void CmdBLMPop(CommandContext& ctx) {
   if (!ParseMultiPopOrReply(ctx, 2, &keys, &end, &count)) return;
   int64_t deadline_ms;
   if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(1), &deadline_ms)) return;
-  if (PopFirstNonEmpty(ctx, keys, end, count) == Served::kNothing) {
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstNonEmptyLocked(ctx, keys, end, count) == Served::kNothing) {
     BlockOnKeys(ctx, keys, deadline_ms);
   }
 }
