@@ -87,15 +87,8 @@ Listpack& List::InsertNode(size_t i) {
     ring_->count = 1;
     ring_->at(0) = std::move(only);
   }
+  if (ring_->count == ring_->capacity) ResizeRing(ring_->capacity * 2);
   NodeRing* ring = ring_;
-  if (ring->count == ring->capacity) {
-    NodeRing* grown = NodeRing::Create(ring->capacity * 2);
-    grown->length = ring->length;
-    grown->count = ring->count;
-    for (uint32_t j = 0; j < ring->count; ++j) grown->at(j) = std::move(ring->at(j));
-    NodeRing::Destroy(ring);
-    ring_ = ring = grown;
-  }
   // Shift the shorter side by one slot.
   if (i < ring->count / 2) {
     ring->head = (ring->head + ring->capacity - 1) & (ring->capacity - 1);
@@ -129,7 +122,18 @@ void List::EraseNode(size_t i) {
     NodeRing::Destroy(ring);
     has_ring_ = false;
     new (&single_) Listpack(std::move(only));
+  } else if (ring->capacity > 4 && ring->count * 4 <= ring->capacity) {
+    ResizeRing(ring->capacity / 2);  // A list that shrank much gives its slots back.
   }
+}
+
+void List::ResizeRing(uint32_t capacity) {
+  NodeRing* resized = NodeRing::Create(capacity);
+  resized->length = ring_->length;
+  resized->count = ring_->count;
+  for (uint32_t j = 0; j < ring_->count; ++j) resized->at(j) = std::move(ring_->at(j));
+  NodeRing::Destroy(ring_);
+  ring_ = resized;
 }
 
 bool List::NodeAccepts(const Listpack& lp, std::string_view value) const {

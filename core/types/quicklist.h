@@ -9,13 +9,14 @@
 //   header     := length:u64 head:u32 count:u32 capacity:u32
 //   slot       := Listpack                         (8 bytes: the node buffer's pointer)
 //
-// Node i of the list lives in slot (head + i) % capacity; capacity is a power of two. Nodes are
-// never empty (except the inline node of an empty list). Node bounds (`fill`, from
-// list-max-listpack-size at creation): fill > 0 allows at most `fill` entries per node (and at
-// most 8 KiB, Redis's safety limit); fill -1..-5 allows at most 4, 8, 16, 32 or 64 KiB of listpack
-// bytes per node. A node always accepts its first entry, so an element larger than the limit gets
-// a node of its own. After a removal a node is merged with a neighbour when both fit in one node.
-// list-compress-depth is not implemented: nodes are never compressed.
+// Node i of the list lives in slot (head + i) % capacity; capacity is a power of two, doubled when
+// full and halved when at most a quarter used. Nodes are never empty (except the inline node of an
+// empty list). Node bounds (`fill`, from list-max-listpack-size at creation): fill > 0 allows at
+// most `fill` entries per node (and at most 8 KiB, Redis's safety limit); fill -1..-5 allows at
+// most 4, 8, 16, 32 or 64 KiB of listpack bytes per node. A node always accepts its first entry, so
+// an element larger than the limit gets a node of its own. After a removal a node is merged with a
+// neighbour when both fit in one node. list-compress-depth is not implemented: nodes are never
+// compressed.
 //
 // Complexity: push/pop at either end O(1) amortized (plus the node's bytes for a head insert, as
 // in Redis); access by index O(nodes + node size); insert/remove in the middle O(nodes + node
@@ -96,6 +97,8 @@ class List final : public Object {
   // Inserts an empty node at index i (0..node_count) and returns it.
   Listpack& InsertNode(size_t i);
   void EraseNode(size_t i);
+  // Moves the nodes into a new ring of `capacity` slots (a power of two >= node count).
+  void ResizeRing(uint32_t capacity);
   void AddLength(int64_t delta);
   bool NodeAccepts(const Listpack& lp, std::string_view value) const;
   bool NodesFitTogether(const Listpack& a, const Listpack& b) const;

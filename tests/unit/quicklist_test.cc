@@ -92,6 +92,23 @@ TEST(QuicklistTest, RemovalsMergeSmallNeighbours) {
   EXPECT_EQ(Contents(list), (std::deque<std::string>{"0", "2", "4", "6", "8", "10", "12", "14"}));
 }
 
+TEST(QuicklistTest, RingGrowsAndShrinksWithTheNodeCount) {
+  List list(1);  // One node per element.
+  size_t inline_usage = list.MemoryUsage();
+  for (int i = 0; i < 1000; ++i) list.Push(ListEnd::kTail, std::to_string(i));
+  EXPECT_EQ(list.node_count(), 1000u);
+  size_t full_usage = list.MemoryUsage();
+  EXPECT_GE(full_usage, inline_usage + 1000 * sizeof(void*));
+  list.Erase(ListEnd::kHead, 990);
+  EXPECT_EQ(list.node_count(), 10u);
+  EXPECT_LT(list.MemoryUsage(), inline_usage + 64 * sizeof(void*) + 10 * 32);
+  EXPECT_EQ(list.Get(list.Seek(0)).ToString(), "990");
+  list.Erase(ListEnd::kTail, 9);
+  EXPECT_EQ(list.node_count(), 1u);  // Back to the inline node.
+  EXPECT_TRUE(list.CheckInvariants());
+  EXPECT_EQ(Contents(list), std::deque<std::string>{"990"});
+}
+
 TEST(QuicklistTest, CloneIsDeep) {
   List list(2);
   for (int i = 0; i < 7; ++i) list.Push(ListEnd::kTail, std::to_string(i));
