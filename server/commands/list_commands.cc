@@ -232,8 +232,14 @@ void CmdLPos(CommandContext& ctx) {
     }
   }
   bool from_tail = rank < 0;
-  // Redis negates the rank; INT64_MIN stays negative there, so it matches the first hit.
-  uint64_t wanted_rank = rank == INT64_MIN ? 1 : static_cast<uint64_t>(from_tail ? -rank : rank);
+  uint64_t wanted_rank = 1;
+  if (rank == INT64_MIN) {
+    // Redis negates the rank, which leaves INT64_MIN negative: every match qualifies, and its
+    // COUNT test (matches - rank + 1 >= count) overflows and never stops the scan.
+    if (count > 0) count = 0;
+  } else {
+    wanted_rank = static_cast<uint64_t>(from_tail ? -rank : rank);
+  }
   std::string_view element = ctx.arg(2);
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     bool wrong_type;

@@ -417,6 +417,8 @@ TEST_F(ListCommandsTest, ArgumentErrors) {
   EXPECT_EQ(Reply({"LPOS", "l", "a", "RANK"}), kSyntax);
   EXPECT_EQ(Reply({"LPOS", "l", "a", "BOGUS", "1"}), kSyntax);
   EXPECT_EQ(Reply({"LPOS", "l", "a", "RANK", "-9223372036854775808"}), ":2");
+  EXPECT_EQ(Reply({"LPOS", "l", "a", "RANK", "-9223372036854775808", "COUNT", "1"}),
+            "[:2, :0]");  // As Redis, whose COUNT test overflows for this rank.
   EXPECT_EQ(Reply({"LMOVE", "l", "d", "UP", "LEFT"}), kSyntax);
   EXPECT_EQ(Reply({"LMOVE", "l", "d", "LEFT", "DOWN"}), kSyntax);
   EXPECT_EQ(Reply({"LMPOP", "0", "l", "LEFT"}), "-ERR numkeys should be greater than 0");
