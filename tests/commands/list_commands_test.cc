@@ -344,6 +344,25 @@ TEST_F(ListCommandsTest, MissingKeys) {
   EXPECT_EQ(RunRaw({"LMOVE", "none", "dst", "LEFT", "RIGHT"}), "_\r\n");
 }
 
+TEST_P(ListShapesTest, KeyspaceCommandsOnLists) {
+  std::deque<std::string> model = Fill("l");
+  EXPECT_EQ(Reply({"TYPE", "l"}), "+list");
+  EXPECT_EQ(Reply({"COPY", "l", "c"}), ":1");
+  EXPECT_EQ(Reply({"LSET", "c", "0", "changed"}), "+OK");  // The copy is deep.
+  EXPECT_EQ(Contents("l"), Render(model));
+  model[0] = "changed";
+  EXPECT_EQ(Contents("c"), Render(model));
+  EXPECT_EQ(Reply({"RENAME", "c", "r"}), "+OK");
+  EXPECT_EQ(Contents("r"), Render(model));
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "r"}), "\"quicklist\"");
+  EXPECT_EQ(Reply({"PEXPIRE", "r", "100"}), ":1");
+  clock_.AdvanceMs(100);
+  EXPECT_EQ(Reply({"LLEN", "r"}), ":0");  // Expired lists are gone.
+  EXPECT_EQ(Reply({"RPUSHX", "r", "x"}), ":0");
+  EXPECT_EQ(Reply({"DEL", "l", "r"}), ":1");
+  EXPECT_EQ(Reply({"EXISTS", "l"}), ":0");
+}
+
 TEST_F(ListCommandsTest, PushXOnExistingLists) {
   EXPECT_EQ(Reply({"RPUSH", "l", "a"}), ":1");
   EXPECT_EQ(Reply({"LPUSHX", "l", "b", "c"}), ":3");

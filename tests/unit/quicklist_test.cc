@@ -66,6 +66,25 @@ TEST(QuicklistTest, PushPopBothEndsAcrossNodes) {
   EXPECT_FALSE(list.Seek(-19).valid());
 }
 
+TEST(QuicklistTest, NodesSplitExactlyAtTheBound) {
+  List by_count(4);
+  for (int i = 0; i < 4; ++i) by_count.Push(ListEnd::kTail, "e");
+  EXPECT_EQ(by_count.node_count(), 1u);
+  by_count.Push(ListEnd::kTail, "e");
+  EXPECT_EQ(by_count.node_count(), 2u);
+
+  // 4 KiB nodes: a listpack is an 8-byte header plus entries; a 62-byte string takes
+  // 1 + 62 + 1 = 64 bytes, so 63 of them (4040 bytes) fit and the 64th (4104) does not.
+  List by_bytes(-1);
+  std::string value(62, 'v');
+  ASSERT_EQ(Listpack::EntrySize(value), 64u);
+  for (int i = 0; i < 63; ++i) by_bytes.Push(ListEnd::kHead, value);
+  EXPECT_EQ(by_bytes.node_count(), 1u);
+  by_bytes.Push(ListEnd::kHead, value);
+  EXPECT_EQ(by_bytes.node_count(), 2u);
+  EXPECT_TRUE(by_bytes.CheckInvariants());
+}
+
 TEST(QuicklistTest, ByteLimitedNodesAndOversizedElements) {
   List list(-1);  // 4 KiB nodes.
   std::string big(5000, 'b');
