@@ -355,6 +355,38 @@ const std::vector<CommandDoc>& AllCommandDocs() {
        "O(N) where N is the total number of elements in all given sets."},
       {"sscan", "key cursor [MATCH pattern] [COUNT count]",
        "O(1) for every call. O(N) for a complete iteration."},
+      // list
+      {"lpush", "key element...", "O(1) for each element added"},
+      {"rpush", "key element...", "O(1) for each element added"},
+      {"lpushx", "key element...", "O(1) for each element added"},
+      {"rpushx", "key element...", "O(1) for each element added"},
+      {"lpop", "key [count]", "O(N) where N is the number of elements returned"},
+      {"rpop", "key [count]", "O(N) where N is the number of elements returned"},
+      {"llen", "key", "O(1)"},
+      {"lindex", "key index", "O(N) where N is the number of elements to traverse"},
+      {"lset", "key index element", "O(N) where N is the length of the list"},
+      {"lrange", "key start stop",
+       "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest "
+       "end (HEAD or TAIL) for large lists; and N is the number of elements in the specified "
+       "range."},
+      {"ltrim", "key start stop", "O(N) where N is the number of elements to be removed"},
+      {"lrem", "key count element",
+       "O(N+M) where N is the length of the list and M is the "
+       "number of elements removed."},
+      {"linsert", "key {BEFORE|AFTER} pivot element",
+       "O(N) where N is the number of elements to traverse before seeing the value pivot."},
+      {"lpos", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]",
+       "O(N) where N is the number of elements in the list"},
+      {"lmove", "source destination {LEFT|RIGHT} {LEFT|RIGHT}", "O(1)"},
+      {"rpoplpush", "source destination", "O(1)"},
+      {"lmpop", "numkeys key... {LEFT|RIGHT} [COUNT count]",
+       "O(N+M) where N is the number of provided keys and M is the number of elements returned."},
+      {"blpop", "key... timeout", "O(N) where N is the number of provided keys."},
+      {"brpop", "key... timeout", "O(N) where N is the number of provided keys."},
+      {"blmove", "source destination {LEFT|RIGHT} {LEFT|RIGHT} timeout", "O(1)"},
+      {"brpoplpush", "source destination timeout", "O(1)"},
+      {"blmpop", "timeout numkeys key... {LEFT|RIGHT} [COUNT count]",
+       "O(N+M) where N is the number of provided keys and M is the number of elements returned."},
   };
   return kDocs;
 }

@@ -37,6 +37,7 @@ CommandTable::CommandTable() {
   Add(BitmapCommands());
   Add(HashCommands());
   Add(SetCommands());
+  Add(ListCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const CommandSpec* spec : all_) {

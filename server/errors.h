@@ -93,5 +93,15 @@ inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be grea
 inline constexpr std::string_view kNumkeysTooMany =
     "ERR Number of keys can't be greater than number of args";
 inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
+// Lists (t_list.c).
+inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
+inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
+inline constexpr std::string_view kLposRankZero =
+    "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
+    "negative to start from the end of the list";
+inline constexpr std::string_view kLposCountNegative = "ERR COUNT can't be negative";
+inline constexpr std::string_view kLposMaxlenNegative = "ERR MAXLEN can't be negative";
+inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 }  // namespace gigakv::errors

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "gigakv/numbers.h"
 
@@ -347,6 +348,41 @@ Listpack::Pos Listpack::Erase(Pos pos, size_t count) {
 }
 
 void Listpack::Clear() { Resize(0); }
+
+Listpack Listpack::SplitAt(Pos pos) {
+  Listpack tail;
+  if (pos == kEnd || data_ == nullptr || pos >= total()) return tail;
+  uint32_t old_total = total();
+  uint32_t kept = 0;
+  for (Pos p = First(); p != kEnd && p < pos; p = Next(p)) ++kept;
+  uint32_t moved = static_cast<uint32_t>(size()) - kept;
+  size_t moved_bytes = old_total - pos;
+  tail.Resize(kHeaderSize + moved_bytes);
+  std::memcpy(tail.data_ + kHeaderSize, data_ + pos, moved_bytes);
+  tail.SetCount(moved);
+  if (kept == 0) {
+    Resize(0);
+  } else {
+    Resize(pos);
+    SetCount(kept);
+  }
+  return tail;
+}
+
+void Listpack::AppendAll(Listpack&& other) {
+  if (other.data_ == nullptr) return;
+  if (data_ == nullptr) {
+    std::swap(data_, other.data_);
+    return;
+  }
+  uint32_t old_total = total();
+  uint32_t count = static_cast<uint32_t>(size() + other.size());
+  size_t added = other.total() - kHeaderSize;
+  Resize(old_total + added);
+  std::memcpy(data_ + old_total, other.data_ + kHeaderSize, added);
+  SetCount(count);
+  other.Clear();
+}
 
 size_t Listpack::EntrySize(std::string_view value) {
   size_t encoded = EncodedStringSize(value);

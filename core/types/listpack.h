@@ -93,6 +93,12 @@ class Listpack {
   Pos Erase(Pos pos, size_t count = 1);
   void Clear();
 
+  // Bulk moves for list nodes (split and merge), O(bytes) with one memcpy: moves the entries from
+  // `pos` to the end into the returned listpack (this keeps the ones before `pos`), and appends
+  // all of `other`'s entries to this one (leaving `other` empty).
+  Listpack SplitAt(Pos pos);
+  void AppendAll(Listpack&& other);
+
   // Bytes an entry holding `value` would take (for size limits such as list-max-listpack-size).
   static size_t EntrySize(std::string_view value);
 

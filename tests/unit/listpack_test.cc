@@ -170,5 +170,25 @@ TEST(ListpackTest, RandomOperationsMatchDequeModel) {
   ASSERT_EQ(Contents(lp), model);
 }
 
+TEST(ListpackTest, SplitAtAndAppendAllMoveEntries) {
+  for (size_t at = 0; at <= 5; ++at) {
+    Listpack lp;
+    std::deque<std::string> expected;
+    for (int i = 0; i < 5; ++i) {
+      std::string v = i % 2 ? std::string(70 + i, 'x') : std::to_string(i * 1000);
+      lp.Append(v);
+      expected.push_back(v);
+    }
+    Listpack tail = lp.SplitAt(lp.Seek(static_cast<int64_t>(at)));
+    std::deque<std::string> head_part(expected.begin(), expected.begin() + at);
+    std::deque<std::string> tail_part(expected.begin() + at, expected.end());
+    EXPECT_EQ(Contents(lp), head_part);
+    EXPECT_EQ(Contents(tail), tail_part);
+    lp.AppendAll(std::move(tail));
+    EXPECT_TRUE(tail.empty());
+    EXPECT_EQ(Contents(lp), expected);
+  }
+}
+
 }  // namespace
 }  // namespace gigakv

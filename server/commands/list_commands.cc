@@ -1,0 +1,599 @@
+// List family: LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LLEN, LINDEX, LSET, LRANGE, LTRIM, LREM,
+// LINSERT, LPOS, LMOVE, RPOPLPUSH, LMPOP and the blocking BLPOP, BRPOP, BLMOVE, BRPOPLPUSH,
+// BLMPOP. Values are List objects (core/types/quicklist.h).
+//
+// Argument errors come in Redis's order (t_list.c): most commands parse their numeric arguments
+// before looking at the key, LINDEX/LSET look at the key first. Effects are logged in
+// deterministic form: pops log the pop with the count actually popped, moves log LMOVE or
+// RPOPLPUSH, blocking commands log their non-blocking equivalent.
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/types/quicklist.h"
+#include "server/blocking.h"
+#include "server/commands/args.h"
+#include "server/commands/collection_access.h"
+#include "server/commands/key_access.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+namespace {
+
+std::unique_ptr<List> NewList(CommandContext& ctx) {
+  return std::make_unique<List>(ctx.server.collection_limits().list_max_listpack_size);
+}
+
+void ReplyEntry(CommandContext& ctx, const ListpackEntry& entry) {
+  if (!entry.is_int) {
+    ctx.reply.Bulk(entry.str);
+    return;
+  }
+  char buffer[24];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), entry.int_value);
+  ctx.reply.Bulk(std::string_view(buffer, static_cast<size_t>(end - buffer)));
+}
+
+std::string_view EndName(ListEnd end) { return end == ListEnd::kHead ? "LEFT" : "RIGHT"; }
+
+// Parses LEFT|RIGHT; replies a syntax error otherwise.
+bool ParseEndOrReply(CommandContext& ctx, std::string_view text, ListEnd* end) {
+  if (ArgIs(text, "left")) {
+    *end = ListEnd::kHead;
+  } else if (ArgIs(text, "right")) {
+    *end = ListEnd::kTail;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+// Logs the command exactly as received, with its name in upper case (deterministic commands).
+void LogAsReceived(CommandContext& ctx, int db) {
+  if (!ctx.server.logging_effects()) return;
+  std::vector<std::string> args(ctx.args.begin(), ctx.args.end());
+  args[0] = AsciiUpper(ctx.spec.name);
+  ctx.server.LogEffect(db, std::move(args));
+}
+
+// Logs "LPOP key" or "RPOP key" (count < 0) or "LPOP key count".
+void LogPop(CommandContext& ctx, int db, std::string_view key, ListEnd end, int64_t count) {
+  std::string_view name = end == ListEnd::kHead ? "LPOP" : "RPOP";
+  if (count < 0) {
+    LogEffect(ctx, db, {name, key});
+  } else {
+    LogEffect(ctx, db, {name, key, std::to_string(count)});
+  }
+}
+
+// --- Push and pop ------------------------------------------------------------------------------
+
+void PushGeneric(CommandContext& ctx, ListEnd end, bool only_if_exists) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      if (only_if_exists) {
+        ctx.reply.Integer(0);
+        return;
+      }
+      list = CreateObject(ctx, access, NewList(ctx));
+    }
+    for (size_t i = 2; i < ctx.argc(); ++i) list->Push(end, ctx.arg(i));
+    LogAsReceived(ctx, access.db);
+    CountDirty(ctx, ctx.argc() - 2);
+    ctx.reply.Integer(static_cast<int64_t>(list->size()));
+  });
+}
+
+void CmdLPush(CommandContext& ctx) { PushGeneric(ctx, ListEnd::kHead, false); }
+void CmdRPush(CommandContext& ctx) { PushGeneric(ctx, ListEnd::kTail, false); }
+void CmdLPushX(CommandContext& ctx) { PushGeneric(ctx, ListEnd::kHead, true); }
+void CmdRPushX(CommandContext& ctx) { PushGeneric(ctx, ListEnd::kTail, true); }
+
+// Pops up to `count` elements from `end` and replies them as an array (count >= 0) or one
+// element as a bulk (count < 0). The list must not be empty. Logs the pop; deletes the emptied
+// key, so `access` must be current (no other key of its table written since the lookup).
+void PopAndReply(CommandContext& ctx, KeyAccess& access, List* list, ListEnd end, int64_t count) {
+  std::string value;
+  if (count < 0) {
+    list->Pop(end, &value);
+    ctx.reply.Bulk(value);
+    CountDirty(ctx);
+  } else {
+    auto popped = static_cast<int64_t>(std::min<uint64_t>(count, list->size()));
+    ctx.reply.ArrayHeader(popped);
+    for (int64_t i = 0; i < popped; ++i) {
+      list->Pop(end, &value);
+      ctx.reply.Bulk(value);
+    }
+    count = popped;
+    CountDirty(ctx, static_cast<uint64_t>(popped));
+  }
+  LogPop(ctx, access.db, access.key, end, count);
+  DeleteIfEmpty(access);
+}
+
+void PopGeneric(CommandContext& ctx, ListEnd end) {
+  if (ctx.argc() > 3) {
+    ReplyWrongArity(ctx.reply, ctx.spec.name);
+    return;
+  }
+  bool has_count = ctx.argc() == 3;
+  int64_t count = -1;
+  if (has_count && (!ParseInt64(ctx.arg(2), &count) || count < 0)) {
+    ctx.reply.Error(errors::kMustBePositive);
+    return;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      has_count ? ctx.reply.NullArray() : ctx.reply.Null();
+      return;
+    }
+    if (count == 0) {
+      ctx.reply.ArrayHeader(0);
+      return;
+    }
+    PopAndReply(ctx, access, list, end, count);
+  });
+}
+
+void CmdLPop(CommandContext& ctx) { PopGeneric(ctx, ListEnd::kHead); }
+void CmdRPop(CommandContext& ctx) { PopGeneric(ctx, ListEnd::kTail); }
+
+// --- Reads -------------------------------------------------------------------------------------
+
+void CmdLLen(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    ctx.reply.Integer(list == nullptr ? 0 : static_cast<int64_t>(list->size()));
+  });
+}
+
+void CmdLIndex(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      ctx.reply.Null();
+      return;
+    }
+    int64_t index;
+    if (!ParseIntOrReply(ctx, ctx.arg(2), &index)) return;
+    List::Cursor cursor = list->Seek(index);
+    if (!cursor.valid()) {
+      ctx.reply.Null();
+      return;
+    }
+    ReplyEntry(ctx, list->Get(cursor));
+  });
+}
+
+void CmdLRange(CommandContext& ctx) {
+  int64_t start, stop;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &start) || !ParseIntOrReply(ctx, ctx.arg(3), &stop)) {
+    return;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    auto length = list == nullptr ? 0 : static_cast<int64_t>(list->size());
+    if (start < 0) start = std::max<int64_t>(start + length, 0);
+    if (stop < 0) stop += length;
+    if (start > stop || start >= length) {
+      ctx.reply.ArrayHeader(0);
+      return;
+    }
+    stop = std::min(stop, length - 1);
+    ctx.reply.ArrayHeader(stop - start + 1);
+    List::Cursor cursor = list->Seek(start);
+    for (int64_t i = start; i <= stop; ++i, cursor = list->Next(cursor)) {
+      ReplyEntry(ctx, list->Get(cursor));
+    }
+  });
+}
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len].
+void CmdLPos(CommandContext& ctx) {
+  int64_t rank = 1, count = -1, maxlen = 0;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    std::string_view option = ctx.arg(i);
+    bool more = i + 1 < ctx.argc();
+    if (ArgIs(option, "rank") && more) {
+      if (!ParseIntOrReply(ctx, ctx.arg(++i), &rank)) return;
+      if (rank == 0) {
+        ctx.reply.Error(errors::kLposRankZero);
+        return;
+      }
+    } else if (ArgIs(option, "count") && more) {
+      if (!ParseInt64(ctx.arg(++i), &count) || count < 0) {
+        ctx.reply.Error(errors::kLposCountNegative);
+        return;
+      }
+    } else if (ArgIs(option, "maxlen") && more) {
+      if (!ParseInt64(ctx.arg(++i), &maxlen) || maxlen < 0) {
+        ctx.reply.Error(errors::kLposMaxlenNegative);
+        return;
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  bool from_tail = rank < 0;
+  uint64_t wanted_rank = 1;
+  if (rank == INT64_MIN) {
+    // Redis negates the rank, which leaves INT64_MIN negative: every match qualifies, and its
+    // COUNT test (matches - rank + 1 >= count) overflows and never stops the scan.
+    if (count > 0) count = 0;
+  } else {
+    wanted_rank = static_cast<uint64_t>(from_tail ? -rank : rank);
+  }
+  std::string_view element = ctx.arg(2);
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      count >= 0 ? ctx.reply.ArrayHeader(0) : ctx.reply.Null();
+      return;
+    }
+    auto length = static_cast<int64_t>(list->size());
+    std::vector<int64_t> found;
+    uint64_t matches = 0;
+    int64_t scanned = 0;
+    for (List::Cursor cursor = list->Seek(from_tail ? -1 : 0);
+         cursor.valid() && (maxlen == 0 || scanned < maxlen);
+         cursor = from_tail ? list->Prev(cursor) : list->Next(cursor), ++scanned) {
+      if (!list->Get(cursor).Equals(element)) continue;
+      if (++matches < wanted_rank) continue;
+      found.push_back(from_tail ? length - scanned - 1 : scanned);
+      if (count < 0 || (count > 0 && static_cast<int64_t>(found.size()) >= count)) break;
+    }
+    if (count >= 0) {
+      ctx.reply.ArrayHeader(static_cast<int64_t>(found.size()));
+      for (int64_t index : found) ctx.reply.Integer(index);
+    } else if (found.empty()) {
+      ctx.reply.Null();
+    } else {
+      ctx.reply.Integer(found[0]);
+    }
+  });
+}
+
+// --- Writes in place ---------------------------------------------------------------------------
+
+void CmdLSet(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      ctx.reply.Error(errors::kNoSuchKey);
+      return;
+    }
+    int64_t index;
+    if (!ParseIntOrReply(ctx, ctx.arg(2), &index)) return;
+    if (!list->Set(index, ctx.arg(3))) {
+      ctx.reply.Error(errors::kIndexOutOfRange);
+      return;
+    }
+    LogAsReceived(ctx, access.db);
+    CountDirty(ctx);
+    ctx.reply.Ok();
+  });
+}
+
+void CmdLTrim(CommandContext& ctx) {
+  int64_t start, stop;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &start) || !ParseIntOrReply(ctx, ctx.arg(3), &stop)) {
+    return;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      ctx.reply.Ok();
+      return;
+    }
+    auto length = static_cast<int64_t>(list->size());
+    if (start < 0) start = std::max<int64_t>(start + length, 0);
+    if (stop < 0) stop += length;
+    int64_t from_head, from_tail;
+    if (start > stop || start >= length) {
+      from_head = length;  // Out of range: everything goes.
+      from_tail = 0;
+    } else {
+      stop = std::min(stop, length - 1);
+      from_head = start;
+      from_tail = length - stop - 1;
+    }
+    list->Erase(ListEnd::kHead, static_cast<size_t>(from_head));
+    list->Erase(ListEnd::kTail, static_cast<size_t>(from_tail));
+    if (from_head + from_tail > 0) {
+      LogAsReceived(ctx, access.db);
+      CountDirty(ctx, static_cast<uint64_t>(from_head + from_tail));
+      DeleteIfEmpty(access);
+    }
+    ctx.reply.Ok();
+  });
+}
+
+void CmdLRem(CommandContext& ctx) {
+  int64_t count;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &count)) return;
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    size_t removed = list->Remove(ctx.arg(3), count);
+    if (removed > 0) {
+      LogAsReceived(ctx, access.db);
+      CountDirty(ctx, removed);
+      DeleteIfEmpty(access);
+    }
+    ctx.reply.Integer(static_cast<int64_t>(removed));
+  });
+}
+
+void CmdLInsert(CommandContext& ctx) {
+  bool after;
+  if (ArgIs(ctx.arg(2), "after")) {
+    after = true;
+  } else if (ArgIs(ctx.arg(2), "before")) {
+    after = false;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return;
+    if (list == nullptr) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    if (!list->InsertAtPivot(ctx.arg(3), ctx.arg(4), after)) {
+      ctx.reply.Integer(-1);
+      return;
+    }
+    LogAsReceived(ctx, access.db);
+    CountDirty(ctx);
+    ctx.reply.Integer(static_cast<int64_t>(list->size()));
+  });
+}
+
+// --- Multi-key moves and pops ------------------------------------------------------------------
+
+enum class Served { kYes, kNothing, kError };  // kError: WRONGTYPE was replied.
+
+// LMOVE's body under the keys' locks: pops from `source` at `from`, pushes to `destination` at
+// `to` and replies the element. kNothing (no reply) when the source is missing.
+Served MoveLocked(CommandContext& ctx, std::string_view source, std::string_view destination,
+                  ListEnd from, ListEnd to, bool log_as_rpoplpush) {
+  KeyAccess src = FindLocked(ctx, source);
+  bool wrong_type;
+  List* src_list = WriteObject<List>(ctx, src, KeyType::kList, &wrong_type);
+  if (wrong_type) return Served::kError;
+  if (src_list == nullptr) return Served::kNothing;
+  KeyAccess dst = FindLocked(ctx, destination);
+  List* dst_list = WriteObject<List>(ctx, dst, KeyType::kList, &wrong_type);
+  if (wrong_type) return Served::kError;
+  std::string value;
+  src_list->Pop(from, &value);
+  // Creating the destination may move index slots: the source is found again to delete it.
+  if (dst_list == nullptr) dst_list = CreateObject(ctx, dst, NewList(ctx));
+  dst_list->Push(to, value);
+  if (src_list->empty()) {
+    KeyAccess again = FindLocked(ctx, source);
+    DeleteIfEmpty(again);
+  }
+  if (log_as_rpoplpush) {
+    LogEffect(ctx, ctx.db(), {"RPOPLPUSH", source, destination});
+  } else {
+    LogEffect(ctx, ctx.db(), {"LMOVE", source, destination, EndName(from), EndName(to)});
+  }
+  CountDirty(ctx);
+  ctx.reply.Bulk(value);
+  return Served::kYes;
+}
+
+// Runs a move with both keys locked. When the source is missing, parks the client on it (with
+// the locks held, so no push slips in between) for BLMOVE/BRPOPLPUSH, or replies nil.
+void MoveGeneric(CommandContext& ctx, ListEnd from, ListEnd to, bool log_as_rpoplpush,
+                 bool blocking, int64_t deadline_ms) {
+  std::string_view source = ctx.arg(1), destination = ctx.arg(2);
+  Store::MultiLock lock = ctx.store.LockKeys({source, destination});
+  if (MoveLocked(ctx, source, destination, from, to, log_as_rpoplpush) != Served::kNothing) return;
+  if (blocking) {
+    BlockOnKeys(ctx, {source}, deadline_ms);
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+void CmdLMove(CommandContext& ctx) {
+  ListEnd from, to;
+  if (!ParseEndOrReply(ctx, ctx.arg(3), &from) || !ParseEndOrReply(ctx, ctx.arg(4), &to)) return;
+  MoveGeneric(ctx, from, to, false, false, 0);
+}
+
+void CmdRPopLPush(CommandContext& ctx) {
+  MoveGeneric(ctx, ListEnd::kTail, ListEnd::kHead, true, false, 0);
+}
+
+void CmdBLMove(CommandContext& ctx) {
+  ListEnd from, to;
+  if (!ParseEndOrReply(ctx, ctx.arg(3), &from) || !ParseEndOrReply(ctx, ctx.arg(4), &to)) return;
+  int64_t deadline_ms;
+  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(5), &deadline_ms)) return;
+  MoveGeneric(ctx, from, to, false, true, deadline_ms);
+}
+
+void CmdBRPopLPush(CommandContext& ctx) {
+  int64_t deadline_ms;
+  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(3), &deadline_ms)) return;
+  MoveGeneric(ctx, ListEnd::kTail, ListEnd::kHead, true, true, deadline_ms);
+}
+
+// Pops from the first non-empty list among `keys` (the caller holds their locks). With count < 0
+// (BLPOP, BRPOP) replies [key, element]; otherwise (LMPOP, BLMPOP) [key, [elements...]] with up
+// to `count` elements.
+Served PopFirstNonEmptyLocked(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                              ListEnd end, int64_t count) {
+  for (std::string_view key : keys) {
+    KeyAccess access = FindLocked(ctx, key);
+    bool wrong_type;
+    List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
+    if (wrong_type) return Served::kError;
+    if (list == nullptr) continue;
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(key);
+    PopAndReply(ctx, access, list, end, count);
+    return Served::kYes;
+  }
+  return Served::kNothing;
+}
+
+// BLPOP/BRPOP key [key ...] timeout.
+void BlockingPopGeneric(CommandContext& ctx, ListEnd end) {
+  int64_t deadline_ms;
+  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(ctx.argc() - 1), &deadline_ms)) return;
+  std::vector<std::string_view> keys(ctx.args.begin() + 1, ctx.args.end() - 1);
+  // Parks with the keys still locked, so that no push slips in between the look and the park.
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstNonEmptyLocked(ctx, keys, end, -1) == Served::kNothing) {
+    BlockOnKeys(ctx, keys, deadline_ms);
+  }
+}
+
+void CmdBLPop(CommandContext& ctx) { BlockingPopGeneric(ctx, ListEnd::kHead); }
+void CmdBRPop(CommandContext& ctx) { BlockingPopGeneric(ctx, ListEnd::kTail); }
+
+// Parses "numkeys key... LEFT|RIGHT [COUNT count]" starting at `numkeys_index`, in Redis's order
+// of checks.
+bool ParseMultiPopOrReply(CommandContext& ctx, size_t numkeys_index,
+                          std::vector<std::string_view>* keys, ListEnd* end, int64_t* count) {
+  int64_t numkeys;
+  if (!ParseInt64(ctx.arg(numkeys_index), &numkeys) || numkeys < 1) {
+    ctx.reply.Error(errors::kNumkeysPositive);
+    return false;
+  }
+  if (static_cast<uint64_t>(numkeys) >= ctx.argc() - numkeys_index - 1) {
+    ctx.reply.Error(errors::kSyntax);  // No room for LEFT|RIGHT after the keys.
+    return false;
+  }
+  size_t where_index = numkeys_index + static_cast<size_t>(numkeys) + 1;
+  if (!ParseEndOrReply(ctx, ctx.arg(where_index), end)) return false;
+  *count = -1;
+  for (size_t i = where_index + 1; i < ctx.argc(); ++i) {
+    if (*count == -1 && ArgIs(ctx.arg(i), "count") && i + 1 < ctx.argc()) {
+      if (!ParseInt64(ctx.arg(++i), count) || *count < 1) {
+        ctx.reply.Error(errors::kCountPositive);
+        return false;
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (*count == -1) *count = 1;
+  keys->assign(ctx.args.begin() + static_cast<ptrdiff_t>(numkeys_index) + 1,
+               ctx.args.begin() + static_cast<ptrdiff_t>(where_index));
+  return true;
+}
+
+void CmdLMPop(CommandContext& ctx) {
+  std::vector<std::string_view> keys;
+  ListEnd end;
+  int64_t count;
+  if (!ParseMultiPopOrReply(ctx, 1, &keys, &end, &count)) return;
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstNonEmptyLocked(ctx, keys, end, count) == Served::kNothing) ctx.reply.NullArray();
+}
+
+void CmdBLMPop(CommandContext& ctx) {
+  // Redis checks numkeys, LEFT|RIGHT and COUNT before the timeout.
+  std::vector<std::string_view> keys;
+  ListEnd end;
+  int64_t count;
+  if (!ParseMultiPopOrReply(ctx, 2, &keys, &end, &count)) return;
+  int64_t deadline_ms;
+  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(1), &deadline_ms)) return;
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstNonEmptyLocked(ctx, keys, end, count) == Served::kNothing) {
+    BlockOnKeys(ctx, keys, deadline_ms);
+  }
+}
+
+constexpr uint32_t kWriteOom = kWrite | kDenyOom;
+
+}  // namespace
+
+const std::vector<CommandSpec>& ListCommands() {
+  static const std::vector<CommandSpec> kCommands = {
+      {"lpush", -3, kWriteOom | kFast, 1, 1, 1, CmdLPush, "list",
+       "Prepend one or multiple elements to a list."},
+      {"rpush", -3, kWriteOom | kFast, 1, 1, 1, CmdRPush, "list",
+       "Append one or multiple elements to a list."},
+      {"lpushx", -3, kWriteOom | kFast, 1, 1, 1, CmdLPushX, "list",
+       "Prepend an element to a list, only if the list exists.", "2.2.0"},
+      {"rpushx", -3, kWriteOom | kFast, 1, 1, 1, CmdRPushX, "list",
+       "Append an element to a list, only if the list exists.", "2.2.0"},
+      {"lpop", -2, kWrite | kFast, 1, 1, 1, CmdLPop, "list",
+       "Remove and get the first elements in a list."},
+      {"rpop", -2, kWrite | kFast, 1, 1, 1, CmdRPop, "list",
+       "Remove and get the last elements in a list."},
+      {"llen", 2, kReadonly | kFast, 1, 1, 1, CmdLLen, "list", "Get the length of a list."},
+      {"lindex", 3, kReadonly, 1, 1, 1, CmdLIndex, "list",
+       "Get an element from a list by its index."},
+      {"lset", 4, kWriteOom, 1, 1, 1, CmdLSet, "list",
+       "Set the value of an element in a list by its index."},
+      {"lrange", 4, kReadonly, 1, 1, 1, CmdLRange, "list", "Get a range of elements from a list."},
+      {"ltrim", 4, kWrite, 1, 1, 1, CmdLTrim, "list", "Trim a list to the specified range."},
+      {"lrem", 4, kWrite, 1, 1, 1, CmdLRem, "list", "Remove elements from a list."},
+      {"linsert", 5, kWriteOom, 1, 1, 1, CmdLInsert, "list",
+       "Insert an element before or after another element in a list.", "2.2.0"},
+      {"lpos", -3, kReadonly, 1, 1, 1, CmdLPos, "list",
+       "Return the index of matching elements on a list.", "6.0.6"},
+      {"lmove", 5, kWriteOom, 1, 2, 1, CmdLMove, "list",
+       "Pop an element from a list, push it to another list and return it.", "6.2.0"},
+      {"rpoplpush", 3, kWriteOom, 1, 2, 1, CmdRPopLPush, "list",
+       "Remove the last element in a list, prepend it to another list and return it.", "1.2.0"},
+      {"lmpop", -4, kWrite, 0, 0, 0, CmdLMPop, "list", "Pop elements from a list.", "7.0.0"},
+      {"blpop", -3, kWrite | kNoScript | kBlocking, 1, -2, 1, CmdBLPop, "list",
+       "Remove and get the first element in a list, or block until one is available.", "2.0.0"},
+      {"brpop", -3, kWrite | kNoScript | kBlocking, 1, -2, 1, CmdBRPop, "list",
+       "Remove and get the last element in a list, or block until one is available.", "2.0.0"},
+      {"blmove", 6, kWriteOom | kNoScript | kBlocking, 1, 2, 1, CmdBLMove, "list",
+       "Pop an element from a list, push it to another list and return it; or block until one "
+       "is available.",
+       "6.2.0"},
+      {"brpoplpush", 4, kWriteOom | kNoScript | kBlocking, 1, 2, 1, CmdBRPopLPush, "list",
+       "Pop an element from a list, push it to another list and return it; or block until one "
+       "is available.",
+       "2.2.0"},
+      {"blmpop", -5, kWrite | kBlocking, 0, 0, 0, CmdBLMPop, "list",
+       "Pop elements from a list, or block until one is available.", "7.0.0"},
+  };
+  return kCommands;
+}
+
+}  // namespace gigakv::server
