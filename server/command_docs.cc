@@ -313,6 +313,16 @@ const std::vector<CommandDoc>& AllCommandDocs() {
        "OVERFLOW {WRAP|SAT|FAIL}]...",
        "O(1) for each subcommand specified"},
       {"bitfield_ro", "key [GET encoding offset]...", "O(1) for each subcommand specified"},
+      // sort
+      {"sort",
+       "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] "
+       "[STORE destination]",
+       "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
+       "number of returned elements. When the elements are not sorted, complexity is O(N)."},
+      {"sort_ro",
+       "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]",
+       "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
+       "number of returned elements. When the elements are not sorted, complexity is O(N)."},
       // hash
       {"hset", "key {field value}...",
        "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command "

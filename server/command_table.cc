@@ -38,6 +38,7 @@ CommandTable::CommandTable() {
   Add(HashCommands());
   Add(SetCommands());
   Add(ListCommands());
+  Add(SortCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const CommandSpec* spec : all_) {

@@ -85,23 +85,19 @@ inline constexpr std::string_view kNanOrInfinity = "ERR value is NaN or Infinity
 inline constexpr std::string_view kCountOutOfRange =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 inline constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
-// Sets (t_set.c).
+// Sets (t_set.c), also used by the list and sorted-set families.
 inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
-inline constexpr std::string_view kSrandmemberCountRange =
-    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
 inline constexpr std::string_view kNumkeysTooMany =
     "ERR Number of keys can't be greater than number of args";
 inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 // Lists (t_list.c).
-inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
 inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
 inline constexpr std::string_view kLposRankZero =
     "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
     "negative to start from the end of the list";
 inline constexpr std::string_view kLposCountNegative = "ERR COUNT can't be negative";
 inline constexpr std::string_view kLposMaxlenNegative = "ERR MAXLEN can't be negative";
-inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
 inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 }  // namespace gigakv::errors

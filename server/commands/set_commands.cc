@@ -169,7 +169,7 @@ void CmdSRandMember(CommandContext& ctx) {
   if (with_count) {
     if (!ParseIntOrReply(ctx, ctx.arg(2), &count)) return;
     if (count == INT64_MIN) {
-      ctx.reply.Error(errors::kSrandmemberCountRange);
+      ctx.reply.Error(errors::kCountOutOfRange);
       return;
     }
   }

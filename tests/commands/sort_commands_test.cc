@@ -77,7 +77,8 @@ TEST_F(SortCommandsTest, StoreReplacesOrDeletesTheDestination) {
 
 TEST_F(SortCommandsTest, Errors) {
   LoadFixture();
-  EXPECT_EQ(Reply({"SORT", "l", "LIMIT", "a", "b"}), "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Reply({"SORT", "l", "LIMIT", "a", "b"}),
+            "-ERR value is not an integer or out of range");
   EXPECT_EQ(Reply({"SORT", "l", "foo"}), "-ERR syntax error");
   EXPECT_EQ(Reply({"SORT", "l", "LIMIT", "1"}), "-ERR syntax error");
   EXPECT_EQ(Reply({"SORT_RO", "l", "STORE", "x"}), "-ERR syntax error");
