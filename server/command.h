@@ -100,6 +100,7 @@ const std::vector<CommandSpec>& ConnectionCommands();  // connection_commands.cc
 const std::vector<CommandSpec>& StringCommands();      // string_commands.cc
 const std::vector<CommandSpec>& KeyspaceCommands();    // keyspace_commands.cc
 const std::vector<CommandSpec>& BitmapCommands();      // bitmap_commands.cc
+const std::vector<CommandSpec>& ZSetCommands();        // zset_commands.cc
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).
 void ReplyUnknownSubcommand(CommandContext& ctx);

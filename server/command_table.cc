@@ -35,6 +35,7 @@ CommandTable::CommandTable() {
   Add(StringCommands());
   Add(KeyspaceCommands());
   Add(BitmapCommands());
+  Add(ZSetCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const CommandSpec* spec : all_) {
