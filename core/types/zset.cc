@@ -550,18 +550,14 @@ ZAddOutcome ZSet::Add(std::string_view member, double score, const ZAddFlags& fl
     if ((flags.lt && score >= *current) || (flags.gt && score <= *current)) {
       return ZAddOutcome::kSkipped;
     }
-    *new_score = score;
-    if (score == *current) {
-      *new_score = *current;
-      return ZAddOutcome::kUnchanged;
-    }
+    *new_score = score;  // As computed (-0 stays -0 here even where the listpack stores 0).
+    if (score == *current) return ZAddOutcome::kUnchanged;
     if (large_ == nullptr) {
       // Remove and re-insert at the new position.
       Listpack::Pos pos = ListpackFind(member, nullptr);
       std::string saved(member);
       listpack_.Erase(pos, 2);
       ListpackInsert(saved, score);
-      if (std::trunc(score) == score && std::fabs(score) < kMaxExactInt) *new_score = score + 0.0;
     } else {
       auto it = large_->index.find(member);
       Blob blob = *it;
@@ -578,7 +574,6 @@ ZAddOutcome ZSet::Add(std::string_view member, double score, const ZAddFlags& fl
   }
   if (large_ == nullptr) {
     ListpackInsert(member, score);
-    if (std::trunc(score) == score && std::fabs(score) < kMaxExactInt) score += 0.0;
   } else {
     large_->Insert(score, member);
   }

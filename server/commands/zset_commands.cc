@@ -117,12 +117,42 @@ bool ParsePositiveOrReply(CommandContext& ctx, std::string_view text, std::strin
   return true;
 }
 
-std::string ScoreText(double score) { return protocol::DoubleReplyText(score); }
+// Scores as Redis's d2string writes them (ZSCAN, and the effects we log): integral values within
+// +-LLONG_MAX/2 as integers, "-0" for negative zero, others as "%.17g" ("inf", "-inf").
+std::string ScoreText(double score) {
+  constexpr double kIntegerLimit = static_cast<double>(INT64_MAX / 2);
+  if (score == 0) return std::signbit(score) ? "-0" : "0";
+  if (score >= -kIntegerLimit && score <= kIntegerLimit &&
+      static_cast<double>(static_cast<int64_t>(score)) == score) {
+    return StrCat(static_cast<int64_t>(score));
+  }
+  return protocol::DoubleReplyText(score);
+}
 
 const CollectionLimits& Limits(CommandContext& ctx) {
   thread_local CollectionLimits limits;
   limits = ctx.server.collection_limits();
   return limits;
+}
+
+using Elements = std::vector<std::pair<std::string, double>>;
+
+// A computed sorted set (the *STORE commands, ZUNION...) built as Redis builds it: a skiplist,
+// turned into a listpack when small enough. So a -0 score survives exactly when Redis keeps it
+// (skiplists keep it; listpacks store the integer 0). Results that are only replied (ZUNION...)
+// stay skiplists, as in Redis.
+std::unique_ptr<ZSet> BuildResult(CommandContext& ctx, const Elements& elements, bool stored) {
+  const CollectionLimits& limits = Limits(ctx);
+  size_t longest = 0;
+  for (const auto& element : elements) longest = std::max(longest, element.first.size());
+  auto result = std::make_unique<ZSet>();
+  if (!stored || static_cast<int64_t>(elements.size()) > limits.zset_max_listpack_entries ||
+      static_cast<int64_t>(longest) > limits.zset_max_listpack_value) {
+    result->ConvertToSkiplist();
+  }
+  double unused;
+  for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
+  return result;
 }
 
 // --- Replies -----------------------------------------------------------------------------------
@@ -546,16 +576,24 @@ void CmdZRangeStore(CommandContext& ctx) {
   bool wrong_type;
   const auto* zset = ReadObject<ZSet>(ctx, source, KeyType::kZSet, &wrong_type);
   if (wrong_type) return;
-  auto result = std::make_unique<ZSet>();
+  Elements elements;
   if (zset != nullptr) {
     Selection selection = Select(*zset, request);
-    const CollectionLimits& limits = Limits(ctx);
-    double unused;
     zset->Visit(selection.begin, selection.end, selection.reverse,
                 [&](std::string_view member, double score) {
-                  result->Add(member, score, {}, limits, &unused);
+                  elements.emplace_back(std::string(member), score);
                 });
   }
+  // Redis sizes the destination by the result's length when it knows it (by rank) and starts
+  // from a listpack otherwise, then adds in order (which decides where -0 survives).
+  const CollectionLimits& limits = Limits(ctx);
+  auto result = std::make_unique<ZSet>();
+  if (request.type == RangeType::kRank &&
+      static_cast<int64_t>(elements.size()) > limits.zset_max_listpack_entries) {
+    result->ConvertToSkiplist();
+  }
+  double unused;
+  for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
   KeyAccess dest = FindLocked(ctx, ctx.arg(1));
   StoreResult(ctx, dest, std::move(result));
 }
@@ -694,16 +732,12 @@ void ZPopGeneric(CommandContext& ctx, bool max) {
   if (ctx.argc() == 3) {
     if (!ParseNonNegativeOrReply(ctx, ctx.arg(2), errors::kMustBePositive, &count)) return;
     shape = PopShape::kCounted;
-    if (count == 0) {
-      ctx.reply.ArrayHeader(0);
-      return;
-    }
   }
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     bool wrong_type;
     auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
     if (wrong_type) return;
-    if (zset == nullptr) {
+    if (zset == nullptr || count == 0) {  // COUNT 0 is checked after the type, as in Redis.
       ctx.reply.ArrayHeader(0);
       return;
     }
@@ -948,9 +982,11 @@ void CmdZScan(CommandContext& ctx) {
         ctx.reply.ArrayHeader(2);
         ctx.reply.Bulk(StrCat(next));
         ctx.reply.ArrayHeader(static_cast<int64_t>(2 * found.size()));
+        // Redis writes listpack scores as d2string stored them, skiplist scores with "%.17g".
+        bool listpack = zset.is_listpack();
         for (const auto& [member, score] : found) {
           ctx.reply.Bulk(member);
-          ctx.reply.Bulk(ScoreText(score));
+          ctx.reply.Bulk(listpack ? ScoreText(score) : protocol::DoubleReplyText(score));
         }
       });
 }
@@ -1083,9 +1119,7 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
     }
   }
 
-  auto result = std::make_unique<ZSet>();
-  const CollectionLimits& limits = Limits(ctx);
-  double unused;
+  Elements found;
   int64_t cardinality = 0;
   if (op == SetOp::kInter) {
     // Smallest input first (as Redis orders them; the aggregation order follows).
@@ -1093,7 +1127,6 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
                      [](const Source& a, const Source& b) { return a.size() < b.size(); });
     if (sources[0].size() > 0) {
       bool stop = false;
-      std::vector<std::pair<std::string, double>> found;
       sources[0].ForEach([&](std::string_view member, double first_score) {
         if (stop) return;
         double score = sources[0].weight * first_score;
@@ -1116,13 +1149,11 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
           found.emplace_back(std::string(member), score);
         }
       });
-      for (auto& [member, score] : found) result->Add(member, score, {}, limits, &unused);
     }
   } else if (op == SetOp::kUnion) {
     std::stable_sort(sources.begin(), sources.end(),
                      [](const Source& a, const Source& b) { return a.size() < b.size(); });
     absl::flat_hash_map<std::string, double> accumulator;
-    std::vector<std::string_view> order;
     for (const Source& source : sources) {
       source.ForEach([&](std::string_view member, double value) {
         double score = source.weight * value;
@@ -1131,12 +1162,9 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
         if (!inserted) AggregateInto(&it->second, score, aggregate);
       });
     }
-    for (const auto& [member, score] : accumulator) {
-      result->Add(member, score, {}, limits, &unused);
-    }
+    found.assign(accumulator.begin(), accumulator.end());
   } else {
     if (sources[0].size() > 0) {
-      std::vector<std::pair<std::string, double>> found;
       sources[0].ForEach([&](std::string_view member, double score) {
         for (size_t j = 1; j < setnum; ++j) {
           if ((sources[j].zset != nullptr && sources[j].zset == sources[0].zset) ||
@@ -1147,7 +1175,6 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
         }
         found.emplace_back(std::string(member), score);
       });
-      for (auto& [member, score] : found) result->Add(member, score, {}, limits, &unused);
     }
   }
 
@@ -1155,6 +1182,7 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
     ctx.reply.Integer(cardinality);
     return;
   }
+  std::unique_ptr<ZSet> result = BuildResult(ctx, found, /*stored=*/dest_index != 0);
   if (dest_index != 0) {
     KeyAccess dest = FindLocked(ctx, ctx.arg(dest_index));
     StoreResult(ctx, dest, std::move(result));

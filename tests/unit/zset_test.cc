@@ -212,7 +212,7 @@ void RandomOps(uint32_t seed, int64_t max_entries, int members, int ops) {
             ASSERT_EQ(outcome, ZAddOutcome::kSkipped);
           } else {
             ASSERT_EQ(outcome, ZAddOutcome::kAdded);
-            model.scores[member] = score + 0.0;
+            model.scores[member] = score;
             model.ordered.insert({score, member});
           }
         } else if (flags.nx) {
