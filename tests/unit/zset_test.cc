@@ -1,5 +1,6 @@
 #include "core/types/zset.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -350,6 +351,52 @@ TEST(ZSetTest, LargeAscendingAndDescendingInsertsAndDrain) {
   EXPECT_EQ(zset.At(1).member, "b0");
   zset.EraseSpan(0, 2);
   EXPECT_EQ(zset.size(), 0u);
+}
+
+// Deep trees (three levels of 64-way nodes): random inserts, then removals of random members and
+// random rank spans, which split and merge inner nodes; ranks checked against a sorted model.
+TEST(ZSetTest, DeepTreeChurn) {
+  std::mt19937 rng(7);
+  ZSet zset;
+  Model model;
+  double out;
+  for (int i = 0; i < 60000; ++i) {
+    std::string member = "m" + std::to_string(rng() % 200000);
+    double score = static_cast<double>(rng() % 1000);
+    if (model.scores.count(member)) continue;
+    ASSERT_EQ(zset.Add(member, score, {}, Limits(0), &out), ZAddOutcome::kAdded);
+    model.scores[member] = score;
+    model.ordered.insert({score, member});
+  }
+  auto check = [&] {
+    std::vector<std::pair<double, std::string>> expected = model.Vector();
+    ASSERT_EQ(zset.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); i += 97) {
+      ASSERT_EQ(zset.Rank(expected[i].second, false), i);
+      ASSERT_EQ(zset.At(i).member, expected[i].second);
+    }
+  };
+  check();
+  std::vector<std::string> members;
+  for (const auto& [member, score] : model.scores) members.push_back(member);
+  std::shuffle(members.begin(), members.end(), rng);
+  for (size_t i = 0; i < members.size() / 2; ++i) {
+    ASSERT_TRUE(zset.Remove(members[i]));
+    model.Erase(members[i]);
+  }
+  check();
+  while (zset.size() > 100) {
+    size_t begin = rng() % zset.size();
+    size_t end = begin + rng() % 500;
+    std::vector<std::pair<double, std::string>> expected = model.Vector();
+    zset.EraseSpan(begin, end);
+    for (size_t i = begin; i < std::min(end, expected.size()); ++i) {
+      model.Erase(expected[i].second);
+    }
+    ASSERT_EQ(zset.size(), model.scores.size());
+  }
+  check();
+  EXPECT_EQ(Contents(zset), model.Vector());
 }
 
 }  // namespace
