@@ -20,7 +20,8 @@ Every reply is compared byte for byte, except:
 
 Runs at small sizes (default zset-max-listpack-entries, so most sets are listpacks) and at large
 sizes (zset-max-listpack-entries 3 and zset-max-listpack-value 8 on both servers, so most sets are
-skiplists and conversions happen all the time), each in RESP2 and in RESP3. After a mismatch the
+skiplists and conversions happen all the time; members also come from a pool of 400, so sets grow
+to a few hundred members), each in RESP2 and in RESP3. After a mismatch the
 candidate is resynchronised from the reference (strings by SET, sorted sets by ZADD). At the end
 the whole keyspace is compared: sorted KEYS, then TYPE, OBJECT ENCODING and ZRANGE 0 -1 WITHSCORES
 (or GET) of every key.
@@ -35,7 +36,7 @@ from differential import (DifferentialRun, SeededGenerator, both_protocols, exch
 from e2e_support import ErrorReply, encode_command
 
 SEED = 7_2026_1130
-COMMANDS = 4000
+COMMANDS = 6000
 MAX_MISMATCHES = 300
 MAX_CLASSES_REPORTED = 50
 
@@ -65,8 +66,16 @@ BAD_INTS = [b"x", b"1.5", b"", b"9223372036854775808", b" 1"]
 WEIGHTS = [b"1", b"2", b"0", b"-1", b"0.5", b"inf", b"-inf", b"1e300"]
 
 
+# At large sizes, half of the members come from a wider pool, so sets grow past one B+tree leaf.
+WIDE_MEMBERS = [b"k%03d" % i for i in range(400)]
+
+
 class Generator(SeededGenerator):
     """Builds one random command at a time from a seeded RNG."""
+
+    def __init__(self, seed: int, wide: bool = False):
+        super().__init__(seed)
+        self.wide = wide
 
     def zkey(self, lex_ok: bool = True) -> bytes:
         roll = self.rng.random()
@@ -77,6 +86,8 @@ class Generator(SeededGenerator):
         return self.rng.choice(ZKEYS)
 
     def member(self) -> bytes:
+        if self.wide and self.rng.random() < 0.5:
+            return self.rng.choice(WIDE_MEMBERS)
         return self.rng.choice(MEMBERS)
 
     def score(self) -> bytes:
@@ -129,7 +140,8 @@ class Generator(SeededGenerator):
                     picked.remove("LT")
             args += [self.case(o) for o in picked]
         incr = any(a.upper() == b"INCR" for a in args[2:])
-        pairs = 1 if incr and rng.random() < 0.9 else rng.choice([1, 1, 2, 3, 5, 8])
+        sizes = [1, 1, 2, 3, 5, 8] + ([40, 80, 120] if self.wide else [])
+        pairs = 1 if incr and rng.random() < 0.9 else rng.choice(sizes)
         for _ in range(pairs):
             args += [b"0" if lex else self.score(), self.member()]
         if rng.random() < 0.03:
@@ -452,7 +464,7 @@ def test_zset_commands_match_redis(server, real_redis, protocol, size, target):
     seed = SEED + (1 if size == "large" else 0)
     run = Run(reference, candidate, protocol, seed)
     try:
-        run.play(Generator(seed), COMMANDS, max_mismatches=MAX_MISMATCHES)
+        run.play(Generator(seed, wide=size == "large"), COMMANDS, max_mismatches=MAX_MISMATCHES)
     finally:
         for conn in (reference, candidate):
             conn.call("CONFIG", "SET", "zset-max-listpack-entries", "128")
