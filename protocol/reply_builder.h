@@ -12,6 +12,8 @@
 //   MapHeader(n)       %n\r\n  (n key/value pairs)   *2n\r\n
 //   SetHeader(n)       ~n\r\n                        *n\r\n
 //   PushHeader(n)      >n\r\n                        *n\r\n
+//   PairArrayHeader(n) *n\r\n  (n pairs follow)      *2n\r\n (the pairs flattened)
+//   PairHeader()       *2\r\n                        nothing
 //   Double(d)          ,%.17g\r\n (,inf / ,-inf)     bulk "%.17g" ("inf" / "-inf")
 //   Bool(b)            #t\r\n / #f\r\n               :1\r\n / :0\r\n
 //   Verbatim(fmt, s)   =len\r\nfmt:s\r\n             bulk s
@@ -50,6 +52,10 @@ class ReplyBuilder {
   void MapHeader(int64_t pairs);
   void SetHeader(int64_t count);
   void PushHeader(int64_t count);
+  // An array of `pairs` two-element arrays (ZRANGE WITHSCORES, HRANDFIELD WITHVALUES in RESP3);
+  // RESP2 flattens it, as Redis does. Each pair starts with PairHeader().
+  void PairArrayHeader(int64_t pairs);
+  void PairHeader();
   void Double(double value);
   void Bool(bool value);
   void Verbatim(std::string_view format, std::string_view text);

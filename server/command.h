@@ -104,6 +104,7 @@ const std::vector<CommandSpec>& HashCommands();        // hash_commands.cc
 const std::vector<CommandSpec>& SetCommands();         // set_commands.cc
 const std::vector<CommandSpec>& ListCommands();        // list_commands.cc
 const std::vector<CommandSpec>& SortCommands();        // sort_commands.cc
+const std::vector<CommandSpec>& ZSetCommands();        // zset_commands.cc
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).
 void ReplyUnknownSubcommand(CommandContext& ctx);

@@ -397,6 +397,96 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"brpoplpush", "source destination timeout", "O(1)"},
       {"blmpop", "timeout numkeys key... {LEFT|RIGHT} [COUNT count]",
        "O(N+M) where N is the number of provided keys and M is the number of elements returned."},
+      // sorted_set
+      {"zadd", "key [NX|XX] [GT|LT] [CH] [INCR] {score member}...",
+       "O(log(N)) for each item added, where N is the number of elements in the sorted set."},
+      {"zincrby", "key increment member",
+       "O(log(N)) where N is the number of elements in the sorted set."},
+      {"zscore", "key member", "O(1)"},
+      {"zmscore", "key member...", "O(N) where N is the number of members being requested."},
+      {"zcard", "key", "O(1)"},
+      {"zcount", "key min max", "O(log(N)) with N being the number of elements in the sorted set."},
+      {"zlexcount", "key min max",
+       "O(log(N)) with N being the number of elements in the sorted set."},
+      {"zrange", "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements returned."},
+      {"zrangestore", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements stored into the destination key."},
+      {"zrangebyscore", "key min max [WITHSCORES] [LIMIT offset count]",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements being returned."},
+      {"zrevrangebyscore", "key max min [WITHSCORES] [LIMIT offset count]",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements being returned."},
+      {"zrangebylex", "key min max [LIMIT offset count]",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements being returned."},
+      {"zrevrangebylex", "key max min [LIMIT offset count]",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements being returned."},
+      {"zrevrange", "key start stop [WITHSCORES]",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements returned."},
+      {"zrank", "key member", "O(log(N))"},
+      {"zrevrank", "key member", "O(log(N))"},
+      {"zrem", "key member...",
+       "O(M*log(N)) with N being the number of elements in the sorted set and M the number of "
+       "elements to be removed."},
+      {"zremrangebyrank", "key start stop",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements removed by the operation."},
+      {"zremrangebyscore", "key min max",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements removed by the operation."},
+      {"zremrangebylex", "key min max",
+       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+       "elements removed by the operation."},
+      {"zpopmin", "key [count]",
+       "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number "
+       "of elements popped."},
+      {"zpopmax", "key [count]",
+       "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number "
+       "of elements popped."},
+      {"zmpop", "numkeys key... MIN|MAX [COUNT count]",
+       "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements "
+       "in the sorted set, and M being the number of elements popped."},
+      {"zrandmember", "key [{count [WITHSCORES]}]",
+       "O(N) where N is the number of elements returned"},
+      {"zunion", "numkeys key... [WEIGHTS weight...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]",
+       "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being "
+       "the number of elements in the resulting sorted set."},
+      {"zinter", "numkeys key... [WEIGHTS weight...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]",
+       "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the "
+       "number of input sorted sets and M being the number of elements in the resulting sorted "
+       "set."},
+      {"zdiff", "numkeys key... [WITHSCORES]",
+       "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N "
+       "is the size of the first set, and K is the size of the result set."},
+      {"zunionstore", "destination numkeys key... [WEIGHTS weight...] [AGGREGATE SUM|MIN|MAX]",
+       "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being "
+       "the number of elements in the resulting sorted set."},
+      {"zinterstore", "destination numkeys key... [WEIGHTS weight...] [AGGREGATE SUM|MIN|MAX]",
+       "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the "
+       "number of input sorted sets and M being the number of elements in the resulting sorted "
+       "set."},
+      {"zdiffstore", "destination numkeys key...",
+       "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N "
+       "is the size of the first set, and K is the size of the result set."},
+      {"zintercard", "numkeys key... [LIMIT limit]",
+       "O(N*K) worst case with N being the smallest input sorted set, K being the number of input "
+       "sorted sets."},
+      {"zscan", "key cursor [MATCH pattern] [COUNT count]",
+       "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+       "the cursor to return back to 0. N is the number of elements inside the collection."},
+      {"bzpopmin", "key... timeout",
+       "O(log(N)) with N being the number of elements in the sorted set."},
+      {"bzpopmax", "key... timeout",
+       "O(log(N)) with N being the number of elements in the sorted set."},
+      {"bzmpop", "timeout numkeys key... MIN|MAX [COUNT count]",
+       "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements "
+       "in the sorted set, and M being the number of elements popped."},
   };
   return kDocs;
 }

@@ -39,6 +39,7 @@ CommandTable::CommandTable() {
   Add(SetCommands());
   Add(ListCommands());
   Add(SortCommands());
+  Add(ZSetCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const CommandSpec* spec : all_) {

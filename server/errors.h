@@ -99,5 +99,28 @@ inline constexpr std::string_view kLposRankZero =
 inline constexpr std::string_view kLposCountNegative = "ERR COUNT can't be negative";
 inline constexpr std::string_view kLposMaxlenNegative = "ERR MAXLEN can't be negative";
 inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
+// Sorted sets (t_zset.c).
+inline constexpr std::string_view kZAddXxNx =
+    "ERR XX and NX options at the same time are not compatible";
+inline constexpr std::string_view kZAddIncrPair =
+    "ERR INCR option supports a single increment-element pair";
+inline constexpr std::string_view kZAddNan = "ERR resulting score is not a number (NaN)";
+inline constexpr std::string_view kMinMaxNotFloat = "ERR min or max is not a float";
+inline constexpr std::string_view kMinMaxNotLexRange = "ERR min or max not valid string range item";
+inline constexpr std::string_view kZRangeLimit =
+    "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
+inline constexpr std::string_view kZRangeWithscoresBylex =
+    "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
+inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
+inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
+inline constexpr std::string_view kRandCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+inline constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
+inline constexpr std::string_view kAtLeastOneKey =
+    "ERR at least 1 input key is needed for '%s' command";
+inline constexpr std::string_view kWeightNotFloat = "ERR weight value is not a float";
+inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 
 }  // namespace gigakv::errors

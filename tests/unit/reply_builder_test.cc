@@ -59,6 +59,14 @@ INSTANTIATE_TEST_SUITE_P(
                "*2\r\n$1\r\nk\r\n:7\r\n", "%1\r\n$1\r\nk\r\n:7\r\n"},
         Golden{"set", [](ReplyBuilder& b) { b.SetHeader(0); }, "*0\r\n", "~0\r\n"},
         Golden{"push", [](ReplyBuilder& b) { b.PushHeader(3); }, "*3\r\n", ">3\r\n"},
+        Golden{"pairs",
+               [](ReplyBuilder& b) {
+                 b.PairArrayHeader(1);
+                 b.PairHeader();
+                 b.Bulk("m");
+                 b.Double(2);
+               },
+               "*2\r\n$1\r\nm\r\n$1\r\n2\r\n", "*1\r\n*2\r\n$1\r\nm\r\n,2\r\n"},
         Golden{"double", [](ReplyBuilder& b) { b.Double(1.5); }, "$3\r\n1.5\r\n", ",1.5\r\n"},
         Golden{"double_17g", [](ReplyBuilder& b) { b.Double(0.1); },
                "$19\r\n0.10000000000000001\r\n", ",0.10000000000000001\r\n"},

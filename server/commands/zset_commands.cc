@@ -1,0 +1,1295 @@
+// Sorted-set family: ZADD ZINCRBY ZSCORE ZMSCORE ZCARD ZCOUNT ZLEXCOUNT ZRANGE ZRANGESTORE
+// ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX ZREVRANGEBYLEX ZREVRANGE ZRANK ZREVRANK ZREM
+// ZREMRANGEBYRANK ZREMRANGEBYSCORE ZREMRANGEBYLEX ZPOPMIN ZPOPMAX ZMPOP ZRANDMEMBER ZUNION ZINTER
+// ZDIFF ZUNIONSTORE ZINTERSTORE ZDIFFSTORE ZINTERCARD ZSCAN BZPOPMIN BZPOPMAX BZMPOP.
+//
+// core/types/zset.h does the data-structure work. Arguments are checked, and keys looked up, in
+// Redis 7.0's order (t_zset.c), so that the same error wins when several apply.
+//
+// Effects (deterministic, absolute): ZADD/ZINCRBY log `ZADD key score member...` with the
+// resulting scores; every removal (ZREM, ZREMRANGEBY*, pops) logs `ZREM key member...` of what was
+// actually removed; the *STORE commands log themselves while they hold every key's lock (their
+// result depends only on the sources' state, which the log reproduces).
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/types/zset.h"
+#include "gigakv/glob.h"
+#include "protocol/wire_numbers.h"
+#include "server/blocking.h"
+#include "server/commands/args.h"
+#include "server/commands/collection_access.h"
+#include "server/commands/key_access.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+namespace {
+
+using absl::StrCat;
+
+// --- Argument parsing --------------------------------------------------------------------------
+
+bool ParseScoreOrReply(CommandContext& ctx, std::string_view text, double* value) {
+  if (ParseDouble(text, value)) return true;
+  ctx.reply.Error(errors::kNotFloat);
+  return false;
+}
+
+// One end of a score range as zslParseRange reads it: strtod on the C string (so leading spaces
+// and an empty text are accepted, as in Redis), "(" for exclusive, NaN rejected.
+bool ParseScoreBound(std::string_view text, double* value, bool* exclusive) {
+  std::string copy(text);
+  const char* start = copy.c_str();
+  *exclusive = false;
+  if (!copy.empty() && copy[0] == '(') {
+    *exclusive = true;
+    ++start;
+  }
+  char* end = nullptr;
+  *value = std::strtod(start, &end);
+  return *end == '\0' && !std::isnan(*value);
+}
+
+bool ParseScoreRangeOrReply(CommandContext& ctx, std::string_view min, std::string_view max,
+                            ZScoreRange* range) {
+  if (!ParseScoreBound(min, &range->min, &range->min_exclusive) ||
+      !ParseScoreBound(max, &range->max, &range->max_exclusive)) {
+    ctx.reply.Error(errors::kMinMaxNotFloat);
+    return false;
+  }
+  return true;
+}
+
+bool ParseLexBound(std::string_view text, ZLexRange::Kind* kind, std::string* value) {
+  if (text.empty()) return false;
+  switch (text[0]) {
+    case '+':
+    case '-':
+      if (text.size() > 1 && text[1] != '\0') return false;
+      *kind = text[0] == '+' ? ZLexRange::Kind::kPosInf : ZLexRange::Kind::kNegInf;
+      return true;
+    case '(':
+    case '[':
+      *kind = text[0] == '(' ? ZLexRange::Kind::kExclusive : ZLexRange::Kind::kInclusive;
+      value->assign(text.substr(1));
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ParseLexRangeOrReply(CommandContext& ctx, std::string_view min, std::string_view max,
+                          ZLexRange* range) {
+  if (!ParseLexBound(min, &range->min_kind, &range->min) ||
+      !ParseLexBound(max, &range->max_kind, &range->max)) {
+    ctx.reply.Error(errors::kMinMaxNotLexRange);
+    return false;
+  }
+  return true;
+}
+
+// Redis's getPositiveLongFromObjectOrReply: an integer >= 0 or `message`.
+bool ParseNonNegativeOrReply(CommandContext& ctx, std::string_view text, std::string_view message,
+                             int64_t* value) {
+  if (!ParseInt64(text, value) || *value < 0) {
+    ctx.reply.Error(message);
+    return false;
+  }
+  return true;
+}
+
+// Redis's getRangeLongFromObjectOrReply(1, LONG_MAX, message).
+bool ParsePositiveOrReply(CommandContext& ctx, std::string_view text, std::string_view message,
+                          int64_t* value) {
+  if (!ParseInt64(text, value) || *value < 1) {
+    ctx.reply.Error(message);
+    return false;
+  }
+  return true;
+}
+
+// Scores as Redis's d2string writes them (ZSCAN, and the effects we log): integral values within
+// +-LLONG_MAX/2 as integers, "-0" for negative zero, others as "%.17g" ("inf", "-inf").
+std::string ScoreText(double score) {
+  constexpr double kIntegerLimit = static_cast<double>(INT64_MAX / 2);
+  if (score == 0) return std::signbit(score) ? "-0" : "0";
+  if (score >= -kIntegerLimit && score <= kIntegerLimit &&
+      static_cast<double>(static_cast<int64_t>(score)) == score) {
+    return StrCat(static_cast<int64_t>(score));
+  }
+  return protocol::DoubleReplyText(score);
+}
+
+const CollectionLimits& Limits(CommandContext& ctx) {
+  thread_local CollectionLimits limits;
+  limits = ctx.server.collection_limits();
+  return limits;
+}
+
+using Elements = std::vector<std::pair<std::string, double>>;
+
+// A computed sorted set (the *STORE commands, ZUNION...) built as Redis builds it: a skiplist,
+// turned into a listpack when small enough. So a -0 score survives exactly when Redis keeps it
+// (skiplists keep it; listpacks store the integer 0). Results that are only replied (ZUNION...)
+// stay skiplists, as in Redis.
+std::unique_ptr<ZSet> BuildResult(CommandContext& ctx, const Elements& elements, bool stored) {
+  const CollectionLimits& limits = Limits(ctx);
+  size_t longest = 0;
+  for (const auto& element : elements) longest = std::max(longest, element.first.size());
+  auto result = std::make_unique<ZSet>();
+  if (!stored || static_cast<int64_t>(elements.size()) > limits.zset_max_listpack_entries ||
+      static_cast<int64_t>(longest) > limits.zset_max_listpack_value) {
+    result->ConvertToSkiplist();
+  }
+  double unused;
+  for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
+  return result;
+}
+
+// --- Replies -----------------------------------------------------------------------------------
+
+// Elements as ZRANGE replies them: members, or member/score pairs (flat in RESP2).
+void ReplyElements(CommandContext& ctx, const ZSet& zset, size_t begin, size_t end, bool reverse,
+                   bool withscores) {
+  end = std::min(end, zset.size());
+  int64_t count = end > begin ? static_cast<int64_t>(end - begin) : 0;
+  if (withscores) {
+    ctx.reply.PairArrayHeader(count);
+  } else {
+    ctx.reply.ArrayHeader(count);
+  }
+  zset.Visit(begin, end, reverse, [&](std::string_view member, double score) {
+    if (withscores) {
+      ctx.reply.PairHeader();
+      ctx.reply.Bulk(member);
+      ctx.reply.Double(score);
+    } else {
+      ctx.reply.Bulk(member);
+    }
+  });
+}
+
+// Normalizes Redis rank indexes (negative from the end) into an ascending span [begin, end).
+std::pair<size_t, size_t> RankSpan(int64_t start, int64_t stop, size_t size) {
+  auto length = static_cast<int64_t>(size);
+  if (start < 0) start += length;
+  if (stop < 0) stop += length;
+  if (start < 0) start = 0;
+  if (start > stop || start >= length) return {0, 0};
+  if (stop >= length) stop = length - 1;
+  return {static_cast<size_t>(start), static_cast<size_t>(stop + 1)};
+}
+
+void LogRemovals(CommandContext& ctx, const KeyAccess& access,
+                 const std::vector<std::string>& members) {
+  if (!ctx.server.logging_effects() || members.empty()) return;
+  std::vector<std::string> effect = {"ZREM", std::string(access.key)};
+  effect.insert(effect.end(), members.begin(), members.end());
+  ctx.server.LogEffect(access.db, std::move(effect));
+}
+
+// Members of the span [begin, end), ascending (for logging what a removal takes).
+std::vector<std::string> MembersOf(const ZSet& zset, size_t begin, size_t end) {
+  std::vector<std::string> members;
+  zset.Visit(begin, end, false,
+             [&](std::string_view member, double) { members.emplace_back(member); });
+  return members;
+}
+
+// --- ZADD / ZINCRBY ----------------------------------------------------------------------------
+
+// The shared body of ZADD and ZINCRBY (zaddGenericCommand). `score_index` is where the first
+// score-member pair starts, after the options.
+void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_index) {
+  size_t elements = ctx.argc() - score_index;
+  if (elements == 0 || elements % 2 != 0) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  elements /= 2;
+  if (flags.nx && flags.xx) {
+    ctx.reply.Error(errors::kZAddXxNx);
+    return;
+  }
+  if ((flags.gt && flags.nx) || (flags.lt && flags.nx) || (flags.gt && flags.lt)) {
+    ctx.reply.Error(errors::kGtLtNx);
+    return;
+  }
+  if (flags.incr && elements > 1) {
+    ctx.reply.Error(errors::kZAddIncrPair);
+    return;
+  }
+  std::vector<double> scores(elements);
+  for (size_t j = 0; j < elements; ++j) {
+    if (!ParseScoreOrReply(ctx, ctx.arg(score_index + 2 * j), &scores[j])) return;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
+    if (wrong_type) return;
+    int64_t added = 0, updated = 0, processed = 0;
+    double last_score = 0;
+    bool nan_error = false;
+    std::vector<std::string> effect;
+    if (zset == nullptr && !flags.xx) {
+      zset = CreateObject(ctx, access, std::make_unique<ZSet>());
+    }
+    if (zset != nullptr) {
+      const CollectionLimits& limits = Limits(ctx);
+      for (size_t j = 0; j < elements; ++j) {
+        std::string_view member = ctx.arg(score_index + 2 * j + 1);
+        double new_score = 0;
+        ZAddOutcome outcome = zset->Add(member, scores[j], flags, limits, &new_score);
+        if (outcome == ZAddOutcome::kNan) {
+          nan_error = true;  // Only INCR (one pair) gets here: nothing was changed.
+          break;
+        }
+        if (outcome == ZAddOutcome::kSkipped) continue;
+        ++processed;
+        last_score = new_score;
+        if (outcome == ZAddOutcome::kAdded) ++added;
+        if (outcome == ZAddOutcome::kUpdated) ++updated;
+        if (outcome != ZAddOutcome::kUnchanged && ctx.server.logging_effects()) {
+          effect.push_back(ScoreText(new_score));
+          effect.emplace_back(member);
+        }
+      }
+      if (!effect.empty()) {
+        effect.insert(effect.begin(), {"ZADD", std::string(access.key)});
+        ctx.server.LogEffect(access.db, std::move(effect));
+      }
+      if (added + updated > 0) CountDirty(ctx, static_cast<uint64_t>(added + updated));
+      DeleteIfEmpty(access);  // Never keep an empty set (a skipped add on a new key).
+    }
+    if (nan_error) {
+      ctx.reply.Error(errors::kZAddNan);
+    } else if (flags.incr) {
+      if (processed > 0) {
+        ctx.reply.Double(last_score);
+      } else {
+        ctx.reply.Null();
+      }
+    } else {
+      ctx.reply.Integer(ch ? added + updated : added);
+    }
+  });
+}
+
+void CmdZAdd(CommandContext& ctx) {
+  ZAddFlags flags;
+  bool ch = false;
+  size_t i = 2;
+  for (; i < ctx.argc(); ++i) {
+    std::string_view opt = ctx.arg(i);
+    if (ArgIs(opt, "nx")) {
+      flags.nx = true;
+    } else if (ArgIs(opt, "xx")) {
+      flags.xx = true;
+    } else if (ArgIs(opt, "ch")) {
+      ch = true;
+    } else if (ArgIs(opt, "incr")) {
+      flags.incr = true;
+    } else if (ArgIs(opt, "gt")) {
+      flags.gt = true;
+    } else if (ArgIs(opt, "lt")) {
+      flags.lt = true;
+    } else {
+      break;
+    }
+  }
+  ZAddGeneric(ctx, flags, ch, i);
+}
+
+void CmdZIncrBy(CommandContext& ctx) {
+  ZAddFlags flags;
+  flags.incr = true;
+  ZAddGeneric(ctx, flags, false, 2);
+}
+
+// --- Reads of one key --------------------------------------------------------------------------
+
+// Runs fn(const ZSet&) on the sorted set at `key`; replies via `if_missing()` when the key is
+// missing; WRONGTYPE when of another type.
+template <typename Missing, typename Fn>
+void ReadZSet(CommandContext& ctx, std::string_view key, Missing&& if_missing, Fn&& fn) {
+  WithKey(ctx, key, [&](KeyAccess& access) {
+    bool wrong_type;
+    const auto* zset = ReadObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
+    if (wrong_type) return;
+    if (zset == nullptr) {
+      if_missing();
+      return;
+    }
+    fn(*zset);
+  });
+}
+
+void CmdZCard(CommandContext& ctx) {
+  ReadZSet(
+      ctx, ctx.arg(1), [&] { ctx.reply.Integer(0); },
+      [&](const ZSet& zset) { ctx.reply.Integer(static_cast<int64_t>(zset.size())); });
+}
+
+void CmdZScore(CommandContext& ctx) {
+  ReadZSet(
+      ctx, ctx.arg(1), [&] { ctx.reply.Null(); },
+      [&](const ZSet& zset) {
+        std::optional<double> score = zset.Score(ctx.arg(2));
+        if (score.has_value()) {
+          ctx.reply.Double(*score);
+        } else {
+          ctx.reply.Null();
+        }
+      });
+}
+
+void CmdZMScore(CommandContext& ctx) {
+  auto count = static_cast<int64_t>(ctx.argc() - 2);
+  ReadZSet(
+      ctx, ctx.arg(1),
+      [&] {
+        ctx.reply.ArrayHeader(count);
+        for (int64_t i = 0; i < count; ++i) ctx.reply.Null();
+      },
+      [&](const ZSet& zset) {
+        ctx.reply.ArrayHeader(count);
+        for (size_t i = 2; i < ctx.argc(); ++i) {
+          std::optional<double> score = zset.Score(ctx.arg(i));
+          if (score.has_value()) {
+            ctx.reply.Double(*score);
+          } else {
+            ctx.reply.Null();
+          }
+        }
+      });
+}
+
+void ZRankGeneric(CommandContext& ctx, bool reverse) {
+  ReadZSet(
+      ctx, ctx.arg(1), [&] { ctx.reply.Null(); },
+      [&](const ZSet& zset) {
+        std::optional<size_t> rank = zset.Rank(ctx.arg(2), reverse);
+        if (rank.has_value()) {
+          ctx.reply.Integer(static_cast<int64_t>(*rank));
+        } else {
+          ctx.reply.Null();
+        }
+      });
+}
+void CmdZRank(CommandContext& ctx) { ZRankGeneric(ctx, false); }
+void CmdZRevRank(CommandContext& ctx) { ZRankGeneric(ctx, true); }
+
+void CmdZCount(CommandContext& ctx) {
+  ZScoreRange range;
+  if (!ParseScoreRangeOrReply(ctx, ctx.arg(2), ctx.arg(3), &range)) return;
+  ReadZSet(
+      ctx, ctx.arg(1), [&] { ctx.reply.Integer(0); },
+      [&](const ZSet& zset) {
+        auto [begin, end] = zset.ScoreSpan(range);
+        ctx.reply.Integer(static_cast<int64_t>(end - begin));
+      });
+}
+
+void CmdZLexCount(CommandContext& ctx) {
+  ZLexRange range;
+  if (!ParseLexRangeOrReply(ctx, ctx.arg(2), ctx.arg(3), &range)) return;
+  ReadZSet(
+      ctx, ctx.arg(1), [&] { ctx.reply.Integer(0); },
+      [&](const ZSet& zset) {
+        auto [begin, end] = zset.LexSpan(range);
+        ctx.reply.Integer(static_cast<int64_t>(end - begin));
+      });
+}
+
+// --- ZRANGE and friends --------------------------------------------------------------------------
+
+enum class RangeType { kAuto, kRank, kScore, kLex };
+enum class Direction { kAuto, kForward, kReverse };
+
+// A parsed ZRANGE-family request: which elements of the source to take, in which order.
+struct RangeRequest {
+  RangeType type = RangeType::kAuto;
+  Direction direction = Direction::kAuto;
+  bool withscores = false;
+  int64_t start = 0, stop = 0;  // Rank type.
+  ZScoreRange score;            // Score type.
+  ZLexRange lex;                // Lex type.
+  int64_t offset = 0;
+  int64_t limit = -1;
+};
+
+// zrangeGenericCommand's step 1 and 2: options from argv[first + 3], then the range itself.
+bool ParseRangeOrReply(CommandContext& ctx, size_t first, bool store, RangeRequest* request) {
+  for (size_t j = first + 3; j < ctx.argc(); ++j) {
+    size_t left = ctx.argc() - j - 1;
+    std::string_view opt = ctx.arg(j);
+    if (!store && ArgIs(opt, "withscores")) {
+      request->withscores = true;
+    } else if (ArgIs(opt, "limit") && left >= 2) {
+      if (!ParseIntOrReply(ctx, ctx.arg(j + 1), &request->offset) ||
+          !ParseIntOrReply(ctx, ctx.arg(j + 2), &request->limit)) {
+        return false;
+      }
+      j += 2;
+    } else if (request->direction == Direction::kAuto && ArgIs(opt, "rev")) {
+      request->direction = Direction::kReverse;
+    } else if (request->type == RangeType::kAuto && ArgIs(opt, "bylex")) {
+      request->type = RangeType::kLex;
+    } else if (request->type == RangeType::kAuto && ArgIs(opt, "byscore")) {
+      request->type = RangeType::kScore;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (request->direction == Direction::kAuto) request->direction = Direction::kForward;
+  if (request->type == RangeType::kAuto) request->type = RangeType::kRank;
+  if (request->limit != -1 && request->type == RangeType::kRank) {
+    ctx.reply.Error(errors::kZRangeLimit);
+    return false;
+  }
+  if (request->withscores && request->type == RangeType::kLex) {
+    ctx.reply.Error(errors::kZRangeWithscoresBylex);
+    return false;
+  }
+  size_t min_index = first + 1, max_index = first + 2;
+  if (request->direction == Direction::kReverse && request->type != RangeType::kRank) {
+    std::swap(min_index, max_index);
+  }
+  switch (request->type) {
+    case RangeType::kAuto:
+    case RangeType::kRank:
+      return ParseIntOrReply(ctx, ctx.arg(min_index), &request->start) &&
+             ParseIntOrReply(ctx, ctx.arg(max_index), &request->stop);
+    case RangeType::kScore:
+      return ParseScoreRangeOrReply(ctx, ctx.arg(min_index), ctx.arg(max_index), &request->score);
+    case RangeType::kLex:
+      return ParseLexRangeOrReply(ctx, ctx.arg(min_index), ctx.arg(max_index), &request->lex);
+  }
+  return false;
+}
+
+// The selected elements as an ascending span [begin, end) and a visiting direction.
+struct Selection {
+  size_t begin = 0, end = 0;
+  bool reverse = false;
+};
+
+Selection Select(const ZSet& zset, const RangeRequest& request) {
+  Selection selection;
+  selection.reverse = request.direction == Direction::kReverse;
+  size_t size = zset.size();
+  if (request.type == RangeType::kRank) {
+    auto [begin, end] = RankSpan(request.start, request.stop, size);
+    if (selection.reverse && end > begin) {
+      // Reverse ranks count from the highest element.
+      selection.begin = size - end;
+      selection.end = size - begin;
+    } else {
+      selection.begin = begin;
+      selection.end = end;
+    }
+    return selection;
+  }
+  if (request.offset < 0 || (request.offset > 0 && static_cast<size_t>(request.offset) >= size)) {
+    return selection;
+  }
+  auto [begin, end] =
+      request.type == RangeType::kScore ? zset.ScoreSpan(request.score) : zset.LexSpan(request.lex);
+  auto offset = static_cast<size_t>(request.offset);
+  size_t available = end - begin > offset ? end - begin - offset : 0;
+  size_t take =
+      request.limit < 0 ? available : std::min(available, static_cast<size_t>(request.limit));
+  if (!selection.reverse) {
+    selection.begin = begin + offset;
+    selection.end = selection.begin + take;
+  } else {
+    selection.end = end - std::min(offset, end - begin);
+    selection.begin = selection.end - take;
+  }
+  return selection;
+}
+
+void ZRangeGeneric(CommandContext& ctx, RangeType type, Direction direction) {
+  RangeRequest request;
+  request.type = type;
+  request.direction = direction;
+  if (!ParseRangeOrReply(ctx, 1, /*store=*/false, &request)) return;
+  ReadZSet(
+      ctx, ctx.arg(1), [&] { ctx.reply.ArrayHeader(0); },
+      [&](const ZSet& zset) {
+        Selection selection = Select(zset, request);
+        ReplyElements(ctx, zset, selection.begin, selection.end, selection.reverse,
+                      request.withscores);
+      });
+}
+
+void CmdZRange(CommandContext& ctx) { ZRangeGeneric(ctx, RangeType::kAuto, Direction::kAuto); }
+void CmdZRevRange(CommandContext& ctx) {
+  ZRangeGeneric(ctx, RangeType::kRank, Direction::kReverse);
+}
+void CmdZRangeByScore(CommandContext& ctx) {
+  ZRangeGeneric(ctx, RangeType::kScore, Direction::kForward);
+}
+void CmdZRevRangeByScore(CommandContext& ctx) {
+  ZRangeGeneric(ctx, RangeType::kScore, Direction::kReverse);
+}
+void CmdZRangeByLex(CommandContext& ctx) {
+  ZRangeGeneric(ctx, RangeType::kLex, Direction::kForward);
+}
+void CmdZRevRangeByLex(CommandContext& ctx) {
+  ZRangeGeneric(ctx, RangeType::kLex, Direction::kReverse);
+}
+
+// Stores `result` at the destination (replacing whatever is there, without TTL) or deletes the
+// destination when the result is empty; logs the command itself; replies the result's size.
+void StoreResult(CommandContext& ctx, KeyAccess& dest, std::unique_ptr<ZSet> result) {
+  auto size = static_cast<int64_t>(result->size());
+  if (size > 0) {
+    ReplaceWithObject(ctx, dest, std::move(result));
+    if (ctx.server.logging_effects()) {
+      ctx.server.LogEffect(dest.db, std::vector<std::string>(ctx.args.begin(), ctx.args.end()));
+    }
+    CountDirty(ctx);
+  } else if (dest.exists()) {
+    RemoveKey(dest);
+    LogEffect(ctx, dest.db, {"DEL", dest.key});
+    CountDirty(ctx);
+  }
+  ctx.reply.Integer(size);
+}
+
+void CmdZRangeStore(CommandContext& ctx) {
+  RangeRequest request;
+  if (!ParseRangeOrReply(ctx, 2, /*store=*/true, &request)) return;
+  Store::MultiLock lock = ctx.store.LockKeys({ctx.arg(1), ctx.arg(2)});
+  KeyAccess source = FindLocked(ctx, ctx.arg(2));
+  bool wrong_type;
+  const auto* zset = ReadObject<ZSet>(ctx, source, KeyType::kZSet, &wrong_type);
+  if (wrong_type) return;
+  Elements elements;
+  if (zset != nullptr) {
+    Selection selection = Select(*zset, request);
+    zset->Visit(selection.begin, selection.end, selection.reverse,
+                [&](std::string_view member, double score) {
+                  elements.emplace_back(std::string(member), score);
+                });
+  }
+  // Redis sizes the destination by the result's length when it knows it (by rank) and starts
+  // from a listpack otherwise, then adds in order (which decides where -0 survives).
+  const CollectionLimits& limits = Limits(ctx);
+  auto result = std::make_unique<ZSet>();
+  if (request.type == RangeType::kRank &&
+      static_cast<int64_t>(elements.size()) > limits.zset_max_listpack_entries) {
+    result->ConvertToSkiplist();
+  }
+  double unused;
+  for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
+  KeyAccess dest = FindLocked(ctx, ctx.arg(1));
+  StoreResult(ctx, dest, std::move(result));
+}
+
+// --- Removals ------------------------------------------------------------------------------------
+
+void CmdZRem(CommandContext& ctx) {
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
+    if (wrong_type) return;
+    if (zset == nullptr) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    std::vector<std::string> removed;
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      if (zset->Remove(ctx.arg(i))) removed.emplace_back(ctx.arg(i));
+    }
+    if (!removed.empty()) {
+      LogRemovals(ctx, access, removed);
+      CountDirty(ctx, removed.size());
+      DeleteIfEmpty(access);
+    }
+    ctx.reply.Integer(static_cast<int64_t>(removed.size()));
+  });
+}
+
+enum class RemoveBy { kRank, kScore, kLex };
+
+void ZRemRangeGeneric(CommandContext& ctx, RemoveBy by) {
+  int64_t start = 0, stop = 0;
+  ZScoreRange score;
+  ZLexRange lex;
+  switch (by) {
+    case RemoveBy::kRank:
+      if (!ParseIntOrReply(ctx, ctx.arg(2), &start) || !ParseIntOrReply(ctx, ctx.arg(3), &stop)) {
+        return;
+      }
+      break;
+    case RemoveBy::kScore:
+      if (!ParseScoreRangeOrReply(ctx, ctx.arg(2), ctx.arg(3), &score)) return;
+      break;
+    case RemoveBy::kLex:
+      if (!ParseLexRangeOrReply(ctx, ctx.arg(2), ctx.arg(3), &lex)) return;
+      break;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
+    if (wrong_type) return;
+    if (zset == nullptr) {
+      ctx.reply.Integer(0);
+      return;
+    }
+    std::pair<size_t, size_t> span = by == RemoveBy::kRank    ? RankSpan(start, stop, zset->size())
+                                     : by == RemoveBy::kScore ? zset->ScoreSpan(score)
+                                                              : zset->LexSpan(lex);
+    size_t removed = span.second - span.first;
+    if (removed > 0) {
+      LogRemovals(ctx, access, MembersOf(*zset, span.first, span.second));
+      zset->EraseSpan(span.first, span.second);
+      CountDirty(ctx, removed);
+      DeleteIfEmpty(access);
+    }
+    ctx.reply.Integer(static_cast<int64_t>(removed));
+  });
+}
+
+void CmdZRemRangeByRank(CommandContext& ctx) { ZRemRangeGeneric(ctx, RemoveBy::kRank); }
+void CmdZRemRangeByScore(CommandContext& ctx) { ZRemRangeGeneric(ctx, RemoveBy::kScore); }
+void CmdZRemRangeByLex(CommandContext& ctx) { ZRemRangeGeneric(ctx, RemoveBy::kLex); }
+
+// --- Pops ----------------------------------------------------------------------------------------
+
+// How a pop replies (genericZpopCommand's shapes).
+enum class PopShape {
+  kSingle,   // ZPOPMIN key: [member, score] flat.
+  kCounted,  // ZPOPMIN key count: pairs (flat in RESP2).
+  kWithKey,  // BZPOPMIN: [key, member, score].
+  kNested,   // ZMPOP / BZMPOP: [key, [[member, score]...]] (nested in both protocols).
+};
+
+// Pops up to `count` elements from the sorted set at `access` (existing, non-empty, checked) and
+// replies in `shape`.
+void PopAndReply(CommandContext& ctx, KeyAccess& access, ZSet& zset, bool max, int64_t count,
+                 PopShape shape) {
+  size_t size = zset.size();
+  size_t take = std::min(size, static_cast<size_t>(count));
+  size_t begin = max ? size - take : 0;
+  size_t end = begin + take;
+  std::vector<std::pair<std::string, double>> popped;
+  popped.reserve(take);
+  zset.Visit(begin, end, max, [&](std::string_view member, double score) {
+    popped.emplace_back(std::string(member), score);
+  });
+  switch (shape) {
+    case PopShape::kSingle:
+      ctx.reply.ArrayHeader(static_cast<int64_t>(2 * popped.size()));
+      break;
+    case PopShape::kCounted:
+      ctx.reply.PairArrayHeader(static_cast<int64_t>(popped.size()));
+      break;
+    case PopShape::kWithKey:
+      ctx.reply.ArrayHeader(3);
+      ctx.reply.Bulk(access.key);
+      break;
+    case PopShape::kNested:
+      ctx.reply.ArrayHeader(2);
+      ctx.reply.Bulk(access.key);
+      ctx.reply.ArrayHeader(static_cast<int64_t>(popped.size()));
+      break;
+  }
+  std::vector<std::string> members;
+  members.reserve(popped.size());
+  for (auto& [member, score] : popped) {
+    if (shape == PopShape::kCounted) ctx.reply.PairHeader();
+    if (shape == PopShape::kNested) ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(member);
+    ctx.reply.Double(score);
+    members.push_back(std::move(member));
+  }
+  zset.EraseSpan(begin, end);
+  LogRemovals(ctx, access, members);
+  CountDirty(ctx, members.size());
+  DeleteIfEmpty(access);
+}
+
+void ZPopGeneric(CommandContext& ctx, bool max) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  int64_t count = 1;
+  PopShape shape = PopShape::kSingle;
+  if (ctx.argc() == 3) {
+    if (!ParseNonNegativeOrReply(ctx, ctx.arg(2), errors::kMustBePositive, &count)) return;
+    shape = PopShape::kCounted;
+  }
+  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    bool wrong_type;
+    auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
+    if (wrong_type) return;
+    if (zset == nullptr || count == 0) {  // COUNT 0 is checked after the type, as in Redis.
+      ctx.reply.ArrayHeader(0);
+      return;
+    }
+    PopAndReply(ctx, access, *zset, max, count, shape);
+  });
+}
+
+void CmdZPopMin(CommandContext& ctx) { ZPopGeneric(ctx, false); }
+void CmdZPopMax(CommandContext& ctx) { ZPopGeneric(ctx, true); }
+
+// Pops from the first non-empty key of `keys`. Returns true when it replied (served or an error),
+// false when every key was missing (nothing sent).
+bool PopFirstOf(CommandContext& ctx, const std::vector<std::string_view>& keys, bool max,
+                int64_t count, PopShape shape) {
+  for (std::string_view key : keys) {
+    bool done = WithKey(ctx, key, [&](KeyAccess& access) {
+      bool wrong_type;
+      auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
+      if (wrong_type) return true;
+      if (zset == nullptr || zset->size() == 0) return false;
+      PopAndReply(ctx, access, *zset, max, count, shape);
+      return true;
+    });
+    if (done) return true;
+  }
+  return false;
+}
+
+// ZMPOP / BZMPOP arguments from `numkeys_index`: numkeys key... MIN|MAX [COUNT count].
+bool ParseMPopOrReply(CommandContext& ctx, size_t numkeys_index,
+                      std::vector<std::string_view>* keys, bool* max, int64_t* count) {
+  int64_t numkeys;
+  if (!ParsePositiveOrReply(ctx, ctx.arg(numkeys_index), errors::kNumkeysPositive, &numkeys)) {
+    return false;
+  }
+  if (static_cast<uint64_t>(numkeys) >= ctx.argc() - numkeys_index - 1) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  size_t where_index = numkeys_index + static_cast<size_t>(numkeys) + 1;
+  if (ArgIs(ctx.arg(where_index), "min")) {
+    *max = false;
+  } else if (ArgIs(ctx.arg(where_index), "max")) {
+    *max = true;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  *count = -1;
+  for (size_t j = where_index + 1; j < ctx.argc(); ++j) {
+    bool more = j + 1 < ctx.argc();
+    if (*count == -1 && ArgIs(ctx.arg(j), "count") && more) {
+      ++j;
+      if (!ParsePositiveOrReply(ctx, ctx.arg(j), errors::kCountPositive, count)) return false;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (*count == -1) *count = 1;
+  keys->assign(ctx.args.begin() + static_cast<std::ptrdiff_t>(numkeys_index + 1),
+               ctx.args.begin() + static_cast<std::ptrdiff_t>(where_index));
+  return true;
+}
+
+void CmdZMPop(CommandContext& ctx) {
+  std::vector<std::string_view> keys;
+  bool max;
+  int64_t count;
+  if (!ParseMPopOrReply(ctx, 1, &keys, &max, &count)) return;
+  if (!PopFirstOf(ctx, keys, max, count, PopShape::kNested)) ctx.reply.NullArray();
+}
+
+void BZPopGeneric(CommandContext& ctx, bool max) {
+  int64_t deadline_ms;
+  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(ctx.argc() - 1), &deadline_ms)) return;
+  std::vector<std::string_view> keys(ctx.args.begin() + 1, ctx.args.end() - 1);
+  if (PopFirstOf(ctx, keys, max, 1, PopShape::kWithKey)) return;
+  BlockOnKeys(ctx, keys, deadline_ms);
+}
+
+void CmdBZPopMin(CommandContext& ctx) { BZPopGeneric(ctx, false); }
+void CmdBZPopMax(CommandContext& ctx) { BZPopGeneric(ctx, true); }
+
+void CmdBZMPop(CommandContext& ctx) {
+  int64_t deadline_ms;
+  if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(1), &deadline_ms)) return;
+  std::vector<std::string_view> keys;
+  bool max;
+  int64_t count;
+  if (!ParseMPopOrReply(ctx, 2, &keys, &max, &count)) return;
+  if (PopFirstOf(ctx, keys, max, count, PopShape::kNested)) return;
+  BlockOnKeys(ctx, keys, deadline_ms);
+}
+
+// --- ZRANDMEMBER
+// -----------------------------------------------------------------------------------
+
+std::mt19937_64& Rng() {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  return rng;
+}
+
+void CmdZRandMember(CommandContext& ctx) {
+  if (ctx.argc() == 2) {
+    ReadZSet(
+        ctx, ctx.arg(1), [&] { ctx.reply.Null(); },
+        [&](const ZSet& zset) { ctx.reply.Bulk(zset.At(Rng()() % zset.size()).member); });
+    return;
+  }
+  int64_t value;
+  if (!ParseIntOrReply(ctx, ctx.arg(2), &value)) return;
+  if (value < -INT64_MAX) {
+    ctx.reply.Error(errors::kRandCountRange);
+    return;
+  }
+  bool withscores = false;
+  if (ctx.argc() > 4 || (ctx.argc() == 4 && !ArgIs(ctx.arg(3), "withscores"))) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (ctx.argc() == 4) {
+    withscores = true;
+    if (value < -INT64_MAX / 2 || value > INT64_MAX / 2) {
+      ctx.reply.Error(errors::kValueOutOfRange);
+      return;
+    }
+  }
+  bool distinct = value >= 0;
+  uint64_t count = distinct ? static_cast<uint64_t>(value) : static_cast<uint64_t>(-value);
+  ReadZSet(
+      ctx, ctx.arg(1), [&] { ctx.reply.ArrayHeader(0); },
+      [&](const ZSet& zset) {
+        size_t size = zset.size();
+        auto emit = [&](std::string_view member, double score) {
+          if (withscores) {
+            ctx.reply.PairHeader();
+            ctx.reply.Bulk(member);
+            ctx.reply.Double(score);
+          } else {
+            ctx.reply.Bulk(member);
+          }
+        };
+        auto header = [&](uint64_t n) {
+          if (withscores) {
+            ctx.reply.PairArrayHeader(static_cast<int64_t>(n));
+          } else {
+            ctx.reply.ArrayHeader(static_cast<int64_t>(n));
+          }
+        };
+        if (count == 0) {
+          ctx.reply.ArrayHeader(0);
+          return;
+        }
+        if (!distinct) {  // Repeats allowed: independent draws.
+          header(count);
+          for (uint64_t i = 0; i < count; ++i) {
+            size_t rank = Rng()() % size;
+            zset.Visit(rank, rank + 1, false, emit);
+          }
+          return;
+        }
+        if (count >= size) {  // The whole set.
+          header(size);
+          zset.Visit(0, size, false, emit);
+          return;
+        }
+        // Distinct ranks by Floyd's sampling, replied in random order.
+        absl::flat_hash_set<size_t> chosen;
+        std::vector<size_t> ranks;
+        ranks.reserve(count);
+        for (size_t j = size - count; j < size; ++j) {
+          size_t r = Rng()() % (j + 1);
+          if (!chosen.insert(r).second) {
+            chosen.insert(j);
+            ranks.push_back(j);
+          } else {
+            ranks.push_back(r);
+          }
+        }
+        std::shuffle(ranks.begin(), ranks.end(), Rng());
+        header(count);
+        for (size_t rank : ranks) zset.Visit(rank, rank + 1, false, emit);
+      });
+}
+
+// --- ZSCAN
+// -----------------------------------------------------------------------------------------
+
+void CmdZScan(CommandContext& ctx) {
+  // The cursor as Redis's strtoul reads it (see SCAN).
+  uint64_t cursor = 0;
+  {
+    std::string text(ctx.arg(2));
+    char* end = nullptr;
+    errno = 0;
+    cursor = std::strtoull(text.c_str(), &end, 10);
+    if ((!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) ||
+        end != text.c_str() + text.size() || errno == ERANGE) {
+      ctx.reply.Error(errors::kInvalidCursor);
+      return;
+    }
+  }
+  ReadZSet(
+      ctx, ctx.arg(1),
+      [&] {
+        ctx.reply.ArrayHeader(2);
+        ctx.reply.Bulk("0");
+        ctx.reply.ArrayHeader(0);
+      },
+      [&](const ZSet& zset) {
+        int64_t count = 10;
+        std::string_view pattern;
+        bool has_pattern = false;
+        for (size_t i = 3; i < ctx.argc(); i += 2) {
+          if (i + 1 >= ctx.argc()) {
+            ctx.reply.Error(errors::kSyntax);
+            return;
+          }
+          std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
+          if (ArgIs(option, "count")) {
+            if (!ParseIntOrReply(ctx, value, &count)) return;
+            if (count < 1) {
+              ctx.reply.Error(errors::kSyntax);
+              return;
+            }
+          } else if (ArgIs(option, "match")) {
+            pattern = value;
+            has_pattern = value != "*";
+          } else {
+            ctx.reply.Error(errors::kSyntax);
+            return;
+          }
+        }
+        std::vector<std::pair<std::string, double>> found;
+        uint64_t next = zset.Scan(cursor, static_cast<size_t>(count),
+                                  [&](std::string_view member, double score) {
+                                    if (!has_pattern || GlobMatch(pattern, member)) {
+                                      found.emplace_back(std::string(member), score);
+                                    }
+                                  });
+        ctx.reply.ArrayHeader(2);
+        ctx.reply.Bulk(StrCat(next));
+        ctx.reply.ArrayHeader(static_cast<int64_t>(2 * found.size()));
+        // Redis writes listpack scores as d2string stored them, skiplist scores with "%.17g".
+        bool listpack = zset.is_listpack();
+        for (const auto& [member, score] : found) {
+          ctx.reply.Bulk(member);
+          ctx.reply.Bulk(listpack ? ScoreText(score) : protocol::DoubleReplyText(score));
+        }
+      });
+}
+
+// --- ZUNION / ZINTER / ZDIFF and their STORE forms, ZINTERCARD
+// ---------------------------------------
+
+enum class SetOp { kUnion, kInter, kDiff };
+enum class Aggregate { kSum, kMin, kMax };
+
+// One input of a set operation: a sorted set, a set (every member scores 1) or nothing.
+struct Source {
+  const ZSet* zset = nullptr;
+  const Object* set = nullptr;
+  double weight = 1;
+  size_t size() const { return zset ? zset->size() : set ? set->Length() : 0; }
+  // Set members, indexed on first use for lookups.
+  mutable std::unique_ptr<absl::flat_hash_set<std::string>> set_index;
+
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    if (zset != nullptr) {
+      zset->Visit(0, zset->size(), false, fn);
+    } else if (set != nullptr) {
+      set->ForEachElement([&](std::string_view member) { fn(member, 1.0); });
+    }
+  }
+  std::optional<double> Find(std::string_view member) const {
+    if (zset != nullptr) return zset->Score(member);
+    if (set == nullptr) return std::nullopt;
+    if (!set_index) {
+      set_index = std::make_unique<absl::flat_hash_set<std::string>>();
+      set->ForEachElement([&](std::string_view m) { set_index->emplace(m); });
+    }
+    if (set_index->contains(absl::string_view(member.data(), member.size()))) return 1.0;
+    return std::nullopt;
+  }
+};
+
+void AggregateInto(double* target, double value, Aggregate aggregate) {
+  switch (aggregate) {
+    case Aggregate::kSum:
+      *target += value;
+      if (std::isnan(*target)) *target = 0.0;  // inf + -inf: Redis's convention.
+      break;
+    case Aggregate::kMin:
+      *target = value < *target ? value : *target;
+      break;
+    case Aggregate::kMax:
+      *target = value > *target ? value : *target;
+      break;
+  }
+}
+
+// zunionInterDiffGenericCommand. `dest_index` is 0 for the non-storing forms.
+void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, SetOp op,
+                  bool cardinality_only) {
+  int64_t numkeys;
+  if (!ParseIntOrReply(ctx, ctx.arg(numkeys_index), &numkeys)) return;
+  if (numkeys < 1) {
+    ctx.reply.Error(FormatText(errors::kAtLeastOneKey, {ctx.spec.name}));
+    return;
+  }
+  if (static_cast<uint64_t>(numkeys) > ctx.argc() - numkeys_index - 1) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  auto setnum = static_cast<size_t>(numkeys);
+  std::vector<std::string_view> lock_keys(
+      ctx.args.begin() + static_cast<std::ptrdiff_t>(numkeys_index + 1),
+      ctx.args.begin() + static_cast<std::ptrdiff_t>(numkeys_index + 1 + setnum));
+  if (dest_index != 0) lock_keys.push_back(ctx.arg(dest_index));
+  Store::MultiLock lock = ctx.store.LockKeys(lock_keys);
+  std::vector<Source> sources(setnum);
+  for (size_t i = 0; i < setnum; ++i) {
+    KeyAccess access = FindLocked(ctx, ctx.arg(numkeys_index + 1 + i));
+    CountLookup(ctx, access.exists());
+    if (!access.exists()) continue;
+    RecordView view = access.view();
+    KeyType type = view.type();
+    if (type != KeyType::kZSet && type != KeyType::kSet) {
+      ctx.reply.Error(errors::kWrongType);
+      return;
+    }
+    Touch(ctx, access);
+    if (type == KeyType::kZSet) {
+      sources[i].zset = static_cast<const ZSet*>(view.object);
+    } else {
+      sources[i].set = view.object;
+    }
+  }
+  Aggregate aggregate = Aggregate::kSum;
+  bool withscores = false;
+  int64_t limit = 0;
+  for (size_t j = numkeys_index + 1 + setnum; j < ctx.argc();) {
+    size_t remaining = ctx.argc() - j;
+    std::string_view opt = ctx.arg(j);
+    if (op != SetOp::kDiff && !cardinality_only && remaining >= setnum + 1 &&
+        ArgIs(opt, "weights")) {
+      ++j;
+      for (size_t i = 0; i < setnum; ++i, ++j) {
+        if (!ParseDouble(ctx.arg(j), &sources[i].weight)) {
+          ctx.reply.Error(errors::kWeightNotFloat);
+          return;
+        }
+      }
+    } else if (op != SetOp::kDiff && !cardinality_only && remaining >= 2 &&
+               ArgIs(opt, "aggregate")) {
+      std::string_view how = ctx.arg(j + 1);
+      if (ArgIs(how, "sum")) {
+        aggregate = Aggregate::kSum;
+      } else if (ArgIs(how, "min")) {
+        aggregate = Aggregate::kMin;
+      } else if (ArgIs(how, "max")) {
+        aggregate = Aggregate::kMax;
+      } else {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+      j += 2;
+    } else if (dest_index == 0 && !cardinality_only && ArgIs(opt, "withscores")) {
+      withscores = true;
+      ++j;
+    } else if (cardinality_only && remaining >= 2 && ArgIs(opt, "limit")) {
+      if (!ParseNonNegativeOrReply(ctx, ctx.arg(j + 1), errors::kLimitNegative, &limit)) return;
+      j += 2;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+
+  Elements found;
+  int64_t cardinality = 0;
+  if (op == SetOp::kInter) {
+    // Smallest input first (as Redis orders them; the aggregation order follows).
+    std::stable_sort(sources.begin(), sources.end(),
+                     [](const Source& a, const Source& b) { return a.size() < b.size(); });
+    if (sources[0].size() > 0) {
+      bool stop = false;
+      sources[0].ForEach([&](std::string_view member, double first_score) {
+        if (stop) return;
+        double score = sources[0].weight * first_score;
+        if (std::isnan(score)) score = 0;
+        size_t j = 1;
+        for (; j < setnum; ++j) {
+          std::optional<double> value =
+              (sources[j].zset != nullptr && sources[j].zset == sources[0].zset) ||
+                      (sources[j].set != nullptr && sources[j].set == sources[0].set)
+                  ? std::optional<double>(first_score)
+                  : sources[j].Find(member);
+          if (!value.has_value()) break;
+          AggregateInto(&score, *value * sources[j].weight, aggregate);
+        }
+        if (j != setnum) return;
+        if (cardinality_only) {
+          ++cardinality;
+          if (limit > 0 && cardinality >= limit) stop = true;
+        } else {
+          found.emplace_back(std::string(member), score);
+        }
+      });
+    }
+  } else if (op == SetOp::kUnion) {
+    std::stable_sort(sources.begin(), sources.end(),
+                     [](const Source& a, const Source& b) { return a.size() < b.size(); });
+    absl::flat_hash_map<std::string, double> accumulator;
+    for (const Source& source : sources) {
+      source.ForEach([&](std::string_view member, double value) {
+        double score = source.weight * value;
+        if (std::isnan(score)) score = 0;
+        auto [it, inserted] = accumulator.try_emplace(std::string(member), score);
+        if (!inserted) AggregateInto(&it->second, score, aggregate);
+      });
+    }
+    found.assign(accumulator.begin(), accumulator.end());
+  } else {
+    if (sources[0].size() > 0) {
+      sources[0].ForEach([&](std::string_view member, double score) {
+        for (size_t j = 1; j < setnum; ++j) {
+          if ((sources[j].zset != nullptr && sources[j].zset == sources[0].zset) ||
+              (sources[j].set != nullptr && sources[j].set == sources[0].set) ||
+              sources[j].Find(member).has_value()) {
+            return;
+          }
+        }
+        found.emplace_back(std::string(member), score);
+      });
+    }
+  }
+
+  if (cardinality_only) {
+    ctx.reply.Integer(cardinality);
+    return;
+  }
+  std::unique_ptr<ZSet> result = BuildResult(ctx, found, /*stored=*/dest_index != 0);
+  if (dest_index != 0) {
+    KeyAccess dest = FindLocked(ctx, ctx.arg(dest_index));
+    StoreResult(ctx, dest, std::move(result));
+    return;
+  }
+  ReplyElements(ctx, *result, 0, result->size(), false, withscores);
+}
+
+void CmdZUnion(CommandContext& ctx) { SetOpGeneric(ctx, 0, 1, SetOp::kUnion, false); }
+void CmdZInter(CommandContext& ctx) { SetOpGeneric(ctx, 0, 1, SetOp::kInter, false); }
+void CmdZDiff(CommandContext& ctx) { SetOpGeneric(ctx, 0, 1, SetOp::kDiff, false); }
+void CmdZUnionStore(CommandContext& ctx) { SetOpGeneric(ctx, 1, 2, SetOp::kUnion, false); }
+void CmdZInterStore(CommandContext& ctx) { SetOpGeneric(ctx, 1, 2, SetOp::kInter, false); }
+void CmdZDiffStore(CommandContext& ctx) { SetOpGeneric(ctx, 1, 2, SetOp::kDiff, false); }
+void CmdZInterCard(CommandContext& ctx) { SetOpGeneric(ctx, 0, 1, SetOp::kInter, true); }
+
+}  // namespace
+
+const std::vector<CommandSpec>& ZSetCommands() {
+  constexpr uint32_t kWriteOom = kWrite | kDenyOom;
+  // Summaries are Redis 7.0's COMMAND DOCS texts.
+  static const std::vector<CommandSpec> kCommands = {
+      {"zadd", -4, kWriteOom | kFast, 1, 1, 1, CmdZAdd, "sorted_set",
+       "Add one or more members to a sorted set, or update its score if it already exists",
+       "1.2.0"},
+      {"zincrby", 4, kWriteOom | kFast, 1, 1, 1, CmdZIncrBy, "sorted_set",
+       "Increment the score of a member in a sorted set", "1.2.0"},
+      {"zscore", 3, kReadonly | kFast, 1, 1, 1, CmdZScore, "sorted_set",
+       "Get the score associated with the given member in a sorted set", "1.2.0"},
+      {"zmscore", -3, kReadonly | kFast, 1, 1, 1, CmdZMScore, "sorted_set",
+       "Get the score associated with the given members in a sorted set", "6.2.0"},
+      {"zcard", 2, kReadonly | kFast, 1, 1, 1, CmdZCard, "sorted_set",
+       "Get the number of members in a sorted set", "1.2.0"},
+      {"zcount", 4, kReadonly | kFast, 1, 1, 1, CmdZCount, "sorted_set",
+       "Count the members in a sorted set with scores within the given values", "2.0.0"},
+      {"zlexcount", 4, kReadonly | kFast, 1, 1, 1, CmdZLexCount, "sorted_set",
+       "Count the number of members in a sorted set between a given lexicographical range",
+       "2.8.9"},
+      {"zrange", -4, kReadonly, 1, 1, 1, CmdZRange, "sorted_set",
+       "Return a range of members in a sorted set", "1.2.0"},
+      {"zrangestore", -5, kWriteOom, 1, 2, 1, CmdZRangeStore, "sorted_set",
+       "Store a range of members from sorted set into another key", "6.2.0"},
+      {"zrangebyscore", -4, kReadonly, 1, 1, 1, CmdZRangeByScore, "sorted_set",
+       "Return a range of members in a sorted set, by score", "1.0.5"},
+      {"zrevrangebyscore", -4, kReadonly, 1, 1, 1, CmdZRevRangeByScore, "sorted_set",
+       "Return a range of members in a sorted set, by score, with scores ordered from high to "
+       "low",
+       "2.2.0"},
+      {"zrangebylex", -4, kReadonly, 1, 1, 1, CmdZRangeByLex, "sorted_set",
+       "Return a range of members in a sorted set, by lexicographical range", "2.8.9"},
+      {"zrevrangebylex", -4, kReadonly, 1, 1, 1, CmdZRevRangeByLex, "sorted_set",
+       "Return a range of members in a sorted set, by lexicographical range, ordered from higher "
+       "to lower strings.",
+       "2.8.9"},
+      {"zrevrange", -4, kReadonly, 1, 1, 1, CmdZRevRange, "sorted_set",
+       "Return a range of members in a sorted set, by index, with scores ordered from high to low",
+       "1.2.0"},
+      {"zrank", 3, kReadonly | kFast, 1, 1, 1, CmdZRank, "sorted_set",
+       "Determine the index of a member in a sorted set", "2.0.0"},
+      {"zrevrank", 3, kReadonly | kFast, 1, 1, 1, CmdZRevRank, "sorted_set",
+       "Determine the index of a member in a sorted set, with scores ordered from high to low",
+       "2.0.0"},
+      {"zrem", -3, kWrite | kFast, 1, 1, 1, CmdZRem, "sorted_set",
+       "Remove one or more members from a sorted set", "1.2.0"},
+      {"zremrangebyrank", 4, kWrite, 1, 1, 1, CmdZRemRangeByRank, "sorted_set",
+       "Remove all members in a sorted set within the given indexes", "2.0.0"},
+      {"zremrangebyscore", 4, kWrite, 1, 1, 1, CmdZRemRangeByScore, "sorted_set",
+       "Remove all members in a sorted set within the given scores", "1.2.0"},
+      {"zremrangebylex", 4, kWrite, 1, 1, 1, CmdZRemRangeByLex, "sorted_set",
+       "Remove all members in a sorted set between the given lexicographical range", "2.8.9"},
+      {"zpopmin", -2, kWrite | kFast, 1, 1, 1, CmdZPopMin, "sorted_set",
+       "Remove and return members with the lowest scores in a sorted set", "5.0.0"},
+      {"zpopmax", -2, kWrite | kFast, 1, 1, 1, CmdZPopMax, "sorted_set",
+       "Remove and return members with the highest scores in a sorted set", "5.0.0"},
+      {"zmpop", -4, kWrite, 0, 0, 0, CmdZMPop, "sorted_set",
+       "Remove and return members with scores in a sorted set", "7.0.0"},
+      {"zrandmember", -2, kReadonly, 1, 1, 1, CmdZRandMember, "sorted_set",
+       "Get one or multiple random elements from a sorted set", "6.2.0"},
+      {"zunion", -3, kReadonly, 0, 0, 0, CmdZUnion, "sorted_set", "Add multiple sorted sets",
+       "6.2.0"},
+      {"zinter", -3, kReadonly, 0, 0, 0, CmdZInter, "sorted_set", "Intersect multiple sorted sets",
+       "6.2.0"},
+      {"zdiff", -3, kReadonly, 0, 0, 0, CmdZDiff, "sorted_set", "Subtract multiple sorted sets",
+       "6.2.0"},
+      {"zunionstore", -4, kWriteOom, 1, 1, 1, CmdZUnionStore, "sorted_set",
+       "Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0"},
+      {"zinterstore", -4, kWriteOom, 1, 1, 1, CmdZInterStore, "sorted_set",
+       "Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0"},
+      {"zdiffstore", -4, kWriteOom, 1, 1, 1, CmdZDiffStore, "sorted_set",
+       "Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0"},
+      {"zintercard", -3, kReadonly, 0, 0, 0, CmdZInterCard, "sorted_set",
+       "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0"},
+      {"zscan", -3, kReadonly, 1, 1, 1, CmdZScan, "sorted_set",
+       "Incrementally iterate sorted sets elements and associated scores", "2.8.0"},
+      {"bzpopmin", -3, kWrite | kNoScript | kFast | kBlocking, 1, -2, 1, CmdBZPopMin, "sorted_set",
+       "Remove and return the member with the lowest score from one or more sorted sets, or "
+       "block until one is available",
+       "5.0.0"},
+      {"bzpopmax", -3, kWrite | kNoScript | kFast | kBlocking, 1, -2, 1, CmdBZPopMax, "sorted_set",
+       "Remove and return the member with the highest score from one or more sorted sets, or "
+       "block until one is available",
+       "5.0.0"},
+      {"bzmpop", -5, kWrite | kBlocking, 0, 0, 0, CmdBZMPop, "sorted_set",
+       "Remove and return members with scores in a sorted set or block until one is available",
+       "7.0.0"},
+  };
+  return kCommands;
+}
+
+}  // namespace gigakv::server
