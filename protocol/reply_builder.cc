@@ -65,14 +65,6 @@ void ReplyBuilder::PushHeader(int64_t count) {
   AppendHeader(resp_version_ >= 3 ? '>' : '*', count);
 }
 
-void ReplyBuilder::PairArrayHeader(int64_t pairs) {
-  AppendHeader('*', resp_version_ >= 3 ? pairs : pairs * 2);
-}
-
-void ReplyBuilder::PairHeader() {
-  if (resp_version_ >= 3) buffer_.append("*2\r\n");
-}
-
 void ReplyBuilder::Double(double value) {
   std::string text = DoubleReplyText(value);
   if (resp_version_ >= 3) {

@@ -18,8 +18,6 @@
 //   Bool(b)            #t\r\n / #f\r\n               :1\r\n / :0\r\n
 //   Verbatim(fmt, s)   =len\r\nfmt:s\r\n             bulk s
 //   BigNumber(s)       (s\r\n                        bulk s
-//   PairArrayHeader(n) *n\r\n  (n pairs, nested)     *2n\r\n (flat)
-//   PairHeader()       *2\r\n                        nothing
 //
 // Output accumulates in an internal buffer that the connection writes with one system call per
 // batch of pipelined commands. Not thread-safe: owned by one connection.
@@ -60,10 +58,6 @@ class ReplyBuilder {
   void Bool(bool value);
   void Verbatim(std::string_view format, std::string_view text);
   void BigNumber(std::string_view digits);
-  // An array of `pairs` pairs, each introduced by PairHeader() (HRANDFIELD ... WITHVALUES):
-  // RESP3 nests each pair in a two-element array, RESP2 flattens them, as Redis does.
-  void PairArrayHeader(int64_t pairs);
-  void PairHeader();
   // Bytes already encoded as RESP (e.g. a cached reply); no conversion is applied.
   void Raw(std::string_view encoded) { buffer_.append(encoded); }
 

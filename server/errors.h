@@ -111,16 +111,8 @@ inline constexpr std::string_view kZRangeLimit =
     "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
 inline constexpr std::string_view kZRangeWithscoresBylex =
     "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
-inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
-inline constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
-inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
-inline constexpr std::string_view kRandCountRange =
-    "ERR value is out of range, value must between -9223372036854775807 and "
-    "9223372036854775807";
-inline constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
 inline constexpr std::string_view kAtLeastOneKey =
     "ERR at least 1 input key is needed for '%s' command";
 inline constexpr std::string_view kWeightNotFloat = "ERR weight value is not a float";
-inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 
 }  // namespace gigakv::errors

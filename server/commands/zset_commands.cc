@@ -851,7 +851,7 @@ void CmdZRandMember(CommandContext& ctx) {
   int64_t value;
   if (!ParseIntOrReply(ctx, ctx.arg(2), &value)) return;
   if (value < -INT64_MAX) {
-    ctx.reply.Error(errors::kRandCountRange);
+    ctx.reply.Error(errors::kCountOutOfRange);
     return;
   }
   bool withscores = false;
