@@ -750,18 +750,20 @@ void CmdZPopMax(CommandContext& ctx) { ZPopGeneric(ctx, true); }
 
 // Pops from the first non-empty key of `keys`. Returns true when it replied (served or an error),
 // false when every key was missing (nothing sent).
-bool PopFirstOf(CommandContext& ctx, const std::vector<std::string_view>& keys, bool max,
-                int64_t count, PopShape shape) {
+// Pops from the first key holding a non-empty sorted set, with every key in `keys` already
+// locked by the caller (blocking variants park under the same locks, so no ZADD slips in between
+// the look and the park). Returns false when no key could serve; a WRONGTYPE reply counts as
+// served.
+bool PopFirstOfLocked(CommandContext& ctx, const std::vector<std::string_view>& keys, bool max,
+                      int64_t count, PopShape shape) {
   for (std::string_view key : keys) {
-    bool done = WithKey(ctx, key, [&](KeyAccess& access) {
-      bool wrong_type;
-      auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
-      if (wrong_type) return true;
-      if (zset == nullptr || zset->size() == 0) return false;
-      PopAndReply(ctx, access, *zset, max, count, shape);
-      return true;
-    });
-    if (done) return true;
+    KeyAccess access = FindLocked(ctx, key);
+    bool wrong_type;
+    auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
+    if (wrong_type) return true;
+    if (zset == nullptr || zset->size() == 0) continue;
+    PopAndReply(ctx, access, *zset, max, count, shape);
+    return true;
   }
   return false;
 }
@@ -808,14 +810,16 @@ void CmdZMPop(CommandContext& ctx) {
   bool max;
   int64_t count;
   if (!ParseMPopOrReply(ctx, 1, &keys, &max, &count)) return;
-  if (!PopFirstOf(ctx, keys, max, count, PopShape::kNested)) ctx.reply.NullArray();
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (!PopFirstOfLocked(ctx, keys, max, count, PopShape::kNested)) ctx.reply.NullArray();
 }
 
 void BZPopGeneric(CommandContext& ctx, bool max) {
   int64_t deadline_ms;
   if (!ParseBlockTimeoutOrReply(ctx, ctx.arg(ctx.argc() - 1), &deadline_ms)) return;
   std::vector<std::string_view> keys(ctx.args.begin() + 1, ctx.args.end() - 1);
-  if (PopFirstOf(ctx, keys, max, 1, PopShape::kWithKey)) return;
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstOfLocked(ctx, keys, max, 1, PopShape::kWithKey)) return;
   BlockOnKeys(ctx, keys, deadline_ms);
 }
 
@@ -829,7 +833,8 @@ void CmdBZMPop(CommandContext& ctx) {
   bool max;
   int64_t count;
   if (!ParseMPopOrReply(ctx, 2, &keys, &max, &count)) return;
-  if (PopFirstOf(ctx, keys, max, count, PopShape::kNested)) return;
+  Store::MultiLock lock = ctx.store.LockKeys(keys);
+  if (PopFirstOfLocked(ctx, keys, max, count, PopShape::kNested)) return;
   BlockOnKeys(ctx, keys, deadline_ms);
 }
 
