@@ -323,8 +323,32 @@ Listpack::Pos Listpack::InsertInt(Pos before, int64_t value) {
 }
 
 Listpack::Pos Listpack::Replace(Pos pos, std::string_view value) {
-  Pos next = Erase(pos, 1);
-  return Insert(next, value);
+  uint8_t stack[80];
+  std::string heap;
+  uint8_t* encoded = stack;
+  if (value.size() + 5 > sizeof(stack)) {
+    heap.resize(value.size() + 5);
+    encoded = reinterpret_cast<uint8_t*>(heap.data());
+  }
+  size_t encoded_size = EncodeString(value, encoded);
+  size_t new_size = encoded_size + BacklenSize(encoded_size);
+  size_t old_size = EntryTotalSize(data_ + pos);
+  uint32_t old_total = total();
+  if (new_size != old_size) {
+    // Shift the tail once, in the direction the size changes.
+    size_t tail = old_total - pos - old_size;
+    size_t new_total = old_total - old_size + new_size;
+    if (new_size < old_size) {
+      std::memmove(data_ + pos + new_size, data_ + pos + old_size, tail);
+      Resize(new_total);
+    } else {
+      Resize(new_total);
+      std::memmove(data_ + pos + new_size, data_ + pos + old_size, tail);
+    }
+  }
+  std::memcpy(data_ + pos, encoded, encoded_size);
+  WriteBacklen(data_ + pos + encoded_size, encoded_size);
+  return pos;
 }
 
 Listpack::Pos Listpack::Erase(Pos pos, size_t count) {
