@@ -149,7 +149,8 @@ std::string ClientLine(Server& server, const ClientState& client) {
   return StrCat(
       "id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
       " name=", name, " age=", (now - client.created_ms.load()) / 1000,
-      " idle=", (now - client.last_interaction_ms.load()) / 1000, " flags=N db=", client.db.load(),
+      " idle=", (now - client.last_interaction_ms.load()) / 1000,
+      " flags=", client.blocked.load() ? "b" : "N", " db=", client.db.load(),
       " sub=0 psub=0 ssub=0 multi=-1 qbuf=", client.query_buffer_bytes.load(),
       " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=",
       client.output_buffer_bytes.load(), " tot-mem=", 16384 + client.output_buffer_bytes.load(),

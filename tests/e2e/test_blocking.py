@@ -43,6 +43,8 @@ def test_blpop_is_woken_by_a_push_from_another_connection(blocking_server):
     with blocking_server.raw() as waiter, blocking_server.raw() as pusher:
         waiter.send_command("BLPOP", "k1", "k2", "10")
         wait_blocked(pusher, 1)
+        clients = pusher.call("CLIENT", "LIST").decode().splitlines()
+        assert sorted(line.split(" flags=")[1].split(" ")[0] for line in clients) == ["N", "b"]
         assert pusher.call("RPUSH", "k2", "a", "b") == 2
         assert waiter.read_reply() == [b"k2", b"a"]
         assert pusher.call("LRANGE", "k2", "0", "-1") == [b"b"]
