@@ -90,7 +90,17 @@ Store::MultiLock Store::LockAllShards() {
 
 void Store::Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause) {
   std::string key_copy(key);  // `key` points into the record being erased.
-  shard.Table(db).Erase(slot);
+  KeyTable& table = shard.Table(db);
+  RecordView view = table.View(slot);
+  if (reclaimer_ && view.kind == ValueKind::kObject &&
+      view.object->Length() > kLargeObjectElements) {
+    ValueSpec detached;
+    std::string unused;
+    table.Release(slot, &detached, &unused);
+    reclaimer_(std::unique_ptr<Object>(detached.object));
+  } else {
+    table.Erase(slot);
+  }
   if (cause == RemovalCause::kExpired) expired_keys_.fetch_add(1, std::memory_order_relaxed);
   if (cause == RemovalCause::kEvicted) evicted_keys_.fetch_add(1, std::memory_order_relaxed);
   if (listener_) listener_(db, key_copy, cause);

@@ -61,6 +61,9 @@ Server::Server(Config& config, ServerOptions options)
   store_->set_removal_listener([this](int db, std::string_view key, RemovalCause) {
     LogEffect(db, {"DEL", std::string(key)});
   });
+  // Large collections that expire or are evicted are freed on the lazy-free thread too.
+  store_->set_object_reclaimer(
+      [this](std::unique_ptr<Object> object) { FreeLater(std::move(object)); });
   start_time_ms_ = store_->NowMs();
   RefreshCoarseClock();
   startup_used_memory_ = AllocatedBytes();

@@ -32,7 +32,7 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
 
 // Collections with more elements than this are freed on the lazy-free thread by DEL and UNLINK,
 // so deleting millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
-constexpr size_t kLazyFreeThreshold = 64;
+constexpr size_t kLazyFreeThreshold = Store::kLargeObjectElements;
 
 // Removes the key; a large collection is detached and freed off-thread.
 void RemoveKeyFreeingLater(CommandContext& ctx, KeyAccess& access) {

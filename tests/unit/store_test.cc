@@ -4,6 +4,7 @@
 #include <set>
 #include <thread>
 
+#include "core/types/quicklist.h"
 #include "gigakv/access_stamp.h"
 #include "gtest/gtest.h"
 
@@ -68,6 +69,34 @@ TEST_F(StoreTest, ActiveExpiryRemovesUntouchedKeys) {
   EXPECT_EQ(removed, 500u);
   EXPECT_EQ(store.DbSize(0), 500u);
   EXPECT_EQ(store.ExpiresCount(0), 0u);
+}
+
+// Stores a list of `length` elements at `key` (no TTL) through the shard API, as the server does.
+void PutList(Store& store, const std::string& key, int length) {
+  auto list = std::make_unique<List>();
+  for (int i = 0; i < length; ++i) list->Push(ListEnd::kTail, "e" + std::to_string(i));
+  ValueSpec spec;
+  spec.kind = ValueKind::kObject;
+  spec.object = list.release();
+  store.WithShardOf(key,
+                    [&](Shard& shard) { shard.Table(0).Put(key, store.Hash(key), spec, 0, 0); });
+}
+
+TEST_F(StoreTest, ExpiredLargeCollectionsGoToTheReclaimer) {
+  Store store(Options());
+  std::vector<size_t> reclaimed;
+  store.set_object_reclaimer(
+      [&](std::unique_ptr<Object> object) { reclaimed.push_back(object->Length()); });
+  PutList(store, "small", static_cast<int>(Store::kLargeObjectElements));
+  PutList(store, "large", static_cast<int>(Store::kLargeObjectElements) + 1);
+  ASSERT_TRUE(store.Expire(0, "small", 10));
+  ASSERT_TRUE(store.Expire(0, "large", 10));
+  clock_.AdvanceMs(10);
+  EXPECT_EQ(store.ActiveExpireCycle(100), 2u);
+  // Only the collection above the threshold is handed over; the small one was freed in place.
+  EXPECT_EQ(reclaimed, (std::vector<size_t>{Store::kLargeObjectElements + 1}));
+  EXPECT_EQ(store.DbSize(0), 0u);
+  EXPECT_EQ(store.expired_keys(), 2u);
 }
 
 TEST_F(StoreTest, PersistAndExpireZero) {

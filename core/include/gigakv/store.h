@@ -94,6 +94,12 @@ class Store {
   Shard& shard(uint32_t index) { return shards_[index]; }
 
   void set_removal_listener(RemovalListener listener) { listener_ = std::move(listener); }
+  // Receives collections of more than kLargeObjectElements elements that expiry or eviction
+  // removes, to free them off the calling thread (the server hands them to its lazy-free
+  // thread). Without one they are freed in place. Set before use; called under a shard lock.
+  using ObjectReclaimer = std::function<void(std::unique_ptr<Object> object)>;
+  static constexpr size_t kLargeObjectElements = 64;
+  void set_object_reclaimer(ObjectReclaimer reclaimer) { reclaimer_ = std::move(reclaimer); }
 
   // --- Locked access -----------------------------------------------------------------------
 
@@ -214,6 +220,7 @@ class Store {
   uint32_t shard_shift_;  // slot >> shard_shift_ = shard index.
   std::unique_ptr<Shard[]> shards_;
   RemovalListener listener_;
+  ObjectReclaimer reclaimer_;
   std::atomic<uint64_t> expired_keys_{0};
   std::atomic<uint64_t> evicted_keys_{0};
   std::atomic<uint32_t> expire_shard_cursor_{0};
