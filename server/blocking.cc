@@ -29,20 +29,21 @@ bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_
     ctx.reply.Error(errors::kTimeoutNotFloat);
     return false;
   }
-  // Redis's order: the range check comes before the sign check, which looks at the rounded
-  // value (so -0.0001 means 0, block forever).
-  long double ms = seconds * 1000;
-  if (ms > static_cast<long double>(INT64_MAX / 2)) {
-    ctx.reply.Error(errors::kTimeoutOutOfRange);
-    return false;
-  }
-  long double rounded = std::ceil(ms);
-  if (rounded < 0) {
+  // As Redis 7.0's getTimeoutFromObjectOrReply: milliseconds rounded up, converted to a long
+  // long (a value that does not fit, such as inf or 1e20, comes out as LLONG_MIN on x86-64 and is
+  // reported as negative), then checked against the absolute deadline's range.
+  long double ms = std::ceil(seconds * 1000);
+  int64_t relative = ms >= -0x1p63L && ms < 0x1p63L ? static_cast<int64_t>(ms) : INT64_MIN;
+  if (relative < 0) {
     ctx.reply.Error(errors::kTimeoutNegative);
     return false;
   }
-  auto relative = static_cast<int64_t>(rounded);
-  *deadline_ms = relative == 0 ? 0 : ctx.server.NowMs() + relative;
+  int64_t now = ctx.server.NowMs();
+  if (relative > 0 && relative > INT64_MAX - now) {
+    ctx.reply.Error(errors::kTimeoutOutOfRange);
+    return false;
+  }
+  *deadline_ms = relative == 0 ? 0 : now + relative;
   return true;
 }
 
@@ -72,6 +73,7 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
   waiter->db = ctx.db();
   waiter->wanted = WantedType(ctx.spec);
   waiter->args.assign(ctx.args.begin(), ctx.args.end());
+  waiter->reply_suppressed = ctx.client.reply_suppressed;
   for (std::string_view key : keys) {
     if (std::find(waiter->keys.begin(), waiter->keys.end(), key) != waiter->keys.end()) continue;
     waiter->keys.emplace_back(key);
@@ -117,9 +119,16 @@ std::shared_ptr<BlockingRegistry::Waiter> BlockingRegistry::ClaimFirst(int db,
   if (it == by_key_.end()) return nullptr;
   for (const std::shared_ptr<Waiter>& waiter : it->second) {
     // Redis 7.0 leaves a client blocked while its key holds another type than it pops from.
-    if (waiter->serving || waiter->wanted != type) continue;
+    if (waiter->wanted != type) continue;
+    if (waiter->serving) {
+      // Its re-run on another thread may have found the key empty just before this signal:
+      // that thread looks again before it gives up on the key.
+      waiter->signalled_while_serving = true;
+      continue;
+    }
     waiter->serving = true;
     waiter->reblocked = false;
+    waiter->signalled_while_serving = false;
     return waiter;
   }
   return nullptr;
@@ -140,8 +149,11 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
       ClientState& client = *waiter->client;
       protocol::ReplyBuilder reply;
       reply.set_resp_version(client.resp);
-      std::vector<std::string_view> args(waiter->args.begin(), waiter->args.end());
+      std::vector<std::string> narrowed = ArgsForReadyKey(waiter->args, key);
+      std::vector<std::string_view> args(narrowed.begin(), narrowed.end());
+      client.rerunning_blocked = true;
       server.Execute(client, args, reply);
+      client.rerunning_blocked = false;
 
       std::string delivery;
       bool stop_key = false;
@@ -155,6 +167,10 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
         if (waiter->reblocked && !waiter->timed_out && !waiter->unblock_requested) {
           waiter->reblocked = false;
           stop_key = true;  // Still waiting, in its place; nobody behind it is served first.
+          if (waiter->signalled_while_serving) {
+            waiter->signalled_while_serving = false;
+            tls_ready_keys.emplace_back(db, key);  // Look at the key once more.
+          }
         } else {
           if (!waiter->reblocked) {
             delivery = std::move(reply.buffer());
@@ -163,6 +179,7 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
           } else {
             delivery = TimeoutReply(client);
           }
+          if (waiter->reply_suppressed) delivery.clear();
           RemoveLocked(waiter);
         }
       }
@@ -230,6 +247,24 @@ void BlockingRegistry::Remove(uint64_t client_id) {
 
 void BlockingRegistry::Deliver(const Waiter& waiter, std::string reply) {
   if (waiter.client->deliver_unblocked) waiter.client->deliver_unblocked(std::move(reply));
+}
+
+std::vector<std::string> BlockingRegistry::ArgsForReadyKey(const std::vector<std::string>& args,
+                                                           const std::string& key) {
+  std::string name = AsciiLower(args[0]);
+  if (name == "blpop" || name == "brpop" || name == "bzpopmin" || name == "bzpopmax") {
+    return {args[0], key, args.back()};  // name key... timeout
+  }
+  if (name == "blmpop" || name == "bzmpop") {
+    // name timeout numkeys key... LEFT|RIGHT|MIN|MAX [COUNT n]: numkeys was checked when the
+    // command first ran.
+    int64_t numkeys = 0;
+    ParseInt64(args[2], &numkeys);
+    std::vector<std::string> narrowed = {args[0], args[1], "1", key};
+    narrowed.insert(narrowed.end(), args.begin() + 3 + numkeys, args.end());
+    return narrowed;
+  }
+  return args;  // BLMOVE, BRPOPLPUSH: one source key.
 }
 
 std::string BlockingRegistry::TimeoutReply(const ClientState& client) {

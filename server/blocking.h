@@ -90,7 +90,9 @@ class BlockingRegistry {
     bool timed_out = false;         // Its deadline passed while it was being served.
     std::string unblock_error;      // CLIENT UNBLOCK ... ERROR while being served.
     bool unblock_requested = false;
-    bool disconnected = false;  // Its connection closed while it was being served.
+    bool disconnected = false;             // Its connection closed while it was being served.
+    bool reply_suppressed = false;         // CLIENT REPLY OFF/SKIP: the wait ends with no reply.
+    bool signalled_while_serving = false;  // A key of it became ready during its re-run.
   };
   using KeyId = std::pair<int, std::string>;
 
@@ -99,6 +101,10 @@ class BlockingRegistry {
   // Delivers `reply` to the waiter's connection and wakes it.
   static void Deliver(const Waiter& waiter, std::string reply);
   static std::string TimeoutReply(const ClientState& client);
+  // The waiter's command narrowed to the key that became ready (BLPOP k1 k2 0 served by k2 runs
+  // as BLPOP k2 0): Redis pops from the ready key even when an earlier key has another type.
+  static std::vector<std::string> ArgsForReadyKey(const std::vector<std::string>& args,
+                                                  const std::string& key);
 
   std::mutex mutex_;
   absl::flat_hash_map<KeyId, std::deque<std::shared_ptr<Waiter>>> by_key_;

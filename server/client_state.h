@@ -72,6 +72,12 @@ class ClientState {
   // empty for in-process clients, which therefore never block.
   std::atomic<bool> blocked{false};
   int64_t block_deadline_ms = 0;  // 0 = forever. Written before `blocked` is set.
+  // The reply of the command being run is discarded (CLIENT REPLY OFF or SKIP); a blocked
+  // command keeps this for the reply that ends its wait. Set by Server::Execute.
+  bool reply_suppressed = false;
+  // Server::Execute is re-running this client's blocked command (served from another thread):
+  // no OOM refusal (Redis serves blocked clients without one) and no second count in the stats.
+  bool rerunning_blocked = false;
   std::function<void(std::string reply)> deliver_unblocked;
 
  private:

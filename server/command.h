@@ -108,6 +108,9 @@ const std::vector<CommandSpec>& ZSetCommands();        // zset_commands.cc
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).
 void ReplyUnknownSubcommand(CommandContext& ctx);
+// Replies Redis's addReplySubcommandSyntaxError: a known subcommand with arguments it does not
+// take ("unknown subcommand or wrong number of arguments for 'X'. Try CMD HELP.").
+void ReplySubcommandSyntaxError(CommandContext& ctx);
 // Replies the wrong-arity error for `name`.
 void ReplyWrongArity(protocol::ReplyBuilder& reply, std::string_view name);
 

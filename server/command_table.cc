@@ -89,6 +89,11 @@ void ReplyUnknownSubcommand(CommandContext& ctx) {
       FormatText(errors::kUnknownSubcommand, {ctx.arg(1).substr(0, 128), AsciiUpper(ctx.arg(0))}));
 }
 
+void ReplySubcommandSyntaxError(CommandContext& ctx) {
+  ctx.reply.Error(
+      FormatText(errors::kSubcommandSyntax, {ctx.arg(1).substr(0, 128), AsciiUpper(ctx.arg(0))}));
+}
+
 void ReplyWrongArity(protocol::ReplyBuilder& reply, std::string_view name) {
   reply.Error(FormatText(errors::kWrongArity, {name}));
 }

@@ -88,7 +88,7 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
 const DirectiveSpec* FindDirective(std::string_view name) {
   std::string lower = AsciiLower(name);
   for (const DirectiveSpec& spec : AllDirectives()) {
-    if (spec.name == lower) return &spec;
+    if (spec.name == lower || (!spec.alias.empty() && spec.alias == lower)) return &spec;
   }
   return nullptr;
 }
@@ -253,23 +253,82 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        {},
        true,
        "Keys sampled per eviction."},
-      {"hash-max-listpack-entries", DirectiveType::kInt, "128", 0, INT64_MAX, {}, true,
-       "Hashes with at most this many fields use the compact listpack encoding."},
-      {"hash-max-listpack-value", DirectiveType::kMemory, "64", 0, INT64_MAX, {}, true,
-       "Hashes whose fields and values are all at most this long use the listpack encoding."},
-      {"set-max-intset-entries", DirectiveType::kInt, "512", 0, INT64_MAX, {}, true,
+      {"hash-max-listpack-entries",
+       DirectiveType::kInt,
+       "512",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       "Hashes with at most this many fields use the compact listpack encoding.",
+       "hash-max-ziplist-entries"},
+      {"hash-max-listpack-value",
+       DirectiveType::kMemory,
+       "64",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       "Hashes whose fields and values are all at most this long use the listpack encoding.",
+       "hash-max-ziplist-value"},
+      {"set-max-intset-entries",
+       DirectiveType::kInt,
+       "512",
+       0,
+       INT64_MAX,
+       {},
+       true,
        "Sets of integers with at most this many members use the intset encoding."},
-      {"set-max-listpack-entries", DirectiveType::kInt, "128", 0, INT64_MAX, {}, true,
+      {"set-max-listpack-entries",
+       DirectiveType::kInt,
+       "128",
+       0,
+       INT64_MAX,
+       {},
+       true,
        "Other sets with at most this many members use the listpack encoding."},
-      {"set-max-listpack-value", DirectiveType::kMemory, "64", 0, INT64_MAX, {}, true,
+      {"set-max-listpack-value",
+       DirectiveType::kMemory,
+       "64",
+       0,
+       INT64_MAX,
+       {},
+       true,
        "Sets whose members are all at most this long use the listpack encoding."},
-      {"zset-max-listpack-entries", DirectiveType::kInt, "128", 0, INT64_MAX, {}, true,
-       "Sorted sets with at most this many members use the listpack encoding."},
-      {"zset-max-listpack-value", DirectiveType::kMemory, "64", 0, INT64_MAX, {}, true,
-       "Sorted sets whose members are all at most this long use the listpack encoding."},
-      {"list-max-listpack-size", DirectiveType::kInt, "-2", -5, INT64_MAX, {}, true,
-       "List node size: positive = entries per node, -1..-5 = 4, 8, 16, 32, 64 KiB per node."},
-      {"list-compress-depth", DirectiveType::kInt, "0", 0, INT64_MAX, {}, true,
+      {"zset-max-listpack-entries",
+       DirectiveType::kInt,
+       "128",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       "Sorted sets with at most this many members use the listpack encoding.",
+       "zset-max-ziplist-entries"},
+      {"zset-max-listpack-value",
+       DirectiveType::kMemory,
+       "64",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       "Sorted sets whose members are all at most this long use the listpack encoding.",
+       "zset-max-ziplist-value"},
+      {"list-max-listpack-size",
+       DirectiveType::kInt,
+       "-2",
+       INT32_MIN,
+       INT32_MAX,
+       {},
+       true,
+       "List node size: positive = entries per node, -1..-5 = 4, 8, 16, 32, 64 KiB per node.",
+       "list-max-ziplist-size"},
+      {"list-compress-depth",
+       DirectiveType::kInt,
+       "0",
+       0,
+       INT64_MAX,
+       {},
+       true,
        "Accepted for compatibility; gigakv does not compress list nodes."},
       {"save",
        DirectiveType::kSpecial,
@@ -323,12 +382,15 @@ Config::Config() {
 }
 
 Config::Value* Config::Find(std::string_view name) {
-  auto it = values_.find(AsciiLower(name));
-  return it == values_.end() ? nullptr : it->second.get();
+  return const_cast<Value*>(static_cast<const Config*>(this)->Find(name));
 }
 
 const Config::Value* Config::Find(std::string_view name) const {
   auto it = values_.find(AsciiLower(name));
+  if (it != values_.end()) return it->second.get();
+  const DirectiveSpec* spec = FindDirective(name);  // An alias.
+  if (spec == nullptr) return nullptr;
+  it = values_.find(std::string(spec->name));
   return it == values_.end() ? nullptr : it->second.get();
 }
 
@@ -516,6 +578,9 @@ std::vector<std::pair<std::string, std::string>> Config::Match(std::string_view 
   for (const DirectiveSpec& spec : AllDirectives()) {
     if (GlobMatch(pattern, spec.name, /*nocase=*/true)) {
       result.emplace_back(std::string(spec.name), Find(spec.name)->text);
+    }
+    if (!spec.alias.empty() && GlobMatch(pattern, spec.alias, /*nocase=*/true)) {
+      result.emplace_back(std::string(spec.alias), Find(spec.name)->text);
     }
   }
   return result;

@@ -35,7 +35,8 @@ struct DirectiveSpec {
   int64_t max = INT64_MAX;
   std::vector<std::string_view> enum_values = {};
   bool mutable_at_runtime = true;
-  std::string_view help = "";  // One line, for docs and conf generation.
+  std::string_view help = "";   // One line, for docs and conf generation.
+  std::string_view alias = "";  // Another accepted name (Redis 7.0's *-ziplist-* names).
 };
 
 // The full table of supported directives, in documentation order.

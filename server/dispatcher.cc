@@ -35,6 +35,10 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   const size_t reply_mark = reply.buffer().size();
   const ReplyMode mode_before = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kOn;
+  const bool rerun = client.rerunning_blocked;
+  if (!rerun) {
+    client.reply_suppressed = mode_before == ReplyMode::kSkipNext || mode_before == ReplyMode::kOff;
+  }
   reply.ResetErrorCount();
 
   const CommandSpec* spec = commands_.Find(args[0]);
@@ -66,7 +70,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       reject(errors::kNoAuth);
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
-    } else if (OverMaxmemory() && !EvictToLimit() && (spec->flags & kDenyOom)) {
+    } else if (!rerun && OverMaxmemory() && !EvictToLimit() && (spec->flags & kDenyOom)) {
       reject(errors::kOom);
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
@@ -80,9 +84,11 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
       }
       uint64_t usec = CycleClock::ToMicros(CycleClock::Now() - start);
-      AddOwned(stats->calls, 1);
-      AddOwned(stats->usec, usec);
-      if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
+      if (!rerun) {  // A served blocked command was counted when it first ran.
+        AddOwned(stats->calls, 1);
+        AddOwned(stats->usec, usec);
+        if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
+      }
     }
   }
   if (reply.errors_sent() > 0) {
@@ -90,7 +96,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
                                          std::memory_order_relaxed);
     CountError(reply.last_error_code());
   }
-  AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
+  if (!rerun) AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
   // Clients blocked on keys this command pushed to are served now, with no lock held.
   if (BlockingRegistry::HasReadyKeys()) blocking_.ServeReadyKeys(*this);
 

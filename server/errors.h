@@ -50,6 +50,8 @@ inline constexpr std::string_view kExpireInvalid = "ERR invalid expire time in '
 inline constexpr std::string_view kUnknownCommand =
     "ERR unknown command '%s', with args beginning with: %s";
 inline constexpr std::string_view kUnknownSubcommand = "ERR unknown subcommand '%s'. Try %s HELP.";
+inline constexpr std::string_view kSubcommandSyntax =
+    "ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.";
 inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '%s' command";
 inline constexpr std::string_view kConfigSetUnknown =
     "ERR Unknown option or number of arguments for CONFIG SET - '%s'";

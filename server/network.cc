@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -194,7 +195,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parked_ = true;
     int64_t deadline = client_->block_deadline_ms;
     if (deadline <= 0) return;
-    int64_t wait_ms = std::max<int64_t>(0, deadline - server_.NowMs());
+    ArmBlockTimer();
+  }
+
+  // Waits at most an hour at a time (a far deadline in one wait would overflow the timer's
+  // nanosecond clock); OnBlockTimeout re-arms until the deadline has passed.
+  void ArmBlockTimer() {
+    constexpr int64_t kMaxWaitMs = 3600 * 1000;
+    int64_t wait_ms =
+        std::clamp<int64_t>(client_->block_deadline_ms - server_.NowMs(), 0, kMaxWaitMs);
     block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
     block_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
       if (!ec) self->OnBlockTimeout();
@@ -203,11 +212,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void OnBlockTimeout() {
     if (closed_ || !parked_) return;
+    if (server_.NowMs() < client_->block_deadline_ms) {
+      ArmBlockTimer();
+      return;
+    }
     // False when another thread is serving the client right now: its reply is on the way.
     if (!server_.blocking().TimeOut(client_->id)) return;
     protocol::ReplyBuilder timeout;
     timeout.set_resp_version(client_->resp);
-    timeout.NullArray();
+    if (!client_->reply_suppressed) timeout.NullArray();  // CLIENT REPLY OFF/SKIP: no reply.
     OnUnblocked(std::move(timeout.buffer()));
   }
 
@@ -224,6 +237,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void ProcessInput() {
+    if (parked_) {
+      // Input keeps arriving while the client waits: it is held, but within the same limit.
+      CheckQueryBufferLimit();
+      return;
+    }
     while (begin_ < end_ && !close_after_write_ && !parked_) {
       std::string_view pending(input_.get() + begin_, end_ - begin_);
       switch (parser_.Feed(pending)) {
@@ -392,6 +410,8 @@ struct Network::Impl {
         int64_t now = server.NowMs();
         std::vector<Connection*> idle;
         for (Connection* connection : thread.connections) {
+          // Like Redis, clients waiting in a blocking command are not idle.
+          if (connection->client().blocked.load()) continue;
           if (now - connection->client().last_interaction_ms.load() > timeout_s * 1000) {
             idle.push_back(connection);
           }

@@ -177,7 +177,7 @@ void CmdClientUnblock(CommandContext& ctx) {
       return;
     }
   } else if (ctx.argc() > 4) {
-    ctx.reply.Error(errors::kSyntax);
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   bool unblocked = ctx.server.blocking().Unblock(static_cast<uint64_t>(id), error);

@@ -475,8 +475,7 @@ void CmdDebug(CommandContext& ctx) {
     ctx.reply.Ok();
     return;
   }
-  ctx.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
-                         ctx.arg(1).substr(0, 128), "'. Try DEBUG HELP."));
+  ReplySubcommandSyntaxError(ctx);
 }
 
 void CmdMemoryUsage(CommandContext& ctx) {

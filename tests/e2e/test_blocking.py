@@ -193,3 +193,96 @@ def test_thousand_clients_on_hundred_keys_get_one_element_each(blocking_server):
     finally:
         for conn in clients:
             conn.close()
+
+
+def test_a_waiter_is_served_by_the_ready_key_even_if_an_earlier_key_has_another_type(
+    blocking_server,
+):
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        waiter.send_command("BLPOP", "k1", "k2", "10")
+        wait_blocked(other, 1)
+        other.call("SET", "k1", "x")
+        other.call("RPUSH", "k2", "v")
+        assert waiter.read_reply() == [b"k2", b"v"]
+        waiter.send_command("BZMPOP", "10", "2", "z1", "z2", "MIN")
+        wait_blocked(other, 1)
+        other.call("SET", "z1", "x")
+        other.call("ZADD", "z2", "1", "m")
+        assert waiter.read_reply() == [b"z2", [[b"m", b"1"]]]
+
+
+def test_client_reply_skip_and_off_apply_to_the_reply_that_ends_the_wait(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        waiter.send(encode_command("CLIENT", "REPLY", "SKIP") + encode_command("BLPOP", "s", "10"))
+        wait_blocked(other, 1)
+        other.call("RPUSH", "s", "v")
+        assert waiter.call("PING") == "PONG"  # The BLPOP reply was skipped.
+        assert other.call("EXISTS", "s") == 0
+        waiter.send(encode_command("CLIENT", "REPLY", "OFF") + encode_command("BLPOP", "s", "0.05"))
+        assert waiter.call("CLIENT", "REPLY", "ON") == "OK"  # No timeout reply before it.
+
+
+def test_far_timeouts_block_and_unrepresentable_ones_are_negative(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as admin:
+        waiter_id = waiter.call("CLIENT", "ID")
+        waiter.send_command("BLPOP", "far", "1e10")
+        wait_blocked(admin, 1)
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id)) == 1
+        assert waiter.read_reply() is None
+        for timeout in ("inf", "1e20", "9223372036854775807"):
+            assert waiter.call("BLPOP", "far", timeout) == ErrorReply("ERR timeout is negative")
+        assert waiter.call("BLPOP", "far", "-1") == ErrorReply("ERR timeout is negative")
+        assert waiter.call("BLPOP", "far", "abc") == ErrorReply(
+            "ERR timeout is not a float or out of range"
+        )
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id), "ERROR", "x") == ErrorReply(
+            "ERR unknown subcommand or wrong number of arguments for 'UNBLOCK'. Try CLIENT HELP."
+        )
+
+
+def test_served_blocked_commands_are_counted_once_and_not_refused_for_memory(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        other.call("CONFIG", "RESETSTAT")
+        other.call("RPUSH", "tmp", "v")
+        other.call("CONFIG", "SET", "maxmemory-policy", "noeviction")
+        waiter.send_command("BLMOVE", "src", "dst", "LEFT", "LEFT", "10")
+        wait_blocked(other, 1)
+        other.call("CONFIG", "SET", "maxmemory", "1")
+        try:
+            assert other.call("RENAME", "tmp", "src") == "OK"
+            assert waiter.read_reply() == b"v"
+        finally:
+            other.call("CONFIG", "SET", "maxmemory", "0")
+        assert other.call("LRANGE", "dst", "0", "-1") == [b"v"]
+        stats = other.call("INFO", "commandstats").decode()
+        assert "cmdstat_blmove:calls=1," in stats
+
+
+def test_blocked_clients_are_not_idle_but_their_input_is_limited(blocking_server):
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        other.call("CONFIG", "SET", "timeout", "1")
+        try:
+            waiter.send_command("BLPOP", "idle", "0")
+            wait_blocked(other, 1)
+            for _ in range(25):  # 2.5 s: past the idle timeout, bounded.
+                other.call("PING")
+                time.sleep(0.1)
+            other.call("RPUSH", "idle", "v")
+            assert waiter.read_reply() == [b"idle", b"v"]
+        finally:
+            other.call("CONFIG", "SET", "timeout", "0")
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        other.call("CONFIG", "SET", "client-query-buffer-limit", "1mb")
+        try:
+            waiter.send_command("BLPOP", "q", "0")
+            wait_blocked(other, 1)
+            chunk = encode_command("SET", "x", "y" * 100_000)
+            try:
+                for _ in range(40):  # 4 MB of pipelined input while parked.
+                    waiter.send(chunk)
+            except OSError:
+                pass  # Closed by the server midway.
+            wait_blocked(other, 0)
+            assert other.call("CLIENT", "LIST").decode().count("cmd=blpop") == 0
+        finally:
+            other.call("CONFIG", "SET", "client-query-buffer-limit", "1gb")

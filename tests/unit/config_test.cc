@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -105,6 +106,27 @@ TEST(ConfigTest, MatchGlobs) {
   EXPECT_EQ(matches[0].first, "maxmemory");
   EXPECT_EQ(matches[1].first, "maxmemory-policy");
   EXPECT_EQ(matches[2].first, "maxmemory-samples");
+}
+
+}  // namespace
+}  // namespace gigakv::server
+
+namespace gigakv::server {
+namespace {
+
+TEST(ConfigAliasTest, ZiplistNamesReadAndWriteTheListpackDirectives) {
+  Config config;
+  EXPECT_EQ(config.Get("hash-max-listpack-entries"), "512");  // Redis 7.0's default.
+  EXPECT_EQ(config.Get("hash-max-ziplist-entries"), "512");
+  ASSERT_TRUE(config.SetOne("list-max-ziplist-size", "-3", true).ok());
+  EXPECT_EQ(config.Get("list-max-listpack-size"), "-3");
+  ASSERT_TRUE(config.SetOne("list-max-listpack-size", "-6", true).ok());  // Any int, as Redis.
+  EXPECT_FALSE(config.SetOne("list-max-listpack-size", "2147483648", true).ok());
+  auto matched = config.Match("*ziplist*");
+  std::vector<std::string> names;
+  for (const auto& [name, value] : matched) names.push_back(name);
+  EXPECT_EQ(names.size(), 5u);
+  EXPECT_NE(std::find(names.begin(), names.end(), "zset-max-ziplist-value"), names.end());
 }
 
 }  // namespace

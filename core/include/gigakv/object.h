@@ -28,7 +28,7 @@ enum class ValueKind : uint8_t {
 // *-max-listpack-* / set-max-intset-entries directives). Conversions go one way: a collection
 // never converts back to the compact encoding when it shrinks (as in Redis).
 struct CollectionLimits {
-  int64_t hash_max_listpack_entries = 128;
+  int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;
   int64_t set_max_intset_entries = 512;
   int64_t set_max_listpack_entries = 128;
