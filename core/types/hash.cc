@@ -328,6 +328,12 @@ size_t Hash::MemoryUsage() const {
 
 size_t Hash::Length() const { return table_ == nullptr ? listpack_.size() / 2 : table_->size(); }
 
+std::unique_ptr<Hash> Hash::FromListpack(std::string_view bytes) {
+  auto hash = std::make_unique<Hash>();
+  hash->listpack_ = Listpack::FromBytes(bytes);
+  return hash;
+}
+
 Object* Hash::Clone() const {
   auto* copy = new Hash();
   if (table_ == nullptr) {

@@ -193,6 +193,20 @@ Listpack Listpack::Clone() const {
   return copy;
 }
 
+Listpack Listpack::FromBytes(std::string_view bytes) {
+  Listpack copy;
+  if (!bytes.empty()) {
+    copy.data_ = static_cast<uint8_t*>(std::malloc(bytes.size()));
+    if (copy.data_ == nullptr) throw std::bad_alloc();
+    std::memcpy(copy.data_, bytes.data(), bytes.size());
+  }
+  return copy;
+}
+
+std::string_view Listpack::raw() const {
+  return std::string_view(reinterpret_cast<const char*>(data_), total());
+}
+
 uint32_t Listpack::total() const { return data_ == nullptr ? 0 : LoadU32(data_); }
 
 size_t Listpack::size() const { return data_ == nullptr ? 0 : LoadU32(data_ + 4); }

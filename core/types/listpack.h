@@ -60,6 +60,12 @@ class Listpack {
   Listpack(const Listpack&) = delete;
   Listpack& operator=(const Listpack&) = delete;
   Listpack Clone() const;
+  // A listpack holding a copy of `bytes`, which must be a buffer as raw() returns it (the format
+  // above; empty for an empty listpack). The bytes are trusted, not validated.
+  static Listpack FromBytes(std::string_view bytes);
+  // The whole buffer (header and entries), empty when the listpack is empty. Valid until the
+  // next mutation.
+  std::string_view raw() const;
 
   size_t size() const;  // Number of entries.
   bool empty() const { return size() == 0; }

@@ -337,6 +337,22 @@ size_t Set::Length() const {
   return 0;
 }
 
+std::unique_ptr<Set> Set::FromCompact(Encoding encoding, std::string_view bytes) {
+  auto set = std::make_unique<Set>();
+  if (encoding == Encoding::kListpack) {
+    set->rep_ = Listpack::FromBytes(bytes);
+  } else {
+    set->rep_ = Intset::FromBytes(bytes);
+  }
+  return set;
+}
+
+std::string_view Set::CompactBytes() const {
+  if (const auto* intset = std::get_if<Intset>(&rep_)) return intset->raw();
+  if (const auto* listpack = std::get_if<Listpack>(&rep_)) return listpack->raw();
+  return {};
+}
+
 Object* Set::Clone() const {
   auto* copy = new Set();
   switch (encoding()) {

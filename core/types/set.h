@@ -121,6 +121,13 @@ class Set final : public Object {
   void ForEachElement(absl::FunctionRef<void(std::string_view)> fn) const override { ForEach(fn); }
 
   Encoding encoding() const { return static_cast<Encoding>(rep_.index()); }
+
+  // A set in `encoding` (kIntset or kListpack) holding a copy of `bytes`, a buffer as
+  // CompactBytes() returned it for that encoding.
+  static std::unique_ptr<Set> FromCompact(Encoding encoding, std::string_view bytes);
+  // The Intset's or Listpack's buffer while the set is non-empty in a compact encoding, else
+  // empty. Valid until the next mutation.
+  std::string_view CompactBytes() const;
   bool empty() const { return Length() == 0; }
 
   // Adds `member`; false if it was present. Converts per the rules above. O(1) expected for the

@@ -482,6 +482,12 @@ size_t ZSet::MemoryUsage() const {
   return sizeof(ZSet) + sizeof(Large) + large_->blob_bytes + table + nodes;
 }
 
+std::unique_ptr<ZSet> ZSet::FromListpack(std::string_view bytes) {
+  auto zset = std::make_unique<ZSet>();
+  zset->listpack_ = Listpack::FromBytes(bytes);
+  return zset;
+}
+
 Object* ZSet::Clone() const {
   auto* copy = new ZSet();
   if (large_ == nullptr) {
