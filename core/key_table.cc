@@ -9,8 +9,8 @@
 namespace gigakv {
 namespace {
 
-constexpr uint8_t kKindMask = 0x07;
-constexpr uint8_t kHasExpireBit = 0x08;
+constexpr uint8_t kKindMask = 0x0f;
+constexpr uint8_t kHasExpireBit = 0x10;
 constexpr size_t kInitialCapacity = 8;
 // Max load factor of the index: 7/8. Linear probing stays short thanks to the full 32-bit
 // fingerprint check before any arena access.
@@ -18,7 +18,7 @@ constexpr size_t kLoadNum = 7;
 constexpr size_t kLoadDen = 8;
 constexpr size_t kMinCompactDeadBytes = 4096;
 
-bool IsInline(ValueKind kind) { return kind <= ValueKind::kStringRaw; }
+bool IsInline(ValueKind kind) { return IsInlineKind(kind); }
 
 size_t VarintSize(uint64_t value) {
   size_t size = 1;
@@ -420,6 +420,12 @@ KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpe
     if (size <= old.total) {
       WriteRecord(offset, key, spec, expire_ms, access);
       dead_bytes_ += old.total - size;
+    } else if (offset + old.total == arena_used_) {
+      // The arena's last record grows where it is (e.g. a collection created by the command
+      // being stored inline at its end): no hole.
+      arena_used_ = offset;
+      uint32_t same_offset = AppendRecord(size);
+      WriteRecord(same_offset, key, spec, expire_ms, access);
     } else {
       uint32_t new_offset = AppendRecord(size);
       WriteRecord(new_offset, key, spec, expire_ms, access);
