@@ -17,6 +17,17 @@ constexpr size_t kInitialCapacity = 8;
 constexpr size_t kLoadNum = 7;
 constexpr size_t kLoadDen = 8;
 constexpr size_t kMinCompactDeadBytes = 4096;
+// Arenas past kHeapArenaMax bytes are allocated at kMappedArenaMin or more at once: the server
+// serves blocks from 8 KiB on with mmap (server/main.cc), so a larger arena is a mapping that
+// realloc moves with mremap and whose untouched tail costs no RSS. Growing by small steps through
+// the heap instead leaves a trail of freed blocks that a thousand shards growing together turn
+// into megabytes of fragmentation.
+constexpr size_t kHeapArenaMax = 2048;
+constexpr size_t kMappedArenaMin = 8192;
+
+size_t ArenaCapacityFor(size_t wanted) {
+  return wanted > kHeapArenaMax && wanted < kMappedArenaMin ? kMappedArenaMin : wanted;
+}
 
 bool IsInline(ValueKind kind) { return IsInlineKind(kind); }
 
@@ -315,7 +326,7 @@ uint32_t KeyTable::AppendRecord(size_t size) {
     // Grow by 1/8: keeps slack small (memory per key is a product goal); realloc of large
     // blocks is an mremap, not a copy.
     size_t new_capacity = std::max(wanted, arena_capacity_ + arena_capacity_ / 8);
-    new_capacity = std::max<size_t>(new_capacity, 256);
+    new_capacity = ArenaCapacityFor(std::max<size_t>(new_capacity, 256));
     assert(new_capacity < UINT32_MAX);
     char* grown = static_cast<char*>(std::realloc(arena_, new_capacity));
     if (grown == nullptr) throw std::bad_alloc();
@@ -572,7 +583,7 @@ void KeyTable::MaybeCompact() {
 
 void KeyTable::Compact() {
   size_t live = arena_used_ - dead_bytes_;
-  size_t new_capacity = std::max<size_t>(live + live / 8, 256);
+  size_t new_capacity = ArenaCapacityFor(std::max<size_t>(live + live / 8, 256));
   char* fresh = static_cast<char*>(std::malloc(new_capacity));
   if (fresh == nullptr) throw std::bad_alloc();
   size_t used = 0;
