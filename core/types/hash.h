@@ -158,7 +158,7 @@ class Hash final : public Object {
   // Converts to "hashtable" when `text` is longer than hash-max-listpack-value.
   void ConvertIfTooLong(std::string_view text, const CollectionLimits& limits);
 
-  Listpack listpack_;                 // "listpack": field, value, field, value...
+  DenseListpack listpack_;            // "listpack": field, value, field, value...
   std::unique_ptr<HashTable> table_;  // "hashtable" when set; listpack_ is then empty.
 };
 

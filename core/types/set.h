@@ -171,7 +171,7 @@ class Set final : public Object {
   void ConvertToListpack();
 
   // The index order matches Encoding.
-  std::variant<Intset, Listpack, std::unique_ptr<SetHashTable>> rep_;
+  std::variant<Intset, DenseListpack, std::unique_ptr<SetHashTable>> rep_;
 };
 
 // True when `text` is the canonical decimal text of an int64 (Redis's string2ll: no leading

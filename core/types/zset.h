@@ -141,11 +141,11 @@ class ZSet final : public Object {
 
   // Listpack helpers.
   void ListpackInsert(std::string_view member, double score);
-  Listpack::Pos ListpackFind(std::string_view member, double* score) const;
+  DenseListpack::Pos ListpackFind(std::string_view member, double* score) const;
   // First rank whose element satisfies a monotone (false...true) predicate.
   size_t LowerBound(absl::FunctionRef<bool(std::string_view, double)> pred) const;
 
-  Listpack listpack_;       // The listpack encoding (empty once converted).
+  DenseListpack listpack_;  // The listpack encoding (empty once converted).
   Large* large_ = nullptr;  // The skiplist encoding; owned; nullptr while a listpack.
 };
 
