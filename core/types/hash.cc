@@ -330,7 +330,7 @@ size_t Hash::Length() const { return table_ == nullptr ? listpack_.size() / 2 : 
 
 std::unique_ptr<Hash> Hash::FromListpack(std::string_view bytes) {
   auto hash = std::make_unique<Hash>();
-  hash->listpack_ = DenseListpack::FromBytes(bytes);
+  hash->listpack_ = DenseListpack::FromEntries(bytes);
   return hash;
 }
 

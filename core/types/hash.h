@@ -120,11 +120,11 @@ class Hash final : public Object {
 
   bool is_listpack() const { return table_ == nullptr; }
 
-  // A "listpack" hash holding a copy of `bytes`, a buffer as CompactBytes() returned it.
+  // A "listpack" hash holding a copy of `bytes`, as CompactBytes() returned them.
   static std::unique_ptr<Hash> FromListpack(std::string_view bytes);
-  // The listpack's buffer while the hash is a non-empty "listpack", else empty. Valid until the
-  // next mutation.
-  std::string_view CompactBytes() const { return is_listpack() ? listpack_.raw() : ""; }
+  // The listpack's entries (DenseListpack::entries) while the hash is a non-empty "listpack",
+  // else empty. Valid until the next mutation.
+  std::string_view CompactBytes() const { return is_listpack() ? listpack_.entries() : ""; }
 
   // Sets `field` to `value`; returns true when the field is new. Converts to "hashtable" first if
   // the field or value is longer than hash-max-listpack-value, and after inserting if the hash

@@ -1,6 +1,7 @@
 // Conversions between collection objects and the inline collection records of a KeyTable
 // (ValueKind::kInlineHash, kInlineSet, kInlineIntset, kInlineZSet). An inline record's payload is
-// exactly the buffer of the collection's Listpack or Intset (see docs/store-format.md), so both
+// the entries of the collection's DenseListpack (its buffer without the 8-byte header, which is
+// rebuilt by counting them) or the whole buffer of its Intset (see docs/store-format.md), so both
 // directions are one malloc and one memcpy. Lists are never stored inline.
 #pragma once
 

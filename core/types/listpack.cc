@@ -1,5 +1,6 @@
 #include "core/types/listpack.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -205,19 +206,25 @@ BasicListpack<kBacklen> BasicListpack<kBacklen>::Clone() const {
 }
 
 template <bool kBacklen>
-BasicListpack<kBacklen> BasicListpack<kBacklen>::FromBytes(std::string_view bytes) {
+BasicListpack<kBacklen> BasicListpack<kBacklen>::FromEntries(std::string_view entries) {
   BasicListpack copy;
-  if (!bytes.empty()) {
-    copy.data_ = static_cast<uint8_t*>(std::malloc(bytes.size()));
-    if (copy.data_ == nullptr) throw std::bad_alloc();
-    std::memcpy(copy.data_, bytes.data(), bytes.size());
+  if (entries.empty()) return copy;
+  copy.Resize(kHeaderSize + entries.size());
+  std::copy(entries.begin(), entries.end(), copy.data_ + kHeaderSize);
+  uint32_t count = 0;
+  for (size_t pos = kHeaderSize; pos < kHeaderSize + entries.size();
+       pos += EntryTotalSize<kBacklen>(copy.data_ + pos)) {
+    ++count;
   }
+  copy.SetCount(count);
   return copy;
 }
 
 template <bool kBacklen>
-std::string_view BasicListpack<kBacklen>::raw() const {
-  return std::string_view(reinterpret_cast<const char*>(data_), total());
+std::string_view BasicListpack<kBacklen>::entries() const {
+  if (data_ == nullptr) return {};
+  return std::string_view(reinterpret_cast<const char*>(data_) + kHeaderSize,
+                          total() - kHeaderSize);
 }
 
 template <bool kBacklen>

@@ -68,12 +68,13 @@ class BasicListpack {
   BasicListpack(const BasicListpack&) = delete;
   BasicListpack& operator=(const BasicListpack&) = delete;
   BasicListpack Clone() const;
-  // A listpack holding a copy of `bytes`, which must be a buffer as raw() returns it (the format
-  // above; empty for an empty listpack). The bytes are trusted, not validated.
-  static BasicListpack FromBytes(std::string_view bytes);
-  // The whole buffer (header and entries), empty when the listpack is empty. Valid until the
-  // next mutation.
-  std::string_view raw() const;
+  // A listpack holding a copy of `entries`, which must be entries as entries() returns them
+  // (empty for an empty listpack); the header is rebuilt (counting the entries, O(n)). The bytes
+  // are trusted, not validated.
+  static BasicListpack FromEntries(std::string_view entries);
+  // The buffer without its header: every entry, back to back (empty when the listpack is empty).
+  // With the entries' length, enough to rebuild the listpack. Valid until the next mutation.
+  std::string_view entries() const;
 
   size_t size() const;  // Number of entries.
   bool empty() const { return size() == 0; }

@@ -340,7 +340,7 @@ size_t Set::Length() const {
 std::unique_ptr<Set> Set::FromCompact(Encoding encoding, std::string_view bytes) {
   auto set = std::make_unique<Set>();
   if (encoding == Encoding::kListpack) {
-    set->rep_ = DenseListpack::FromBytes(bytes);
+    set->rep_ = DenseListpack::FromEntries(bytes);
   } else {
     set->rep_ = Intset::FromBytes(bytes);
   }
@@ -349,7 +349,7 @@ std::unique_ptr<Set> Set::FromCompact(Encoding encoding, std::string_view bytes)
 
 std::string_view Set::CompactBytes() const {
   if (const auto* intset = std::get_if<Intset>(&rep_)) return intset->raw();
-  if (const auto* listpack = std::get_if<DenseListpack>(&rep_)) return listpack->raw();
+  if (const auto* listpack = std::get_if<DenseListpack>(&rep_)) return listpack->entries();
   return {};
 }
 

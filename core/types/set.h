@@ -122,11 +122,12 @@ class Set final : public Object {
 
   Encoding encoding() const { return static_cast<Encoding>(rep_.index()); }
 
-  // A set in `encoding` (kIntset or kListpack) holding a copy of `bytes`, a buffer as
-  // CompactBytes() returned it for that encoding.
+  // A set in `encoding` (kIntset or kListpack) holding a copy of `bytes`, as CompactBytes()
+  // returned them for that encoding.
   static std::unique_ptr<Set> FromCompact(Encoding encoding, std::string_view bytes);
-  // The Intset's or Listpack's buffer while the set is non-empty in a compact encoding, else
-  // empty. Valid until the next mutation.
+  // While the set is non-empty in a compact encoding, the Intset's whole buffer (Intset::raw)
+  // or the listpack's entries (DenseListpack::entries); else empty. Valid until the next
+  // mutation.
   std::string_view CompactBytes() const;
   bool empty() const { return Length() == 0; }
 

@@ -484,7 +484,7 @@ size_t ZSet::MemoryUsage() const {
 
 std::unique_ptr<ZSet> ZSet::FromListpack(std::string_view bytes) {
   auto zset = std::make_unique<ZSet>();
-  zset->listpack_ = DenseListpack::FromBytes(bytes);
+  zset->listpack_ = DenseListpack::FromEntries(bytes);
   return zset;
 }
 

@@ -96,11 +96,11 @@ class ZSet final : public Object {
   size_t size() const;
   bool is_listpack() const { return large_ == nullptr; }
 
-  // A listpack-encoded set holding a copy of `bytes`, a buffer as CompactBytes() returned it.
+  // A listpack-encoded set holding a copy of `bytes`, as CompactBytes() returned them.
   static std::unique_ptr<ZSet> FromListpack(std::string_view bytes);
-  // The listpack's buffer while the set is a non-empty listpack, else empty. Valid until the
-  // next mutation.
-  std::string_view CompactBytes() const { return is_listpack() ? listpack_.raw() : ""; }
+  // The listpack's entries (DenseListpack::entries) while the set is a non-empty listpack, else
+  // empty. Valid until the next mutation.
+  std::string_view CompactBytes() const { return is_listpack() ? listpack_.entries() : ""; }
 
   // Adds or updates `member` (Redis's zsetAdd). *new_score receives the member's score after the
   // call for kAdded/kUpdated/kUnchanged. Converts to the skiplist encoding first when the add

@@ -33,9 +33,9 @@ TEST_F(InlineCollectionsTest, SmallHashLivesInlineThroughWrites) {
   EXPECT_EQ(KindOf("h"), ValueKind::kInlineHash);
   EXPECT_EQ(Reply({"OBJECT", "ENCODING", "h"}), "\"listpack\"");
   EXPECT_EQ(Reply({"TYPE", "h"}), "+hash");
-  // Record 18 bytes (header 1, access 2, key_len 1, value_len 1, key 1, listpack 8 + 2 * 2)
+  // Record 10 bytes (header 1, access 2, key_len 1, value_len 1, key 1, listpack entries 2 * 2)
   // plus its index slot: no Hash object and no separate listpack allocation.
-  EXPECT_EQ(Reply({"MEMORY", "USAGE", "h"}), ":26");
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "h"}), ":18");
   EXPECT_EQ(Reply({"HSET", "h", "g", "1", "x", "y"}), ":2");
   EXPECT_EQ(Reply({"HDEL", "h", "x"}), ":1");
   EXPECT_EQ(Reply({"HINCRBY", "h", "g", "41"}), ":42");
@@ -173,8 +173,9 @@ TEST_F(InlineCollectionsTest, SmallCollectionsUseLessMemoryInline) {
   Run(args);
   int64_t object_usage = Run({"MEMORY", "USAGE", "big"}).integer;
   EXPECT_LT(inline_usage, object_usage);
-  // Key (1), listpack (8 + 10 * 2 * 8 bytes: no backlens), record header and varints, index slot.
-  EXPECT_EQ(inline_usage, 1 + 8 + 160 + 1 + 2 + 1 + 2 + 8);
+  // Key (1), listpack entries (10 * 2 * 8 bytes: no backlens, no header), record header and
+  // varints, index slot.
+  EXPECT_EQ(inline_usage, 1 + 160 + 1 + 2 + 1 + 2 + 8);
 }
 
 }  // namespace

@@ -214,14 +214,20 @@ TEST(DenseListpackTest, EntriesHaveNoBacklenAndBuffersRoundTrip) {
   }
   // Backlens: 1 byte for each of the three short entries, 2 for the 202-byte one.
   EXPECT_EQ(dense.bytes() + 5, plain.bytes());
-  EXPECT_EQ(dense.raw().size(), dense.bytes());
-  DenseListpack copy = DenseListpack::FromBytes(dense.raw());
-  EXPECT_EQ(copy.raw(), dense.raw());
+  EXPECT_EQ(dense.entries().size(), dense.bytes() - 8);  // Without the header.
+  DenseListpack copy = DenseListpack::FromEntries(dense.entries());
+  EXPECT_EQ(copy.size(), 4u);
+  EXPECT_EQ(copy.bytes(), dense.bytes());
+  EXPECT_EQ(copy.entries(), dense.entries());
   EXPECT_EQ(Contents(copy), Contents(dense));
   EXPECT_EQ(copy.Get(copy.Last()).ToString(), std::string(200, 'x'));
   EXPECT_EQ(copy.Get(copy.Prev(copy.Last())).int_value, -70000);
-  EXPECT_TRUE(DenseListpack::FromBytes("").empty());
-  EXPECT_EQ(DenseListpack().raw(), "");
+  EXPECT_TRUE(DenseListpack::FromEntries("").empty());
+  EXPECT_EQ(DenseListpack().entries(), "");
+  // Listpacks with backlens rebuild the same way.
+  Listpack from_plain = Listpack::FromEntries(plain.entries());
+  EXPECT_EQ(Contents(from_plain), Contents(plain));
+  EXPECT_EQ(from_plain.bytes(), plain.bytes());
 }
 
 }  // namespace

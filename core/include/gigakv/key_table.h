@@ -10,8 +10,9 @@
 //             key:bytes(key_len) payload
 //   header  = kind (bits 0-3, a ValueKind) | has_expire (bit 4)
 //   payload = bytes(value_len)          for inline kinds: kStringInt/Embstr/Raw (the string),
-//                                       kInlineHash/Set/ZSet (a Listpack buffer, byte for byte)
-//                                       and kInlineIntset (an Intset buffer, byte for byte)
+//                                       kInlineHash/Set/ZSet (a DenseListpack's entries: its
+//                                       buffer without the 8-byte header) and kInlineIntset
+//                                       (an Intset's buffer, byte for byte)
 //           | pointer:u64               for kStringExternal (std::string*) and kObject (Object*);
 //                                       these kinds carry no value_len
 //   access  = LRU clock (seconds, 16 bits) or LFU counter, per maxmemory-policy

@@ -22,9 +22,9 @@ enum class ValueKind : uint8_t {
   kStringRaw = 2,       // Inline bytes ("raw").
   kStringExternal = 3,  // Heap std::string owned by the record ("raw"); for large values.
   kObject = 4,          // Heap Object owned by the record (collections).
-  // Small collections in their compact encoding, stored inline as the exact bytes of their
-  // Listpack or Intset buffer (see docs/store-format.md). They have no Object while stored;
-  // the command layer builds one from the bytes when a command needs it.
+  // Small collections in their compact encoding, stored inline as the entries of their
+  // DenseListpack or the buffer of their Intset (see docs/store-format.md). They have no Object
+  // while stored; the command layer builds one from the bytes when a command needs it.
   kInlineHash = 5,    // A hash's listpack (OBJECT ENCODING "listpack").
   kInlineSet = 6,     // A set's listpack ("listpack").
   kInlineIntset = 7,  // A set's intset ("intset").
