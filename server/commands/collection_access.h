@@ -78,7 +78,7 @@ T* ReadObject(CommandContext& ctx, KeyAccess& access, KeyType type, bool* wrong_
     return nullptr;
   }
   Touch(ctx, access);
-  return static_cast<T*>(ObjectForRead(view));
+  return static_cast<T*>(view.kind == ValueKind::kObject ? view.object : ObjectForRead(view));
 }
 
 // Like ReadObject for write commands: no hit/miss counting (Redis counts only reads).
