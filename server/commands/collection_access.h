@@ -8,7 +8,8 @@
 //
 // Inline collections. A small hash, set or sorted set in its compact encoding is stored inline
 // in its key's arena record (ValueKind::kInlineHash, kInlineSet, kInlineIntset, kInlineZSet:
-// the Listpack/Intset bytes, no Object). This header makes them transparent to the families:
+// listpack entries or intset bytes, no Object; core/types/inline_value.h). This header makes
+// them transparent to the families:
 //  - Reads (ReadObject, ObjectForRead) of an inline record return a temporary object built from
 //    a copy of the bytes. It is owned by a per-thread pool emptied when the command ends, so a
 //    multi-key command may hold several. It must not be modified: changes would be lost.
@@ -16,13 +17,15 @@
 //    the materialized object (keeping TTL and access stamp) and remember (db, key) in a
 //    per-thread write-back list. CreateObject stores a kObject record and remembers the key too.
 //  - When the outermost command ends (InlineCommandScope, opened by Server::Execute around the
-//    handler), every remembered key is looked up again under its shard lock and, if it still
-//    holds a non-empty collection in a compact encoding, is stored back inline with its TTL and
-//    access stamp. Keys written by other clients meanwhile are just re-checked; whatever holds a
-//    compact collection then is stored inline, so the step is idempotent.
-// Large collections (hashtable, skiplist, quicklist) and lists are always kObject records and
-// pay nothing for this. Code outside this header that looks at RecordView::object must use
-// ObjectForRead / ObjectForWrite instead.
+//    handler, closed before blocked clients are served), every remembered key is looked up
+//    again under its shard lock and, if it still holds a non-empty collection in a compact
+//    encoding, is stored back inline with its TTL and access stamp. Keys written by other
+//    clients meanwhile are just re-checked; whatever holds a compact collection then is stored
+//    inline, so the step is idempotent.
+// Large collections (hashtable, skiplist, quicklist) and lists are always kObject records: reads
+// and writes of them pay one comparison; creating a hash, set or sorted set costs one more
+// lookup when the command ends. Code outside this header that looks at RecordView::object must
+// use ObjectForRead / ObjectForWrite instead.
 #pragma once
 
 #include <memory>
