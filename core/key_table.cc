@@ -9,16 +9,28 @@
 namespace gigakv {
 namespace {
 
-constexpr uint8_t kKindMask = 0x07;
-constexpr uint8_t kHasExpireBit = 0x08;
+constexpr uint8_t kKindMask = 0x0f;
+constexpr uint8_t kHasExpireBit = 0x10;
 constexpr size_t kInitialCapacity = 8;
 // Max load factor of the index: 7/8. Linear probing stays short thanks to the full 32-bit
 // fingerprint check before any arena access.
 constexpr size_t kLoadNum = 7;
 constexpr size_t kLoadDen = 8;
 constexpr size_t kMinCompactDeadBytes = 4096;
+// Arenas past kHeapArenaMax bytes are allocated at kMappedArenaMin or more at once: the server
+// serves blocks from 8 KiB on with mmap (server/main.cc), so a larger arena is a mapping that
+// realloc moves with mremap and whose untouched tail costs no RSS. Growing by small steps through
+// the heap instead leaves a trail of freed blocks that a thousand shards growing together turn
+// into megabytes of fragmentation (about kHeapArenaMax per shard stays behind). The price: an
+// arena that ends between 1 and 4 KiB touches a whole page.
+constexpr size_t kHeapArenaMax = 1024;
+constexpr size_t kMappedArenaMin = 8192;
 
-bool IsInline(ValueKind kind) { return kind <= ValueKind::kStringRaw; }
+size_t ArenaCapacityFor(size_t wanted) {
+  return wanted > kHeapArenaMax && wanted < kMappedArenaMin ? kMappedArenaMin : wanted;
+}
+
+bool IsInline(ValueKind kind) { return IsInlineKind(kind); }
 
 size_t VarintSize(uint64_t value) {
   size_t size = 1;
@@ -315,7 +327,7 @@ uint32_t KeyTable::AppendRecord(size_t size) {
     // Grow by 1/8: keeps slack small (memory per key is a product goal); realloc of large
     // blocks is an mremap, not a copy.
     size_t new_capacity = std::max(wanted, arena_capacity_ + arena_capacity_ / 8);
-    new_capacity = std::max<size_t>(new_capacity, 256);
+    new_capacity = ArenaCapacityFor(std::max<size_t>(new_capacity, 256));
     assert(new_capacity < UINT32_MAX);
     char* grown = static_cast<char*>(std::realloc(arena_, new_capacity));
     if (grown == nullptr) throw std::bad_alloc();
@@ -420,6 +432,12 @@ KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpe
     if (size <= old.total) {
       WriteRecord(offset, key, spec, expire_ms, access);
       dead_bytes_ += old.total - size;
+    } else if (offset + old.total == arena_used_) {
+      // The arena's last record grows where it is (e.g. a collection created by the command
+      // being stored inline at its end): no hole.
+      arena_used_ = offset;
+      uint32_t same_offset = AppendRecord(size);
+      WriteRecord(same_offset, key, spec, expire_ms, access);
     } else {
       uint32_t new_offset = AppendRecord(size);
       WriteRecord(new_offset, key, spec, expire_ms, access);
@@ -566,7 +584,7 @@ void KeyTable::MaybeCompact() {
 
 void KeyTable::Compact() {
   size_t live = arena_used_ - dead_bytes_;
-  size_t new_capacity = std::max<size_t>(live + live / 8, 256);
+  size_t new_capacity = ArenaCapacityFor(std::max<size_t>(live + live / 8, 256));
   char* fresh = static_cast<char*>(std::malloc(new_capacity));
   if (fresh == nullptr) throw std::bad_alloc();
   size_t used = 0;

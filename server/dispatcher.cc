@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
+#include "server/commands/collection_access.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/server.h"
@@ -76,12 +77,16 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
       uint64_t start = CycleClock::Now();
-      try {
-        spec->handler(ctx);
-      } catch (const std::exception& e) {
-        // Last-resort guard: a handler bug or an allocation failure must not take the server
-        // down. Handlers themselves report errors through replies, never exceptions.
-        reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
+      {
+        // Stores collections the command wrote back inline when it ends (collection_access.h).
+        InlineCommandScope inline_scope(*store_);
+        try {
+          spec->handler(ctx);
+        } catch (const std::exception& e) {
+          // Last-resort guard: a handler bug or an allocation failure must not take the server
+          // down. Handlers themselves report errors through replies, never exceptions.
+          reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
+        }
       }
       uint64_t usec = CycleClock::ToMicros(CycleClock::Now() - start);
       if (!rerun) {  // A served blocked command was counted when it first ran.

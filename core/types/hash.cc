@@ -97,10 +97,10 @@ uint64_t MakeSlot(uint64_t hash, const uint8_t* blob) {
 
 // Iterates a listpack's field/value pairs, converting integer entries to text.
 template <typename Fn>
-void ForEachListpackPair(const Listpack& lp, Fn&& fn) {
+void ForEachListpackPair(const DenseListpack& lp, Fn&& fn) {
   std::string field_scratch, value_scratch;
-  for (Listpack::Pos pos = lp.First(); pos != Listpack::kEnd;) {
-    Listpack::Pos value_pos = lp.Next(pos);
+  for (DenseListpack::Pos pos = lp.First(); pos != DenseListpack::kEnd;) {
+    DenseListpack::Pos value_pos = lp.Next(pos);
     std::string_view field = lp.Get(pos).View(&field_scratch);
     std::string_view value = lp.Get(value_pos).View(&value_scratch);
     fn(field, value, pos);
@@ -328,6 +328,12 @@ size_t Hash::MemoryUsage() const {
 
 size_t Hash::Length() const { return table_ == nullptr ? listpack_.size() / 2 : table_->size(); }
 
+std::unique_ptr<Hash> Hash::FromListpack(std::string_view bytes) {
+  auto hash = std::make_unique<Hash>();
+  hash->listpack_ = DenseListpack::FromEntries(bytes);
+  return hash;
+}
+
 Object* Hash::Clone() const {
   auto* copy = new Hash();
   if (table_ == nullptr) {
@@ -347,7 +353,7 @@ void Hash::ConvertToTable() {
   auto table = std::make_unique<HashTable>();
   table->Reserve(listpack_.size() / 2);
   ForEachListpackPair(listpack_, [&](std::string_view field, std::string_view value,
-                                     Listpack::Pos) { table->InsertNew(field, value); });
+                                     DenseListpack::Pos) { table->InsertNew(field, value); });
   listpack_.Clear();
   table_ = std::move(table);
 }
@@ -368,8 +374,8 @@ bool Hash::Set(std::string_view field, std::string_view value, const CollectionL
     }
   }
   if (table_ != nullptr) return table_->Set(field, value);
-  Listpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
-  if (pos != Listpack::kEnd) {
+  DenseListpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
+  if (pos != DenseListpack::kEnd) {
     listpack_.Replace(listpack_.Next(pos), value);
     return false;
   }
@@ -390,14 +396,14 @@ bool Hash::SetIfAbsent(std::string_view field, std::string_view value,
 
 std::optional<std::string_view> Hash::Get(std::string_view field, std::string* scratch) const {
   if (table_ != nullptr) return table_->Find(field);
-  Listpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
-  if (pos == Listpack::kEnd) return std::nullopt;
+  DenseListpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
+  if (pos == DenseListpack::kEnd) return std::nullopt;
   return listpack_.Get(listpack_.Next(pos)).View(scratch);
 }
 
 bool Hash::Contains(std::string_view field) const {
   if (table_ != nullptr) return table_->Find(field).has_value();
-  return listpack_.Find(field, listpack_.First(), 1) != Listpack::kEnd;
+  return listpack_.Find(field, listpack_.First(), 1) != DenseListpack::kEnd;
 }
 
 size_t Hash::ValueLength(std::string_view field) const {
@@ -405,14 +411,14 @@ size_t Hash::ValueLength(std::string_view field) const {
     auto value = table_->Find(field);
     return value ? value->size() : 0;
   }
-  Listpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
-  return pos == Listpack::kEnd ? 0 : listpack_.Get(listpack_.Next(pos)).Length();
+  DenseListpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
+  return pos == DenseListpack::kEnd ? 0 : listpack_.Get(listpack_.Next(pos)).Length();
 }
 
 bool Hash::Delete(std::string_view field) {
   if (table_ != nullptr) return table_->Erase(field);
-  Listpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
-  if (pos == Listpack::kEnd) return false;
+  DenseListpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
+  if (pos == DenseListpack::kEnd) return false;
   listpack_.Erase(pos, 2);
   return true;
 }
@@ -423,7 +429,7 @@ void Hash::ForEach(PairFn fn) const {
     return;
   }
   ForEachListpackPair(listpack_, [&](std::string_view field, std::string_view value,
-                                     Listpack::Pos) { fn(field, value); });
+                                     DenseListpack::Pos) { fn(field, value); });
 }
 
 uint64_t Hash::Scan(uint64_t cursor, size_t count, PairFn fn) const {
@@ -441,13 +447,13 @@ void Hash::RandomPairs(uint64_t count, bool distinct, std::mt19937_64& rng, Pair
   }
   if (table_ == nullptr) {
     // Positions of the fields, then picks by index.
-    std::vector<Listpack::Pos> fields;
+    std::vector<DenseListpack::Pos> fields;
     fields.reserve(size);
-    ForEachListpackPair(listpack_, [&](std::string_view, std::string_view, Listpack::Pos pos) {
+    ForEachListpackPair(listpack_, [&](std::string_view, std::string_view, DenseListpack::Pos pos) {
       fields.push_back(pos);
     });
     std::string field_scratch, value_scratch;
-    auto emit = [&](Listpack::Pos pos) {
+    auto emit = [&](DenseListpack::Pos pos) {
       std::string_view field = listpack_.Get(pos).View(&field_scratch);
       fn(field, listpack_.Get(listpack_.Next(pos)).View(&value_scratch));
     };

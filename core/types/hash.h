@@ -120,6 +120,12 @@ class Hash final : public Object {
 
   bool is_listpack() const { return table_ == nullptr; }
 
+  // A "listpack" hash holding a copy of `bytes`, as CompactBytes() returned them.
+  static std::unique_ptr<Hash> FromListpack(std::string_view bytes);
+  // The listpack's entries (DenseListpack::entries) while the hash is a non-empty "listpack",
+  // else empty. Valid until the next mutation.
+  std::string_view CompactBytes() const { return is_listpack() ? listpack_.entries() : ""; }
+
   // Sets `field` to `value`; returns true when the field is new. Converts to "hashtable" first if
   // the field or value is longer than hash-max-listpack-value, and after inserting if the hash
   // has more than hash-max-listpack-entries fields.
@@ -152,7 +158,7 @@ class Hash final : public Object {
   // Converts to "hashtable" when `text` is longer than hash-max-listpack-value.
   void ConvertIfTooLong(std::string_view text, const CollectionLimits& limits);
 
-  Listpack listpack_;                 // "listpack": field, value, field, value...
+  DenseListpack listpack_;            // "listpack": field, value, field, value...
   std::unique_ptr<HashTable> table_;  // "hashtable" when set; listpack_ is then empty.
 };
 

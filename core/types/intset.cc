@@ -82,6 +82,19 @@ Intset Intset::Clone() const {
   return copy;
 }
 
+Intset Intset::FromBytes(std::string_view bytes) {
+  Intset copy;
+  if (!bytes.empty()) {
+    copy.data_ = Reallocate(nullptr, bytes.size());
+    std::memcpy(copy.data_, bytes.data(), bytes.size());
+  }
+  return copy;
+}
+
+std::string_view Intset::raw() const {
+  return std::string_view(reinterpret_cast<const char*>(data_), bytes());
+}
+
 size_t Intset::size() const { return data_ == nullptr ? 0 : LoadU32(data_ + 4); }
 
 size_t Intset::width() const { return data_ == nullptr ? 2 : LoadU32(data_); }

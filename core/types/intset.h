@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace gigakv {
 
@@ -27,6 +28,11 @@ class Intset {
   Intset(const Intset&) = delete;
   Intset& operator=(const Intset&) = delete;
   Intset Clone() const;
+  // An intset holding a copy of `bytes`, a buffer as raw() returns it (the format above; empty
+  // for an empty intset). The bytes are trusted, not validated.
+  static Intset FromBytes(std::string_view bytes);
+  // The whole buffer, empty when the intset is empty. Valid until the next mutation.
+  std::string_view raw() const;
 
   size_t size() const;
   bool empty() const { return data_ == nullptr; }

@@ -1,5 +1,6 @@
 #include "core/types/listpack.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -140,9 +141,15 @@ size_t EncodedSize(const uint8_t* p) {
   }
 }
 
+// Bytes of an entry whose (encoding + payload) takes `encoded` bytes.
+template <bool kBacklen>
+size_t EntrySizeFor(size_t encoded) {
+  return kBacklen ? encoded + BacklenSize(encoded) : encoded;
+}
+
+template <bool kBacklen>
 size_t EntryTotalSize(const uint8_t* p) {
-  size_t encoded = EncodedSize(p);
-  return encoded + BacklenSize(encoded);
+  return EntrySizeFor<kBacklen>(EncodedSize(p));
 }
 
 }  // namespace
@@ -171,9 +178,13 @@ size_t ListpackEntry::Length() const {
   return static_cast<size_t>(end - buffer);
 }
 
-Listpack::~Listpack() { std::free(data_); }
+template <bool kBacklen>
+BasicListpack<kBacklen>::~BasicListpack() {
+  std::free(data_);
+}
 
-Listpack& Listpack::operator=(Listpack&& other) noexcept {
+template <bool kBacklen>
+BasicListpack<kBacklen>& BasicListpack<kBacklen>::operator=(BasicListpack&& other) noexcept {
   if (this != &other) {
     std::free(data_);
     data_ = other.data_;
@@ -182,8 +193,9 @@ Listpack& Listpack::operator=(Listpack&& other) noexcept {
   return *this;
 }
 
-Listpack Listpack::Clone() const {
-  Listpack copy;
+template <bool kBacklen>
+BasicListpack<kBacklen> BasicListpack<kBacklen>::Clone() const {
+  BasicListpack copy;
   if (data_ != nullptr) {
     size_t n = total();
     copy.data_ = static_cast<uint8_t*>(std::malloc(n));
@@ -193,15 +205,50 @@ Listpack Listpack::Clone() const {
   return copy;
 }
 
-uint32_t Listpack::total() const { return data_ == nullptr ? 0 : LoadU32(data_); }
+template <bool kBacklen>
+BasicListpack<kBacklen> BasicListpack<kBacklen>::FromEntries(std::string_view entries) {
+  BasicListpack copy;
+  if (entries.empty()) return copy;
+  copy.Resize(kHeaderSize + entries.size());
+  std::copy(entries.begin(), entries.end(), copy.data_ + kHeaderSize);
+  uint32_t count = 0;
+  for (size_t pos = kHeaderSize; pos < kHeaderSize + entries.size();
+       pos += EntryTotalSize<kBacklen>(copy.data_ + pos)) {
+    ++count;
+  }
+  copy.SetCount(count);
+  return copy;
+}
 
-size_t Listpack::size() const { return data_ == nullptr ? 0 : LoadU32(data_ + 4); }
+template <bool kBacklen>
+std::string_view BasicListpack<kBacklen>::entries() const {
+  if (data_ == nullptr) return {};
+  return std::string_view(reinterpret_cast<const char*>(data_) + kHeaderSize,
+                          total() - kHeaderSize);
+}
 
-size_t Listpack::bytes() const { return total(); }
+template <bool kBacklen>
+uint32_t BasicListpack<kBacklen>::total() const {
+  return data_ == nullptr ? 0 : LoadU32(data_);
+}
 
-void Listpack::SetCount(uint32_t count) { StoreU32(data_ + 4, count); }
+template <bool kBacklen>
+size_t BasicListpack<kBacklen>::size() const {
+  return data_ == nullptr ? 0 : LoadU32(data_ + 4);
+}
 
-uint8_t* Listpack::Resize(size_t new_total) {
+template <bool kBacklen>
+size_t BasicListpack<kBacklen>::bytes() const {
+  return total();
+}
+
+template <bool kBacklen>
+void BasicListpack<kBacklen>::SetCount(uint32_t count) {
+  StoreU32(data_ + 4, count);
+}
+
+template <bool kBacklen>
+uint8_t* BasicListpack<kBacklen>::Resize(size_t new_total) {
   if (new_total <= kHeaderSize) {
     std::free(data_);
     data_ = nullptr;
@@ -216,31 +263,49 @@ uint8_t* Listpack::Resize(size_t new_total) {
   return data_;
 }
 
-Listpack::Pos Listpack::First() const { return size() == 0 ? kEnd : kHeaderSize; }
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::First() const {
+  return size() == 0 ? kEnd : kHeaderSize;
+}
 
-Listpack::Pos Listpack::Last() const {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Last() const {
   if (size() == 0) return kEnd;
+  if constexpr (!kBacklen) {
+    Pos pos = First();
+    for (Pos next = Next(pos); next != kEnd; next = Next(pos)) pos = next;
+    return pos;
+  }
   return Prev(total());
 }
 
-Listpack::Pos Listpack::Next(Pos pos) const {
-  Pos next = pos + static_cast<Pos>(EntryTotalSize(data_ + pos));
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Next(Pos pos) const {
+  Pos next = pos + static_cast<Pos>(EntryTotalSize<kBacklen>(data_ + pos));
   return next >= total() ? kEnd : next;
 }
 
-Listpack::Pos Listpack::Prev(Pos pos) const {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Prev(Pos pos) const {
   if (pos == kEnd) return Last();
   if (pos <= kHeaderSize) return kEnd;
+  if constexpr (!kBacklen) {
+    // No backlen: the entry before `pos` is found walking from the start.
+    Pos prev = First();
+    for (Pos next = Next(prev); next != kEnd && next < pos; next = Next(prev)) prev = next;
+    return prev;
+  }
   size_t backlen_size;
   size_t encoded = ReadBacklen(data_ + pos - 1, &backlen_size);
   return pos - static_cast<Pos>(encoded + backlen_size);
 }
 
-Listpack::Pos Listpack::Seek(int64_t index) const {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Seek(int64_t index) const {
   auto n = static_cast<int64_t>(size());
   if (index < 0) index += n;
   if (index < 0 || index >= n) return kEnd;
-  if (index <= n / 2) {
+  if (!kBacklen || index <= n / 2) {
     Pos pos = First();
     for (int64_t i = 0; i < index; ++i) pos = Next(pos);
     return pos;
@@ -250,7 +315,8 @@ Listpack::Pos Listpack::Seek(int64_t index) const {
   return pos;
 }
 
-ListpackEntry Listpack::Get(Pos pos) const {
+template <bool kBacklen>
+ListpackEntry BasicListpack<kBacklen>::Get(Pos pos) const {
   const uint8_t* p = data_ + pos;
   ListpackEntry entry;
   uint8_t tag = p[0];
@@ -272,7 +338,9 @@ ListpackEntry Listpack::Get(Pos pos) const {
   return entry;
 }
 
-Listpack::Pos Listpack::Find(std::string_view value, Pos start, size_t skip) const {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Find(std::string_view value,
+                                                                    Pos start, size_t skip) const {
   // Compare encoded forms: equal strings have equal encodings, so one memcmp per candidate.
   uint8_t encoded_stack[80];
   std::string encoded_heap;
@@ -288,27 +356,32 @@ Listpack::Pos Listpack::Find(std::string_view value, Pos start, size_t skip) con
     const uint8_t* p = data_ + pos;
     size_t size = EncodedSize(p);
     if (size == encoded_size && std::memcmp(p, encoded, size) == 0) return pos;
-    pos += static_cast<Pos>(size + BacklenSize(size));
+    pos += static_cast<Pos>(EntrySizeFor<kBacklen>(size));
     for (size_t i = 0; i < skip && pos < end; ++i)
-      pos += static_cast<Pos>(EntryTotalSize(data_ + pos));
+      pos += static_cast<Pos>(EntryTotalSize<kBacklen>(data_ + pos));
   }
   return kEnd;
 }
 
-Listpack::Pos Listpack::SpliceIn(Pos before, const uint8_t* encoded, size_t encoded_size) {
-  size_t entry_size = encoded_size + BacklenSize(encoded_size);
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::SpliceIn(Pos before,
+                                                                        const uint8_t* encoded,
+                                                                        size_t encoded_size) {
+  size_t entry_size = EntrySizeFor<kBacklen>(encoded_size);
   size_t old_total = data_ == nullptr ? kHeaderSize : total();
   Pos at = before == kEnd ? static_cast<Pos>(old_total) : before;
   uint32_t count = static_cast<uint32_t>(size());
   Resize(old_total + entry_size);
   std::memmove(data_ + at + entry_size, data_ + at, old_total - at);
   std::memcpy(data_ + at, encoded, encoded_size);
-  WriteBacklen(data_ + at + encoded_size, encoded_size);
+  if constexpr (kBacklen) WriteBacklen(data_ + at + encoded_size, encoded_size);
   SetCount(count + 1);
   return at;
 }
 
-Listpack::Pos Listpack::Insert(Pos before, std::string_view value) {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Insert(Pos before,
+                                                                      std::string_view value) {
   if (value.size() + 5 <= 80) {
     uint8_t encoded[80];
     return SpliceIn(before, encoded, EncodeString(value, encoded));
@@ -318,11 +391,16 @@ Listpack::Pos Listpack::Insert(Pos before, std::string_view value) {
   return SpliceIn(before, bytes, EncodeString(value, bytes));
 }
 
-Listpack::Pos Listpack::InsertInt(Pos before, int64_t value) {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::InsertInt(Pos before,
+                                                                         int64_t value) {
   return Insert(before, std::to_string(value));
 }
 
-Listpack::Pos Listpack::Replace(Pos pos, std::string_view value) {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Replace(Pos pos,
+                                                                       std::string_view value) {
+  // In place: one shift of the tail (in the direction the size changes) and one realloc at most.
   uint8_t stack[80];
   std::string heap;
   uint8_t* encoded = stack;
@@ -331,11 +409,10 @@ Listpack::Pos Listpack::Replace(Pos pos, std::string_view value) {
     encoded = reinterpret_cast<uint8_t*>(heap.data());
   }
   size_t encoded_size = EncodeString(value, encoded);
-  size_t new_size = encoded_size + BacklenSize(encoded_size);
-  size_t old_size = EntryTotalSize(data_ + pos);
+  size_t new_size = EntrySizeFor<kBacklen>(encoded_size);
+  size_t old_size = EntryTotalSize<kBacklen>(data_ + pos);
   uint32_t old_total = total();
   if (new_size != old_size) {
-    // Shift the tail once, in the direction the size changes.
     size_t tail = old_total - pos - old_size;
     size_t new_total = old_total - old_size + new_size;
     if (new_size < old_size) {
@@ -347,17 +424,18 @@ Listpack::Pos Listpack::Replace(Pos pos, std::string_view value) {
     }
   }
   std::memcpy(data_ + pos, encoded, encoded_size);
-  WriteBacklen(data_ + pos + encoded_size, encoded_size);
+  if constexpr (kBacklen) WriteBacklen(data_ + pos + encoded_size, encoded_size);
   return pos;
 }
 
-Listpack::Pos Listpack::Erase(Pos pos, size_t count) {
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Erase(Pos pos, size_t count) {
   if (pos == kEnd || count == 0) return pos;
   uint32_t old_total = total();
   Pos end = pos;
   size_t erased = 0;
   while (erased < count && end < old_total) {
-    end += static_cast<Pos>(EntryTotalSize(data_ + end));
+    end += static_cast<Pos>(EntryTotalSize<kBacklen>(data_ + end));
     ++erased;
   }
   uint32_t remaining = static_cast<uint32_t>(size() - erased);
@@ -371,10 +449,14 @@ Listpack::Pos Listpack::Erase(Pos pos, size_t count) {
   return pos >= total() ? kEnd : pos;
 }
 
-void Listpack::Clear() { Resize(0); }
+template <bool kBacklen>
+void BasicListpack<kBacklen>::Clear() {
+  Resize(0);
+}
 
-Listpack Listpack::SplitAt(Pos pos) {
-  Listpack tail;
+template <bool kBacklen>
+BasicListpack<kBacklen> BasicListpack<kBacklen>::SplitAt(Pos pos) {
+  BasicListpack tail;
   if (pos == kEnd || data_ == nullptr || pos >= total()) return tail;
   uint32_t old_total = total();
   uint32_t kept = 0;
@@ -393,7 +475,8 @@ Listpack Listpack::SplitAt(Pos pos) {
   return tail;
 }
 
-void Listpack::AppendAll(Listpack&& other) {
+template <bool kBacklen>
+void BasicListpack<kBacklen>::AppendAll(BasicListpack&& other) {
   if (other.data_ == nullptr) return;
   if (data_ == nullptr) {
     std::swap(data_, other.data_);
@@ -408,9 +491,12 @@ void Listpack::AppendAll(Listpack&& other) {
   other.Clear();
 }
 
-size_t Listpack::EntrySize(std::string_view value) {
-  size_t encoded = EncodedStringSize(value);
-  return encoded + BacklenSize(encoded);
+template <bool kBacklen>
+size_t BasicListpack<kBacklen>::EntrySize(std::string_view value) {
+  return EntrySizeFor<kBacklen>(EncodedStringSize(value));
 }
+
+template class BasicListpack<true>;
+template class BasicListpack<false>;
 
 }  // namespace gigakv

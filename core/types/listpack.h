@@ -19,6 +19,12 @@
 //                 read from the entry's last byte backwards; every byte but the one read last has
 //                 the high bit set. 1 byte below 128, 2 below 16384, at most 5.
 //
+// Two variants share this format and code: Listpack (entries as above) and DenseListpack, whose
+// entries have no backlen (entry := encoding payload), one byte or more less per entry. A
+// DenseListpack walks backwards by walking forwards from the start (Last/Prev/Seek near the end
+// are O(n)); it holds the small encodings of hashes, sets and sorted sets, which are bounded in
+// size and walked forwards. Lists (quicklist nodes) use Listpack.
+//
 // A string is stored as an integer exactly when it is the canonical decimal text of an int64
 // (no leading zeros or '+', "-0" is a string), so reading it back gives the same bytes.
 //
@@ -48,18 +54,27 @@ struct ListpackEntry {
   size_t Length() const;  // Byte length of the string form.
 };
 
-class Listpack {
+// kBacklen: whether entries end with a backlen (Listpack) or not (DenseListpack).
+template <bool kBacklen>
+class BasicListpack {
  public:
   using Pos = uint32_t;
   static constexpr Pos kEnd = UINT32_MAX;
 
-  Listpack() = default;
-  ~Listpack();
-  Listpack(Listpack&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
-  Listpack& operator=(Listpack&& other) noexcept;
-  Listpack(const Listpack&) = delete;
-  Listpack& operator=(const Listpack&) = delete;
-  Listpack Clone() const;
+  BasicListpack() = default;
+  ~BasicListpack();
+  BasicListpack(BasicListpack&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
+  BasicListpack& operator=(BasicListpack&& other) noexcept;
+  BasicListpack(const BasicListpack&) = delete;
+  BasicListpack& operator=(const BasicListpack&) = delete;
+  BasicListpack Clone() const;
+  // A listpack holding a copy of `entries`, which must be entries as entries() returns them
+  // (empty for an empty listpack); the header is rebuilt (counting the entries, O(n)). The bytes
+  // are trusted, not validated.
+  static BasicListpack FromEntries(std::string_view entries);
+  // The buffer without its header: every entry, back to back (empty when the listpack is empty).
+  // With the entries' length, enough to rebuild the listpack. Valid until the next mutation.
+  std::string_view entries() const;
 
   size_t size() const;  // Number of entries.
   bool empty() const { return size() == 0; }
@@ -96,8 +111,8 @@ class Listpack {
   // Bulk moves for list nodes (split and merge), O(bytes) with one memcpy: moves the entries from
   // `pos` to the end into the returned listpack (this keeps the ones before `pos`), and appends
   // all of `other`'s entries to this one (leaving `other` empty).
-  Listpack SplitAt(Pos pos);
-  void AppendAll(Listpack&& other);
+  BasicListpack SplitAt(Pos pos);
+  void AppendAll(BasicListpack&& other);
 
   // Bytes an entry holding `value` would take (for size limits such as list-max-listpack-size).
   static size_t EntrySize(std::string_view value);
@@ -110,5 +125,10 @@ class Listpack {
 
   uint8_t* data_ = nullptr;  // Owned; malloc'd; nullptr when empty.
 };
+
+extern template class BasicListpack<true>;
+extern template class BasicListpack<false>;
+using Listpack = BasicListpack<true>;
+using DenseListpack = BasicListpack<false>;
 
 }  // namespace gigakv

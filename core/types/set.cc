@@ -291,7 +291,7 @@ std::unique_ptr<Set> Set::Create(std::string_view first_member, size_t size_hint
     return set;
   }
   if (size_hint <= static_cast<uint64_t>(std::max<int64_t>(0, limits.set_max_listpack_entries))) {
-    set->rep_.emplace<Listpack>();
+    set->rep_.emplace<DenseListpack>();
   } else {
     set->rep_ = std::make_unique<SetHashTable>(size_hint);
   }
@@ -316,7 +316,7 @@ size_t Set::MemoryUsage() const {
     case Encoding::kIntset:
       return bytes + std::get<Intset>(rep_).bytes();
     case Encoding::kListpack:
-      return bytes + std::get<Listpack>(rep_).bytes();
+      return bytes + std::get<DenseListpack>(rep_).bytes();
     case Encoding::kHashtable: {
       const SetHashTable& table = *std::get<std::unique_ptr<SetHashTable>>(rep_);
       return bytes + sizeof(SetHashTable) + table.MemoryUsage();
@@ -330,11 +330,27 @@ size_t Set::Length() const {
     case Encoding::kIntset:
       return std::get<Intset>(rep_).size();
     case Encoding::kListpack:
-      return std::get<Listpack>(rep_).size();
+      return std::get<DenseListpack>(rep_).size();
     case Encoding::kHashtable:
       return std::get<std::unique_ptr<SetHashTable>>(rep_)->size();
   }
   return 0;
+}
+
+std::unique_ptr<Set> Set::FromCompact(Encoding encoding, std::string_view bytes) {
+  auto set = std::make_unique<Set>();
+  if (encoding == Encoding::kListpack) {
+    set->rep_ = DenseListpack::FromEntries(bytes);
+  } else {
+    set->rep_ = Intset::FromBytes(bytes);
+  }
+  return set;
+}
+
+std::string_view Set::CompactBytes() const {
+  if (const auto* intset = std::get_if<Intset>(&rep_)) return intset->raw();
+  if (const auto* listpack = std::get_if<DenseListpack>(&rep_)) return listpack->entries();
+  return {};
 }
 
 Object* Set::Clone() const {
@@ -344,7 +360,7 @@ Object* Set::Clone() const {
       copy->rep_ = std::get<Intset>(rep_).Clone();
       break;
     case Encoding::kListpack:
-      copy->rep_ = std::get<Listpack>(rep_).Clone();
+      copy->rep_ = std::get<DenseListpack>(rep_).Clone();
       break;
     case Encoding::kHashtable:
       copy->rep_ = std::get<std::unique_ptr<SetHashTable>>(rep_)->Clone();
@@ -361,8 +377,8 @@ void Set::ConvertToHashtable(size_t expected) {
 
 void Set::ConvertToListpack() {
   const Intset& ints = std::get<Intset>(rep_);
-  Listpack lp;
-  for (size_t i = 0; i < ints.size(); ++i) lp.InsertInt(Listpack::kEnd, ints.Get(i));
+  DenseListpack lp;
+  for (size_t i = 0; i < ints.size(); ++i) lp.InsertInt(DenseListpack::kEnd, ints.Get(i));
   rep_ = std::move(lp);
 }
 
@@ -385,7 +401,7 @@ bool Set::Add(std::string_view member, const CollectionLimits& limits) {
       size_t longest = n == 0 ? 0 : std::max(DecimalLength(ints.Min()), DecimalLength(ints.Max()));
       if (n < listpack_entries && member.size() <= listpack_value && longest <= listpack_value) {
         ConvertToListpack();
-        std::get<Listpack>(rep_).Append(member);
+        std::get<DenseListpack>(rep_).Append(member);
       } else {
         ConvertToHashtable(n + 1);
         std::get<std::unique_ptr<SetHashTable>>(rep_)->Insert(member);
@@ -393,8 +409,8 @@ bool Set::Add(std::string_view member, const CollectionLimits& limits) {
       return true;
     }
     case Encoding::kListpack: {
-      Listpack& lp = std::get<Listpack>(rep_);
-      if (lp.Find(member, lp.First()) != Listpack::kEnd) return false;
+      DenseListpack& lp = std::get<DenseListpack>(rep_);
+      if (lp.Find(member, lp.First()) != DenseListpack::kEnd) return false;
       if (lp.size() < listpack_entries && member.size() <= listpack_value) {
         lp.Append(member);
       } else {
@@ -416,9 +432,9 @@ bool Set::Remove(std::string_view member) {
       return ParseCanonicalInt64(member, &value) && std::get<Intset>(rep_).Remove(value);
     }
     case Encoding::kListpack: {
-      Listpack& lp = std::get<Listpack>(rep_);
-      Listpack::Pos pos = lp.Find(member, lp.First());
-      if (pos == Listpack::kEnd) return false;
+      DenseListpack& lp = std::get<DenseListpack>(rep_);
+      DenseListpack::Pos pos = lp.Find(member, lp.First());
+      if (pos == DenseListpack::kEnd) return false;
       lp.Erase(pos);
       return true;
     }
@@ -435,8 +451,8 @@ bool Set::Contains(std::string_view member) const {
       return ParseCanonicalInt64(member, &value) && std::get<Intset>(rep_).Contains(value);
     }
     case Encoding::kListpack: {
-      const Listpack& lp = std::get<Listpack>(rep_);
-      return lp.Find(member, lp.First()) != Listpack::kEnd;
+      const DenseListpack& lp = std::get<DenseListpack>(rep_);
+      return lp.Find(member, lp.First()) != DenseListpack::kEnd;
     }
     case Encoding::kHashtable:
       return std::get<std::unique_ptr<SetHashTable>>(rep_)->Contains(member);
@@ -453,9 +469,9 @@ void Set::ForEach(absl::FunctionRef<void(std::string_view)> fn) const {
       break;
     }
     case Encoding::kListpack: {
-      const Listpack& lp = std::get<Listpack>(rep_);
+      const DenseListpack& lp = std::get<DenseListpack>(rep_);
       std::string scratch;
-      for (Listpack::Pos pos = lp.First(); pos != Listpack::kEnd; pos = lp.Next(pos)) {
+      for (DenseListpack::Pos pos = lp.First(); pos != DenseListpack::kEnd; pos = lp.Next(pos)) {
         fn(lp.Get(pos).View(&scratch));
       }
       break;
@@ -487,10 +503,11 @@ namespace {
 // listpack (O(n) once instead of O(n) per pick).
 class IndexedMembers {
  public:
-  IndexedMembers(const Intset* ints, const Listpack* lp) : ints_(ints), lp_(lp) {
+  IndexedMembers(const Intset* ints, const DenseListpack* lp) : ints_(ints), lp_(lp) {
     if (lp_ != nullptr) {
       positions_.reserve(lp_->size());
-      for (Listpack::Pos pos = lp_->First(); pos != Listpack::kEnd; pos = lp_->Next(pos)) {
+      for (DenseListpack::Pos pos = lp_->First(); pos != DenseListpack::kEnd;
+           pos = lp_->Next(pos)) {
         positions_.push_back(pos);
       }
     }
@@ -503,8 +520,8 @@ class IndexedMembers {
 
  private:
   const Intset* ints_;
-  const Listpack* lp_;
-  std::vector<Listpack::Pos> positions_;
+  const DenseListpack* lp_;
+  std::vector<DenseListpack::Pos> positions_;
   char buf_[kIntBuf];
   std::string scratch_;
 };
@@ -545,7 +562,7 @@ void Set::RandomMembers(int64_t count, std::mt19937_64& rng,
     }
     return;
   }
-  IndexedMembers members(std::get_if<Intset>(&rep_), std::get_if<Listpack>(&rep_));
+  IndexedMembers members(std::get_if<Intset>(&rep_), std::get_if<DenseListpack>(&rep_));
   if (count < 0) {
     for (size_t i = 0; i < wanted; ++i) fn(members.At(rng() % size));
     return;
@@ -577,8 +594,8 @@ void Set::PopRandom(size_t count, std::mt19937_64& rng,
         break;
       }
       case Encoding::kListpack: {
-        Listpack& lp = std::get<Listpack>(rep_);
-        Listpack::Pos pos = lp.Seek(static_cast<int64_t>(rng() % lp.size()));
+        DenseListpack& lp = std::get<DenseListpack>(rep_);
+        DenseListpack::Pos pos = lp.Seek(static_cast<int64_t>(rng() % lp.size()));
         std::string scratch;
         fn(lp.Get(pos).View(&scratch));
         lp.Erase(pos);

@@ -121,6 +121,14 @@ class Set final : public Object {
   void ForEachElement(absl::FunctionRef<void(std::string_view)> fn) const override { ForEach(fn); }
 
   Encoding encoding() const { return static_cast<Encoding>(rep_.index()); }
+
+  // A set in `encoding` (kIntset or kListpack) holding a copy of `bytes`, as CompactBytes()
+  // returned them for that encoding.
+  static std::unique_ptr<Set> FromCompact(Encoding encoding, std::string_view bytes);
+  // While the set is non-empty in a compact encoding, the Intset's whole buffer (Intset::raw)
+  // or the listpack's entries (DenseListpack::entries); else empty. Valid until the next
+  // mutation.
+  std::string_view CompactBytes() const;
   bool empty() const { return Length() == 0; }
 
   // Adds `member`; false if it was present. Converts per the rules above. O(1) expected for the
@@ -164,7 +172,7 @@ class Set final : public Object {
   void ConvertToListpack();
 
   // The index order matches Encoding.
-  std::variant<Intset, Listpack, std::unique_ptr<SetHashTable>> rep_;
+  std::variant<Intset, DenseListpack, std::unique_ptr<SetHashTable>> rep_;
 };
 
 // True when `text` is the canonical decimal text of an int64 (Redis's string2ll: no leading

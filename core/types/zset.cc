@@ -82,7 +82,7 @@ bool BlobLess(const uint8_t* a, double b_score, std::string_view b_member) {
 constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53
 constexpr char kDoubleTag = 'd';
 
-void InsertScore(Listpack& lp, Listpack::Pos before, double score) {
+void InsertScore(DenseListpack& lp, DenseListpack::Pos before, double score) {
   if (std::trunc(score) == score && std::fabs(score) < kMaxExactInt) {
     lp.InsertInt(before, static_cast<int64_t>(score));  // -0 becomes 0, as in Redis's listpack.
     return;
@@ -482,6 +482,12 @@ size_t ZSet::MemoryUsage() const {
   return sizeof(ZSet) + sizeof(Large) + large_->blob_bytes + table + nodes;
 }
 
+std::unique_ptr<ZSet> ZSet::FromListpack(std::string_view bytes) {
+  auto zset = std::make_unique<ZSet>();
+  zset->listpack_ = DenseListpack::FromEntries(bytes);
+  return zset;
+}
+
 Object* ZSet::Clone() const {
   auto* copy = new ZSet();
   if (large_ == nullptr) {
@@ -504,9 +510,9 @@ void ZSet::ConvertToSkiplist() {
   auto* large = new Large();
   large->index.reserve(size());
   std::string scratch;
-  for (Listpack::Pos pos = listpack_.First(); pos != Listpack::kEnd;) {
+  for (DenseListpack::Pos pos = listpack_.First(); pos != DenseListpack::kEnd;) {
     ListpackEntry member = listpack_.Get(pos);
-    Listpack::Pos score_pos = listpack_.Next(pos);
+    DenseListpack::Pos score_pos = listpack_.Next(pos);
     large->Insert(DecodeScore(listpack_.Get(score_pos)), EntryMember(member, &scratch));
     pos = listpack_.Next(score_pos);
   }
@@ -514,9 +520,9 @@ void ZSet::ConvertToSkiplist() {
   large_ = large;
 }
 
-Listpack::Pos ZSet::ListpackFind(std::string_view member, double* score) const {
-  Listpack::Pos pos = listpack_.Find(member, listpack_.First(), /*skip=*/1);
-  if (pos != Listpack::kEnd && score != nullptr) {
+DenseListpack::Pos ZSet::ListpackFind(std::string_view member, double* score) const {
+  DenseListpack::Pos pos = listpack_.Find(member, listpack_.First(), /*skip=*/1);
+  if (pos != DenseListpack::kEnd && score != nullptr) {
     *score = DecodeScore(listpack_.Get(listpack_.Next(pos)));
   }
   return pos;
@@ -524,9 +530,9 @@ Listpack::Pos ZSet::ListpackFind(std::string_view member, double* score) const {
 
 void ZSet::ListpackInsert(std::string_view member, double score) {
   std::string scratch;
-  Listpack::Pos pos = listpack_.First();
-  while (pos != Listpack::kEnd) {
-    Listpack::Pos score_pos = listpack_.Next(pos);
+  DenseListpack::Pos pos = listpack_.First();
+  while (pos != DenseListpack::kEnd) {
+    DenseListpack::Pos score_pos = listpack_.Next(pos);
     double current = DecodeScore(listpack_.Get(score_pos));
     if (current > score ||
         (current == score && EntryMember(listpack_.Get(pos), &scratch) > member)) {
@@ -534,7 +540,7 @@ void ZSet::ListpackInsert(std::string_view member, double score) {
     }
     pos = listpack_.Next(score_pos);
   }
-  Listpack::Pos member_pos = listpack_.Insert(pos, member);
+  DenseListpack::Pos member_pos = listpack_.Insert(pos, member);
   InsertScore(listpack_, listpack_.Next(member_pos), score);
 }
 
@@ -554,7 +560,7 @@ ZAddOutcome ZSet::Add(std::string_view member, double score, const ZAddFlags& fl
     if (score == *current) return ZAddOutcome::kUnchanged;
     if (large_ == nullptr) {
       // Remove and re-insert at the new position.
-      Listpack::Pos pos = ListpackFind(member, nullptr);
+      DenseListpack::Pos pos = ListpackFind(member, nullptr);
       std::string saved(member);
       listpack_.Erase(pos, 2);
       ListpackInsert(saved, score);
@@ -584,7 +590,7 @@ ZAddOutcome ZSet::Add(std::string_view member, double score, const ZAddFlags& fl
 std::optional<double> ZSet::Score(std::string_view member) const {
   if (large_ == nullptr) {
     double score;
-    if (ListpackFind(member, &score) == Listpack::kEnd) return std::nullopt;
+    if (ListpackFind(member, &score) == DenseListpack::kEnd) return std::nullopt;
     return score;
   }
   auto it = large_->index.find(member);
@@ -596,8 +602,8 @@ size_t ZSet::LowerBound(absl::FunctionRef<bool(std::string_view, double)> pred) 
   if (large_ == nullptr) {
     std::string scratch;
     size_t rank = 0;
-    for (Listpack::Pos pos = listpack_.First(); pos != Listpack::kEnd; ++rank) {
-      Listpack::Pos score_pos = listpack_.Next(pos);
+    for (DenseListpack::Pos pos = listpack_.First(); pos != DenseListpack::kEnd; ++rank) {
+      DenseListpack::Pos score_pos = listpack_.Next(pos);
       if (pred(EntryMember(listpack_.Get(pos), &scratch), DecodeScore(listpack_.Get(score_pos)))) {
         return rank;
       }
@@ -620,8 +626,8 @@ std::optional<size_t> ZSet::Rank(std::string_view member, bool reverse) const {
 
 bool ZSet::Remove(std::string_view member) {
   if (large_ == nullptr) {
-    Listpack::Pos pos = ListpackFind(member, nullptr);
-    if (pos == Listpack::kEnd) return false;
+    DenseListpack::Pos pos = ListpackFind(member, nullptr);
+    if (pos == DenseListpack::kEnd) return false;
     listpack_.Erase(pos, 2);
     return true;
   }
@@ -684,18 +690,25 @@ void ZSet::Visit(size_t begin, size_t end, bool reverse,
   if (large_ == nullptr) {
     std::string scratch;
     if (!reverse) {
-      Listpack::Pos pos = listpack_.Seek(static_cast<int64_t>(2 * begin));
+      DenseListpack::Pos pos = listpack_.Seek(static_cast<int64_t>(2 * begin));
       for (size_t i = 0; i < count; ++i) {
-        Listpack::Pos score_pos = listpack_.Next(pos);
+        DenseListpack::Pos score_pos = listpack_.Next(pos);
         fn(EntryMember(listpack_.Get(pos), &scratch), DecodeScore(listpack_.Get(score_pos)));
         pos = listpack_.Next(score_pos);
       }
     } else {
-      Listpack::Pos score_pos = listpack_.Seek(static_cast<int64_t>(2 * end - 1));
+      // Entries have no backlen: find the span's members walking forwards, then visit them
+      // backwards.
+      std::vector<DenseListpack::Pos> members;
+      members.reserve(count);
+      DenseListpack::Pos pos = listpack_.Seek(static_cast<int64_t>(2 * begin));
       for (size_t i = 0; i < count; ++i) {
-        Listpack::Pos pos = listpack_.Prev(score_pos);
-        fn(EntryMember(listpack_.Get(pos), &scratch), DecodeScore(listpack_.Get(score_pos)));
-        score_pos = listpack_.Prev(pos);
+        members.push_back(pos);
+        pos = listpack_.Next(listpack_.Next(pos));
+      }
+      for (size_t i = count; i-- > 0;) {
+        DenseListpack::Pos score_pos = listpack_.Next(members[i]);
+        fn(EntryMember(listpack_.Get(members[i]), &scratch), DecodeScore(listpack_.Get(score_pos)));
       }
     }
     return;

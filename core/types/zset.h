@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,6 +96,12 @@ class ZSet final : public Object {
   size_t size() const;
   bool is_listpack() const { return large_ == nullptr; }
 
+  // A listpack-encoded set holding a copy of `bytes`, as CompactBytes() returned them.
+  static std::unique_ptr<ZSet> FromListpack(std::string_view bytes);
+  // The listpack's entries (DenseListpack::entries) while the set is a non-empty listpack, else
+  // empty. Valid until the next mutation.
+  std::string_view CompactBytes() const { return is_listpack() ? listpack_.entries() : ""; }
+
   // Adds or updates `member` (Redis's zsetAdd). *new_score receives the member's score after the
   // call for kAdded/kUpdated/kUnchanged. Converts to the skiplist encoding first when the add
   // would exceed `limits`.
@@ -134,11 +141,11 @@ class ZSet final : public Object {
 
   // Listpack helpers.
   void ListpackInsert(std::string_view member, double score);
-  Listpack::Pos ListpackFind(std::string_view member, double* score) const;
+  DenseListpack::Pos ListpackFind(std::string_view member, double* score) const;
   // First rank whose element satisfies a monotone (false...true) predicate.
   size_t LowerBound(absl::FunctionRef<bool(std::string_view, double)> pred) const;
 
-  Listpack listpack_;       // The listpack encoding (empty once converted).
+  DenseListpack listpack_;  // The listpack encoding (empty once converted).
   Large* large_ = nullptr;  // The skiplist encoding; owned; nullptr while a listpack.
 };
 

@@ -4,7 +4,28 @@
 //
 // All functions run under the key's shard lock (inside WithKey, or with a MultiLock held and a
 // KeyAccess from FindLocked). Objects stay owned by their record; pointers returned here are
-// valid until the key is next written or removed.
+// valid until the key is next written or removed, and never past the end of the command.
+//
+// Inline collections. A small hash, set or sorted set in its compact encoding is stored inline
+// in its key's arena record (ValueKind::kInlineHash, kInlineSet, kInlineIntset, kInlineZSet:
+// listpack entries or intset bytes, no Object; core/types/inline_value.h). This header makes
+// them transparent to the families:
+//  - Reads (ReadObject, ObjectForRead) of an inline record return a temporary object built from
+//    a copy of the bytes. It is owned by a per-thread pool emptied when the command ends, so a
+//    multi-key command may hold several. It must not be modified: changes would be lost.
+//  - Writes (WriteObject, ObjectForWrite) turn an inline record into a kObject record holding
+//    the materialized object (keeping TTL and access stamp) and remember (db, key) in a
+//    per-thread write-back list. CreateObject stores a kObject record and remembers the key too.
+//  - When the outermost command ends (InlineCommandScope, opened by Server::Execute around the
+//    handler, closed before blocked clients are served), every remembered key is looked up
+//    again under its shard lock and, if it still holds a non-empty collection in a compact
+//    encoding, is stored back inline with its TTL and access stamp. Keys written by other
+//    clients meanwhile are just re-checked; whatever holds a compact collection then is stored
+//    inline, so the step is idempotent.
+// Large collections (hashtable, skiplist, quicklist) and lists are always kObject records: reads
+// and writes of them pay one comparison; creating a hash, set or sorted set costs one more
+// lookup when the command ends. Code outside this header that looks at RecordView::object must
+// use ObjectForRead / ObjectForWrite instead.
 #pragma once
 
 #include <memory>
@@ -14,6 +35,32 @@
 #include "server/commands/key_access.h"
 
 namespace gigakv::server {
+
+// The collection a record holds, for reading: view.object for kObject records, a temporary
+// copy (see above) for inline collections, nullptr for strings.
+Object* ObjectForRead(const RecordView& view);
+
+// The collection at the existing key `access`, for writing: an inline record is first turned
+// into a kObject record (access.slot stays valid) and remembered for write-back. nullptr for
+// strings.
+Object* ObjectForWrite(KeyAccess& access);
+
+// Remembers `key` in `db` for the write-back at the end of the command.
+void NoteInlineWriteBack(int db, std::string_view key);
+
+// Opened by Server::Execute around a command's handler. When the outermost scope on a thread
+// closes, the write-back list is stored back inline and the temporary objects are freed. Must be
+// closed with no shard lock held.
+class InlineCommandScope {
+ public:
+  explicit InlineCommandScope(Store& store);
+  ~InlineCommandScope();
+  InlineCommandScope(const InlineCommandScope&) = delete;
+  InlineCommandScope& operator=(const InlineCommandScope&) = delete;
+
+ private:
+  Store& store_;
+};
 
 // Tells the blocking machinery that `key` in `db` may now hold data for clients blocked on it
 // (BLPOP, BZPOPMIN...). Cheap when nobody is blocked. Defined in blocking.cc.
@@ -34,7 +81,7 @@ T* ReadObject(CommandContext& ctx, KeyAccess& access, KeyType type, bool* wrong_
     return nullptr;
   }
   Touch(ctx, access);
-  return static_cast<T*>(view.object);
+  return static_cast<T*>(view.kind == ValueKind::kObject ? view.object : ObjectForRead(view));
 }
 
 // Like ReadObject for write commands: no hit/miss counting (Redis counts only reads).
@@ -49,7 +96,7 @@ T* WriteObject(CommandContext& ctx, KeyAccess& access, KeyType type, bool* wrong
     return nullptr;
   }
   Touch(ctx, access);
-  return static_cast<T*>(view.object);
+  return static_cast<T*>(view.kind == ValueKind::kObject ? view.object : ObjectForWrite(access));
 }
 
 // True when the key exists with another type than `type` (WRONGTYPE sent). For commands that
@@ -72,6 +119,7 @@ T* CreateObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> objec
   spec.object = raw;
   access.slot = access.table.Put(access.key, access.hash, spec, 0, NewStamp(ctx));
   KeyType type = raw->type();
+  if (type != KeyType::kList) NoteInlineWriteBack(access.db, access.key);
   if (type == KeyType::kList || type == KeyType::kZSet)
     SignalKeyAsReady(ctx, access.db, access.key);
   return raw;
@@ -100,6 +148,7 @@ inline void RemoveKey(KeyAccess& access) {
 inline bool DeleteIfEmpty(KeyAccess& access) {
   if (!access.exists()) return false;
   RecordView view = access.view();
+  // Inline collections are never empty.
   if (view.kind != ValueKind::kObject || view.object->Length() != 0) return false;
   RemoveKey(access);
   return true;

@@ -362,6 +362,12 @@ std::string_view EncodingName(const RecordView& view) {
       return "raw";
     case ValueKind::kObject:
       return view.object->encoding_name();
+    case ValueKind::kInlineHash:
+    case ValueKind::kInlineSet:
+    case ValueKind::kInlineZSet:
+      return "listpack";
+    case ValueKind::kInlineIntset:
+      return "intset";
   }
   return "unknown";
 }

@@ -346,7 +346,7 @@ void CmdSMove(CommandContext& ctx) {
   // same key is not looked up twice: a second lookup could expire the object the first returned.
   KeyAccess source = FindLocked(ctx, source_key);
   Set* source_set = source.exists() && source.view().type() == KeyType::kSet
-                        ? static_cast<Set*>(source.view().object)
+                        ? static_cast<Set*>(ObjectForWrite(source))
                         : nullptr;
   bool source_wrong = source.exists() && source_set == nullptr;
   if (source.exists()) Touch(ctx, source);
@@ -357,7 +357,7 @@ void CmdSMove(CommandContext& ctx) {
     destination_exists = destination.exists();
     destination_wrong = destination.exists() && destination.view().type() != KeyType::kSet;
     destination_set = destination_exists && !destination_wrong
-                          ? static_cast<Set*>(destination.view().object)
+                          ? static_cast<Set*>(ObjectForWrite(destination))
                           : nullptr;
     if (destination_exists) Touch(ctx, destination);
   }
@@ -414,7 +414,9 @@ bool CollectSetsOrReply(CommandContext& ctx, const std::vector<std::string_view>
   for (size_t i = 0; i < keys.size(); ++i) {
     KeyTable& table = ctx.store.shard(ctx.store.ShardIndex(keys[i])).Table(db);
     KeyTable::Slot slot = table.Find(keys[i], ctx.store.Hash(keys[i]));
-    if (slot != KeyTable::kNoSlot) (*sets)[i] = static_cast<const Set*>(table.View(slot).object);
+    if (slot != KeyTable::kNoSlot) {
+      (*sets)[i] = static_cast<const Set*>(ObjectForRead(table.View(slot)));
+    }
   }
   return true;
 }

@@ -111,7 +111,7 @@ std::optional<std::string> LookupByPattern(CommandContext& ctx, std::string_view
     if (view.type() != KeyType::kHash) return std::nullopt;
     std::string scratch;
     std::optional<std::string_view> value =
-        static_cast<const Hash*>(view.object)->Get(field, &scratch);
+        static_cast<const Hash*>(ObjectForRead(view))->Get(field, &scratch);
     if (!value.has_value()) return std::nullopt;
     return std::string(*value);
   });
@@ -152,9 +152,11 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
       return;
     }
     type = key_type;
-    items.reserve(view.object->Length());
-    view.object->ForEachElement(
-        [&](std::string_view element) { items.push_back(SortItem{std::string(element)}); });
+    const Object* object = ObjectForRead(view);
+    items.reserve(object->Length());
+    object->ForEachElement([&](std::string_view element) {
+      items.push_back(SortItem{std::string(element), 0, std::nullopt});
+    });
     Touch(ctx, access);
   });
   if (wrong_type) {

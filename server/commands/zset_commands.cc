@@ -1077,10 +1077,11 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
       return;
     }
     Touch(ctx, access);
+    const Object* object = ObjectForRead(view);
     if (type == KeyType::kZSet) {
-      sources[i].zset = static_cast<const ZSet*>(view.object);
+      sources[i].zset = static_cast<const ZSet*>(object);
     } else {
-      sources[i].set = view.object;
+      sources[i].set = object;
     }
   }
   Aggregate aggregate = Aggregate::kSum;

@@ -23,6 +23,7 @@ uint64_t TinyHash(std::string_view key) { return (absl::HashOf(key) & 0xf) << 60
 struct ModelValue {
   std::string value;
   int64_t expire_ms;
+  ValueKind kind = ValueKind::kStringRaw;
 };
 
 class KeyTableModelTest : public ::testing::TestWithParam<HashFn> {
@@ -39,6 +40,7 @@ class KeyTableModelTest : public ::testing::TestWithParam<HashFn> {
       EXPECT_EQ(view.key, key);
       EXPECT_EQ(view.str, expected.value) << key;
       EXPECT_EQ(view.expire_ms, expected.expire_ms) << key;
+      EXPECT_EQ(view.kind, expected.kind) << key;
       if (expected.expire_ms > 0) ++expires;
     }
     EXPECT_EQ(table_.expires_count(), expires);
@@ -72,12 +74,17 @@ TEST_P(KeyTableModelTest, RandomOperationsMatchModel) {
         spec.kind = ValueKind::kStringExternal;
         spec.external = external;
       } else {
-        spec.kind = ValueKind::kStringRaw;
+        // Inline strings and inline collections (opaque bytes to the table) alike.
+        static constexpr ValueKind kInlineKinds[] = {
+            ValueKind::kStringRaw,    ValueKind::kInlineHash, ValueKind::kInlineSet,
+            ValueKind::kInlineIntset, ValueKind::kInlineZSet,
+        };
+        spec.kind = kInlineKinds[rng() % 5];
         spec.bytes = value;
       }
       int64_t expire = rng() % 3 == 0 ? 1000 + static_cast<int64_t>(rng() % 1000) : 0;
       table_.Put(key, hash, spec, expire, 0);
-      model_[key] = {value, expire};
+      model_[key] = {value, expire, spec.kind};
     } else if (op < 8) {
       KeyTable::Slot slot = table_.Find(key, hash);
       ASSERT_EQ(slot != KeyTable::kNoSlot, model_.count(key) == 1) << key;
@@ -147,6 +154,119 @@ TEST(KeyTableTest, ReleaseHandsOverExternalValue) {
   EXPECT_EQ(released.external->size(), 10000u);
   EXPECT_EQ(table.size(), 0u);
   delete released.external;
+}
+
+// A stand-in collection for kObject records.
+class FakeObject final : public Object {
+ public:
+  KeyType type() const override { return KeyType::kList; }
+  std::string_view encoding_name() const override { return "fake"; }
+  size_t MemoryUsage() const override { return 1000; }
+  size_t Length() const override { return 1; }
+  Object* Clone() const override { return new FakeObject(); }
+  void ForEachElement(absl::FunctionRef<void(std::string_view)>) const override {}
+};
+
+TEST(KeyTableInlineTest, InlineCollectionsAreNotStringsAndKeepTheirBytes) {
+  KeyTable table;
+  const std::string blob(40, '\x01');
+  const std::pair<ValueKind, KeyType> kinds[] = {{ValueKind::kInlineHash, KeyType::kHash},
+                                                 {ValueKind::kInlineSet, KeyType::kSet},
+                                                 {ValueKind::kInlineIntset, KeyType::kSet},
+                                                 {ValueKind::kInlineZSet, KeyType::kZSet}};
+  for (const auto& [kind, type] : kinds) {
+    std::string key = "k" + std::to_string(static_cast<int>(kind));
+    table.Put(key, StrongHash(key), ValueSpec{kind, blob}, 123456, 7);
+    RecordView view = table.View(table.Find(key, StrongHash(key)));
+    EXPECT_EQ(view.kind, kind);
+    EXPECT_FALSE(view.is_string());
+    EXPECT_EQ(view.type(), type);
+    EXPECT_EQ(view.str, blob);
+    EXPECT_EQ(view.object, nullptr);
+    EXPECT_EQ(view.expire_ms, 123456);
+    EXPECT_EQ(view.access, 7);
+    // The bytes live in the record: MEMORY USAGE is the record plus its index slot.
+    EXPECT_EQ(table.RecordMemory(table.Find(key, StrongHash(key))),
+              EncodedRecordSize(key, ValueSpec{kind, blob}, true) + sizeof(uint64_t));
+  }
+  EXPECT_EQ(table.expires_count(), 4u);
+  // Strings stay strings, including kinds past the old 3-bit kind field next to the expire bit.
+  table.Put("s", StrongHash("s"), ValueSpec{ValueKind::kStringEmbstr, "v"}, 99, 0);
+  RecordView string_view = table.View(table.Find("s", StrongHash("s")));
+  EXPECT_TRUE(string_view.is_string());
+  EXPECT_EQ(string_view.type(), KeyType::kString);
+  EXPECT_EQ(string_view.expire_ms, 99);
+}
+
+TEST(KeyTableInlineTest, OverwriteReleaseAndExpireKeepInlineBytes) {
+  KeyTable table;
+  uint64_t hash = StrongHash("h");
+  std::string blob = "listpack-bytes-listpack-bytes";
+  // An object record turned inline (a command's write-back), then back (a write).
+  ValueSpec object_spec;
+  object_spec.kind = ValueKind::kObject;
+  object_spec.object = new FakeObject();
+  table.Put("h", hash, object_spec, 0, 1);
+  // The record is the arena's last: it grows in place, leaving no hole.
+  table.Put("h", hash, ValueSpec{ValueKind::kInlineHash, blob}, 0, 1);
+  EXPECT_EQ(table.dead_bytes(), 0u);
+  EXPECT_EQ(table.View(table.Find("h", hash)).str, blob);
+  object_spec.object = new FakeObject();
+  table.Put("h", hash, object_spec, 0, 1);
+  EXPECT_EQ(table.View(table.Find("h", hash)).kind, ValueKind::kObject);
+  table.Put("h", hash, ValueSpec{ValueKind::kInlineHash, blob}, 0, 1);
+  // Adding and removing an expiry rebuilds the record around the same bytes.
+  table.SetExpire(table.Find("h", hash), 5000);
+  RecordView view = table.View(table.Find("h", hash));
+  EXPECT_EQ(view.kind, ValueKind::kInlineHash);
+  EXPECT_EQ(view.str, blob);
+  EXPECT_EQ(view.expire_ms, 5000);
+  table.SetExpire(table.Find("h", hash), 0);
+  EXPECT_EQ(table.View(table.Find("h", hash)).str, blob);
+  // Release hands over the kind and a copy of the bytes (RENAME, MOVE).
+  ValueSpec released;
+  std::string copy;
+  table.Release(table.Find("h", hash), &released, &copy);
+  EXPECT_EQ(released.kind, ValueKind::kInlineHash);
+  EXPECT_EQ(released.bytes, blob);
+  EXPECT_EQ(released.object, nullptr);
+  EXPECT_EQ(table.size(), 0u);
+  table.Put("renamed", StrongHash("renamed"), released, 0, 0);
+  EXPECT_EQ(table.View(table.Find("renamed", StrongHash("renamed"))).str, blob);
+}
+
+TEST(KeyTableInlineTest, CompactionMovesInlineCollections) {
+  KeyTable table;
+  auto blob_of = [](int i) { return std::string(20 + i % 50, static_cast<char>('a' + i % 26)); };
+  for (int i = 0; i < 3000; ++i) {
+    std::string key = "z" + std::to_string(i);
+    ValueKind kind = i % 2 == 0 ? ValueKind::kInlineZSet : ValueKind::kInlineIntset;
+    table.Put(key, StrongHash(key), ValueSpec{kind, blob_of(i)}, i % 3 == 0 ? 1000 + i : 0, 0);
+  }
+  // Grow every other record out of place, and delete a third: holes force compactions.
+  for (int i = 0; i < 3000; ++i) {
+    std::string key = "z" + std::to_string(i);
+    if (i % 3 == 1) {
+      table.Erase(table.Find(key, StrongHash(key)));
+    } else if (i % 2 == 0) {
+      table.Put(key, StrongHash(key), ValueSpec{ValueKind::kInlineZSet, blob_of(i) + "grown"},
+                i % 3 == 0 ? 1000 + i : 0, 0);
+    }
+  }
+  EXPECT_LE(table.dead_bytes(), table.arena_bytes() / 4 + 4096);
+  for (int i = 0; i < 3000; ++i) {
+    std::string key = "z" + std::to_string(i);
+    KeyTable::Slot slot = table.Find(key, StrongHash(key));
+    if (i % 3 == 1) {
+      EXPECT_EQ(slot, KeyTable::kNoSlot);
+      continue;
+    }
+    ASSERT_NE(slot, KeyTable::kNoSlot) << key;
+    RecordView view = table.View(slot);
+    EXPECT_EQ(view.kind, i % 2 == 0 ? ValueKind::kInlineZSet : ValueKind::kInlineIntset);
+    EXPECT_EQ(view.str, i % 2 == 0 ? blob_of(i) + "grown" : blob_of(i)) << key;
+    EXPECT_EQ(view.expire_ms, i % 3 == 0 ? 1000 + i : 0);
+  }
 }
 
 // A full scan returns every key present throughout exactly once, even when the table grows

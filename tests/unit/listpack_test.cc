@@ -3,6 +3,7 @@
 #include <deque>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "gtest/gtest.h"
 
@@ -10,13 +11,14 @@ namespace gigakv {
 namespace {
 
 // Reads the whole listpack forwards and checks that walking it backwards agrees.
-std::deque<std::string> Contents(const Listpack& lp) {
+template <typename L>
+std::deque<std::string> Contents(const L& lp) {
   std::deque<std::string> forward;
-  for (Listpack::Pos pos = lp.First(); pos != Listpack::kEnd; pos = lp.Next(pos)) {
+  for (typename L::Pos pos = lp.First(); pos != L::kEnd; pos = lp.Next(pos)) {
     forward.push_back(lp.Get(pos).ToString());
   }
   std::deque<std::string> backward;
-  for (Listpack::Pos pos = lp.Last(); pos != Listpack::kEnd; pos = lp.Prev(pos)) {
+  for (typename L::Pos pos = lp.Last(); pos != L::kEnd; pos = lp.Prev(pos)) {
     backward.push_front(lp.Get(pos).ToString());
   }
   EXPECT_EQ(forward, backward);
@@ -24,18 +26,28 @@ std::deque<std::string> Contents(const Listpack& lp) {
   return forward;
 }
 
-TEST(ListpackTest, EmptyHoldsNoBuffer) {
-  Listpack lp;
+// Every test runs on both variants: with backlens (lists) and without (DenseListpack).
+template <typename L>
+class ListpackTest : public ::testing::Test {
+ protected:
+  // Bytes a backlen adds to an entry of `encoded` bytes in this variant.
+  static size_t Backlen(size_t bytes) { return std::is_same_v<L, Listpack> ? bytes : 0; }
+};
+using ListpackTypes = ::testing::Types<Listpack, DenseListpack>;
+TYPED_TEST_SUITE(ListpackTest, ListpackTypes);
+
+TYPED_TEST(ListpackTest, EmptyHoldsNoBuffer) {
+  TypeParam lp;
   EXPECT_EQ(lp.size(), 0u);
   EXPECT_EQ(lp.bytes(), 0u);
-  EXPECT_EQ(lp.First(), Listpack::kEnd);
-  EXPECT_EQ(lp.Last(), Listpack::kEnd);
-  EXPECT_EQ(lp.Seek(0), Listpack::kEnd);
-  EXPECT_EQ(lp.Find("x", lp.First()), Listpack::kEnd);
+  EXPECT_EQ(lp.First(), TypeParam::kEnd);
+  EXPECT_EQ(lp.Last(), TypeParam::kEnd);
+  EXPECT_EQ(lp.Seek(0), TypeParam::kEnd);
+  EXPECT_EQ(lp.Find("x", lp.First()), TypeParam::kEnd);
 }
 
-TEST(ListpackTest, IntegersRoundTripAsTheirCanonicalText) {
-  Listpack lp;
+TYPED_TEST(ListpackTest, IntegersRoundTripAsTheirCanonicalText) {
+  TypeParam lp;
   const std::vector<std::string> values = {"0",
                                            "127",
                                            "128",
@@ -68,37 +80,37 @@ TEST(ListpackTest, IntegersRoundTripAsTheirCanonicalText) {
   }
 }
 
-TEST(ListpackTest, LongStringsUseWiderHeaders) {
-  Listpack lp;
+TYPED_TEST(ListpackTest, LongStringsUseWiderHeaders) {
+  TypeParam lp;
   std::string s63(63, 'a'), s64(64, 'b'), s4095(4095, 'c'), s4096(4096, 'd'), big(100000, 'e');
   for (const auto* s : {&s63, &s64, &s4095, &s4096, &big}) lp.Append(*s);
   EXPECT_EQ(Contents(lp), (std::deque<std::string>{s63, s64, s4095, s4096, big}));
   EXPECT_EQ(lp.Find(s4096, lp.First()), lp.Seek(3));
-  EXPECT_EQ(Listpack::EntrySize(s63), 1 + 63 + 1u);
-  EXPECT_EQ(Listpack::EntrySize(s64), 2 + 64 + 1u);
-  EXPECT_EQ(Listpack::EntrySize(big), 5 + 100000 + 3u);
+  EXPECT_EQ(TypeParam::EntrySize(s63), 1 + 63 + TestFixture::Backlen(1));
+  EXPECT_EQ(TypeParam::EntrySize(s64), 2 + 64 + TestFixture::Backlen(1));
+  EXPECT_EQ(TypeParam::EntrySize(big), 5 + 100000 + TestFixture::Backlen(3));
 }
 
-TEST(ListpackTest, FindWithSkipLooksOnlyAtFields) {
-  Listpack lp;
+TYPED_TEST(ListpackTest, FindWithSkipLooksOnlyAtFields) {
+  TypeParam lp;
   for (const char* s : {"f1", "v", "v", "f2", "f3", "v3"}) lp.Append(s);
   EXPECT_EQ(lp.Find("v", lp.First(), 1), lp.Seek(2));
-  EXPECT_EQ(lp.Find("f2", lp.First(), 1), Listpack::kEnd);
+  EXPECT_EQ(lp.Find("f2", lp.First(), 1), TypeParam::kEnd);
   EXPECT_EQ(lp.Find("f3", lp.First(), 1), lp.Seek(4));
 }
 
-TEST(ListpackTest, CloneIsDeep) {
-  Listpack lp;
+TYPED_TEST(ListpackTest, CloneIsDeep) {
+  TypeParam lp;
   lp.Append("a");
   lp.Append("12");
-  Listpack copy = lp.Clone();
+  TypeParam copy = lp.Clone();
   lp.Erase(lp.First());
   EXPECT_EQ(Contents(copy), (std::deque<std::string>{"a", "12"}));
   EXPECT_EQ(Contents(lp), (std::deque<std::string>{"12"}));
 }
 
 // A seeded random sequence of operations against std::deque.
-TEST(ListpackTest, RandomOperationsMatchDequeModel) {
+TYPED_TEST(ListpackTest, RandomOperationsMatchDequeModel) {
   std::mt19937_64 rng(42);
   auto random_value = [&]() -> std::string {
     switch (rng() % 4) {
@@ -112,7 +124,7 @@ TEST(ListpackTest, RandomOperationsMatchDequeModel) {
         return "k" + std::to_string(rng() % 50);
     }
   };
-  Listpack lp;
+  TypeParam lp;
   std::deque<std::string> model;
   for (int step = 0; step < 20000; ++step) {
     auto n = static_cast<int64_t>(model.size());
@@ -121,8 +133,8 @@ TEST(ListpackTest, RandomOperationsMatchDequeModel) {
       case 1: {  // Insert anywhere.
         int64_t index = n == 0 ? 0 : static_cast<int64_t>(rng() % (n + 1));
         std::string v = random_value();
-        Listpack::Pos at = index == n ? Listpack::kEnd : lp.Seek(index);
-        Listpack::Pos pos = lp.Insert(at, v);
+        typename TypeParam::Pos at = index == n ? TypeParam::kEnd : lp.Seek(index);
+        typename TypeParam::Pos pos = lp.Insert(at, v);
         model.insert(model.begin() + index, v);
         ASSERT_EQ(lp.Get(pos).ToString(), v);
         break;
@@ -153,9 +165,10 @@ TEST(ListpackTest, RandomOperationsMatchDequeModel) {
       }
       default: {  // Find.
         std::string v = random_value();
-        Listpack::Pos pos = lp.Find(v, lp.First());
+        typename TypeParam::Pos pos = lp.Find(v, lp.First());
         auto it = std::find(model.begin(), model.end(), v);
-        Listpack::Pos expected = it == model.end() ? Listpack::kEnd : lp.Seek(it - model.begin());
+        typename TypeParam::Pos expected =
+            it == model.end() ? TypeParam::kEnd : lp.Seek(it - model.begin());
         ASSERT_EQ(pos, expected);
       }
     }
@@ -170,16 +183,16 @@ TEST(ListpackTest, RandomOperationsMatchDequeModel) {
   ASSERT_EQ(Contents(lp), model);
 }
 
-TEST(ListpackTest, SplitAtAndAppendAllMoveEntries) {
+TYPED_TEST(ListpackTest, SplitAtAndAppendAllMoveEntries) {
   for (size_t at = 0; at <= 5; ++at) {
-    Listpack lp;
+    TypeParam lp;
     std::deque<std::string> expected;
     for (int i = 0; i < 5; ++i) {
       std::string v = i % 2 ? std::string(70 + i, 'x') : std::to_string(i * 1000);
       lp.Append(v);
       expected.push_back(v);
     }
-    Listpack tail = lp.SplitAt(lp.Seek(static_cast<int64_t>(at)));
+    TypeParam tail = lp.SplitAt(lp.Seek(static_cast<int64_t>(at)));
     std::deque<std::string> head_part(expected.begin(), expected.begin() + at);
     std::deque<std::string> tail_part(expected.begin() + at, expected.end());
     EXPECT_EQ(Contents(lp), head_part);
@@ -188,6 +201,33 @@ TEST(ListpackTest, SplitAtAndAppendAllMoveEntries) {
     EXPECT_TRUE(tail.empty());
     EXPECT_EQ(Contents(lp), expected);
   }
+}
+
+TEST(DenseListpackTest, EntriesHaveNoBacklenAndBuffersRoundTrip) {
+  DenseListpack dense;
+  Listpack plain;
+  const std::string long_value(200, 'x');
+  for (std::string_view value : {std::string_view("abc"), std::string_view("12"),
+                                 std::string_view("-70000"), std::string_view(long_value)}) {
+    dense.Append(value);
+    plain.Append(value);
+  }
+  // Backlens: 1 byte for each of the three short entries, 2 for the 202-byte one.
+  EXPECT_EQ(dense.bytes() + 5, plain.bytes());
+  EXPECT_EQ(dense.entries().size(), dense.bytes() - 8);  // Without the header.
+  DenseListpack copy = DenseListpack::FromEntries(dense.entries());
+  EXPECT_EQ(copy.size(), 4u);
+  EXPECT_EQ(copy.bytes(), dense.bytes());
+  EXPECT_EQ(copy.entries(), dense.entries());
+  EXPECT_EQ(Contents(copy), Contents(dense));
+  EXPECT_EQ(copy.Get(copy.Last()).ToString(), std::string(200, 'x'));
+  EXPECT_EQ(copy.Get(copy.Prev(copy.Last())).int_value, -70000);
+  EXPECT_TRUE(DenseListpack::FromEntries("").empty());
+  EXPECT_EQ(DenseListpack().entries(), "");
+  // Listpacks with backlens rebuild the same way.
+  Listpack from_plain = Listpack::FromEntries(plain.entries());
+  EXPECT_EQ(Contents(from_plain), Contents(plain));
+  EXPECT_EQ(from_plain.bytes(), plain.bytes());
 }
 
 }  // namespace

@@ -8,8 +8,11 @@
 // Record grammar (all integers little-endian):
 //   record  = header:u8 access:u16 varint(key_len) [varint(value_len)] [expire_ms:i64]
 //             key:bytes(key_len) payload
-//   header  = kind (bits 0-2, a ValueKind) | has_expire (bit 3)
-//   payload = bytes(value_len)          for inline kinds (kStringInt/Embstr/Raw)
+//   header  = kind (bits 0-3, a ValueKind) | has_expire (bit 4)
+//   payload = bytes(value_len)          for inline kinds: kStringInt/Embstr/Raw (the string),
+//                                       kInlineHash/Set/ZSet (a DenseListpack's entries: its
+//                                       buffer without the 8-byte header) and kInlineIntset
+//                                       (an Intset's buffer, byte for byte)
 //           | pointer:u64               for kStringExternal (std::string*) and kObject (Object*);
 //                                       these kinds carry no value_len
 //   access  = LRU clock (seconds, 16 bits) or LFU counter, per maxmemory-policy
@@ -39,13 +42,16 @@ namespace gigakv {
 struct RecordView {
   ValueKind kind = ValueKind::kStringRaw;
   std::string_view key;
-  std::string_view str;      // String kinds: the value bytes (inline or external).
+  std::string_view str;      // String kinds: the value bytes (inline or external); inline
+                             // collection kinds: the Listpack/Intset buffer.
   Object* object = nullptr;  // kObject only.
   int64_t expire_ms = 0;     // Absolute Unix ms; 0 = no expiry.
   uint16_t access = 0;
 
-  bool is_string() const { return kind != ValueKind::kObject; }
-  KeyType type() const { return kind == ValueKind::kObject ? object->type() : KeyType::kString; }
+  bool is_string() const { return kind <= ValueKind::kStringExternal; }
+  KeyType type() const {
+    return kind == ValueKind::kObject ? object->type() : InlineCollectionType(kind);
+  }
 };
 
 // What to store. For kStringExternal, `external` is adopted (must be heap-allocated); for kObject,

@@ -22,7 +22,35 @@ enum class ValueKind : uint8_t {
   kStringRaw = 2,       // Inline bytes ("raw").
   kStringExternal = 3,  // Heap std::string owned by the record ("raw"); for large values.
   kObject = 4,          // Heap Object owned by the record (collections).
+  // Small collections in their compact encoding, stored inline as the entries of their
+  // DenseListpack or the buffer of their Intset (see docs/store-format.md). They have no Object
+  // while stored; the command layer builds one from the bytes when a command needs it.
+  kInlineHash = 5,    // A hash's listpack (OBJECT ENCODING "listpack").
+  kInlineSet = 6,     // A set's listpack ("listpack").
+  kInlineIntset = 7,  // A set's intset ("intset").
+  kInlineZSet = 8,    // A sorted set's listpack ("listpack").
 };
+
+// True for the kinds whose payload is bytes in the record (strings and inline collections).
+inline bool IsInlineKind(ValueKind kind) {
+  return kind != ValueKind::kStringExternal && kind != ValueKind::kObject;
+}
+// True for the inline collection kinds (kInlineHash..kInlineZSet).
+inline bool IsInlineCollection(ValueKind kind) { return kind >= ValueKind::kInlineHash; }
+// The key type of an inline collection kind (kString for the other kinds).
+inline KeyType InlineCollectionType(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kInlineHash:
+      return KeyType::kHash;
+    case ValueKind::kInlineSet:
+    case ValueKind::kInlineIntset:
+      return KeyType::kSet;
+    case ValueKind::kInlineZSet:
+      return KeyType::kZSet;
+    default:
+      return KeyType::kString;
+  }
+}
 
 // When collections convert from their compact encoding to the full one (Redis's
 // *-max-listpack-* / set-max-intset-entries directives). Conversions go one way: a collection
