@@ -16,6 +16,7 @@
 #include "asio.hpp"
 #include "gigakv/strings.h"
 #include "protocol/request_parser.h"
+#include "server/commands/collection_access.h"
 #include "server/errors.h"
 #include "spdlog/spdlog.h"
 
@@ -242,6 +243,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       CheckQueryBufferLimit();
       return;
     }
+    // Small collections written by this batch are stored back inline once, at its end.
+    InlineCommandScope inline_batch(server_.store());
     while (begin_ < end_ && !close_after_write_ && !parked_) {
       std::string_view pending(input_.get() + begin_, end_ - begin_);
       switch (parser_.Feed(pending)) {

@@ -73,20 +73,31 @@ void NoteInlineWriteBack(int db, std::string_view key) {
 
 InlineCommandScope::InlineCommandScope(Store& store) : store_(store) { ++State().depth; }
 
-InlineCommandScope::~InlineCommandScope() {
-  InlineState& state = State();
-  if (--state.depth > 0) return;
+// Stores every noted key back inline and frees the temporary read copies.
+static void FlushPending(Store& store, InlineState& state) {
   std::vector<std::pair<int, std::string>>& write_backs = state.write_backs;
   if (write_backs.size() > 1) {
     // Each key once, even when the command wrote it several times.
     std::sort(write_backs.begin(), write_backs.end());
     write_backs.erase(std::unique(write_backs.begin(), write_backs.end()), write_backs.end());
   }
-  for (const auto& [db, key] : write_backs) WriteBack(store_, db, key, state.scratch);
+  for (const auto& [db, key] : write_backs) WriteBack(store, db, key, state.scratch);
   write_backs.clear();
   if (write_backs.capacity() > 64) write_backs.shrink_to_fit();
   state.temporaries.clear();
   if (state.scratch.capacity() > 4096) std::string().swap(state.scratch);
+}
+
+InlineCommandScope::~InlineCommandScope() {
+  // Pending work past which a batch scope flushes between commands anyway, so a long pipeline
+  // neither keeps many collections in object form nor many read copies alive.
+  constexpr size_t kMaxPending = 64;
+  InlineState& state = State();
+  --state.depth;
+  if (state.depth == 0 || (state.depth == 1 && (state.write_backs.size() >= kMaxPending ||
+                                                state.temporaries.size() >= kMaxPending))) {
+    FlushPending(store_, state);
+  }
 }
 
 }  // namespace gigakv::server

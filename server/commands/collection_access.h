@@ -48,9 +48,11 @@ Object* ObjectForWrite(KeyAccess& access);
 // Remembers `key` in `db` for the write-back at the end of the command.
 void NoteInlineWriteBack(int db, std::string_view key);
 
-// Opened by Server::Execute around a command's handler. When the outermost scope on a thread
-// closes, the write-back list is stored back inline and the temporary objects are freed. Must be
-// closed with no shard lock held.
+// Opened by Server::Execute around a command's handler, and by a connection around each batch of
+// pipelined commands it runs. When the outermost scope on a thread closes, the write-back list is
+// stored back inline and the temporary objects are freed; a batch scope thus stores a collection
+// written by 16 pipelined commands back once, not 16 times (and flushes early, between commands,
+// once 64 keys or copies are pending). Must be closed with no shard lock held.
 class InlineCommandScope {
  public:
   explicit InlineCommandScope(Store& store);
