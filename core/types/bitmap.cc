@@ -141,7 +141,8 @@ std::string BitOperation(BitOp op, const std::vector<std::string_view>& sources)
   };
   // One pass per source over contiguous memory, which the compiler vectorizes. Bytes past the end
   // of a source count as zero.
-  std::memcpy(out, sources[0].data(), sources[0].size());
+  // (A missing key is an empty view whose data() may be null: memcpy must not see it.)
+  if (!sources[0].empty()) std::memcpy(out, sources[0].data(), sources[0].size());
   for (size_t s = 1; s < sources.size(); ++s) {
     std::string_view source = sources[s];
     const auto* in = reinterpret_cast<const uint8_t*>(source.data());
