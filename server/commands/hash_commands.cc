@@ -15,6 +15,7 @@
 #include "server/commands/args.h"
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
+#include "server/commands/scan_args.h"
 #include "server/server.h"
 
 namespace gigakv::server {
@@ -313,21 +314,6 @@ void CmdHRandField(CommandContext& ctx) {
   });
 }
 
-// Redis's parseScanCursorOrReply: strtoul rules ("" is 0, a sign is accepted), no leading space,
-// no trailing bytes, no overflow.
-bool ParseScanCursorOrReply(CommandContext& ctx, std::string_view arg, uint64_t* cursor) {
-  std::string text(arg);
-  char* end = nullptr;
-  errno = 0;
-  *cursor = std::strtoull(text.c_str(), &end, 10);
-  if ((!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) ||
-      end != text.c_str() + text.size() || errno == ERANGE) {
-    ctx.reply.Error(errors::kInvalidCursor);
-    return false;
-  }
-  return true;
-}
-
 // HSCAN key cursor [MATCH pattern] [COUNT count]
 void CmdHScan(CommandContext& ctx) {
   uint64_t cursor;
@@ -335,34 +321,15 @@ void CmdHScan(CommandContext& ctx) {
   ReadHash(ctx, [&](const Hash* hash) {
     if (hash == nullptr) {
       // Redis answers a missing key before looking at the options.
-      ctx.reply.ArrayHeader(2);
-      ctx.reply.Bulk("0");
-      ctx.reply.ArrayHeader(0);
+      ReplyEmptyScan(ctx);
       return;
     }
-    int64_t count = 10;
-    std::string_view pattern;
-    bool use_pattern = false;
-    for (size_t i = 3; i < ctx.argc(); i += 2) {
-      bool has_value = i + 1 < ctx.argc();
-      if (ArgIs(ctx.arg(i), "count") && has_value) {
-        if (!ParseIntOrReply(ctx, ctx.arg(i + 1), &count)) return;
-        if (count < 1) {
-          ctx.reply.Error(errors::kSyntax);
-          return;
-        }
-      } else if (ArgIs(ctx.arg(i), "match") && has_value) {
-        pattern = ctx.arg(i + 1);
-        use_pattern = pattern != "*";
-      } else {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    }
+    ScanOptions options;
+    if (!ParseScanOptionsOrReply(ctx, 3, /*allow_type=*/false, &options)) return;
     std::vector<std::pair<std::string, std::string>> pairs;
-    uint64_t next = hash->Scan(cursor, static_cast<size_t>(count),
+    uint64_t next = hash->Scan(cursor, static_cast<size_t>(options.count),
                                [&](std::string_view field, std::string_view value) {
-                                 if (use_pattern && !GlobMatch(pattern, field)) return;
+                                 if (!options.Matches(field)) return;
                                  pairs.emplace_back(field, value);
                                });
     ctx.reply.ArrayHeader(2);

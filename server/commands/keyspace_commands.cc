@@ -11,6 +11,7 @@
 #include "server/commands/args.h"
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
+#include "server/commands/scan_args.h"
 #include "server/server.h"
 
 namespace gigakv::server {
@@ -263,52 +264,18 @@ bool ParseTypeName(std::string_view name, KeyType* type) {
 }
 
 void CmdScan(CommandContext& ctx) {
-  // Redis parses the cursor with strtoul: "" is 0, a sign is accepted, spaces and junk are not.
-  uint64_t cursor = 0;
-  {
-    std::string text(ctx.arg(1));
-    char* end = nullptr;
-    errno = 0;
-    cursor = std::strtoull(text.c_str(), &end, 10);
-    if ((!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) ||
-        end != text.c_str() + text.size() || errno == ERANGE) {
-      ctx.reply.Error(errors::kInvalidCursor);
-      return;
-    }
-  }
-  int64_t count = 10;
-  std::string_view pattern;
-  bool has_pattern = false, has_type = false, known_type = true;
+  uint64_t cursor;
+  if (!ParseScanCursorOrReply(ctx, ctx.arg(1), &cursor)) return;
+  ScanOptions options;
+  if (!ParseScanOptionsOrReply(ctx, 2, /*allow_type=*/true, &options)) return;
   KeyType type = KeyType::kString;
-  for (size_t i = 2; i < ctx.argc(); i += 2) {
-    if (i + 1 >= ctx.argc()) {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-    std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
-    if (ArgIs(option, "count")) {
-      if (!ParseIntOrReply(ctx, value, &count)) return;
-      if (count < 1) {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    } else if (ArgIs(option, "match")) {
-      pattern = value;
-      has_pattern = !(value == "*");
-    } else if (ArgIs(option, "type")) {
-      has_type = true;
-      known_type = ParseTypeName(value, &type);
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
+  bool known_type = !options.has_type || ParseTypeName(options.type, &type);
   std::vector<std::string> keys;
   uint64_t next = ctx.store.Scan(
-      ctx.db(), cursor, static_cast<size_t>(count), &keys,
+      ctx.db(), cursor, static_cast<size_t>(options.count), &keys,
       [&](std::string_view key, KeyType key_type) {
-        if (has_type && (!known_type || key_type != type)) return false;
-        return !has_pattern || GlobMatch(pattern, key);
+        if (options.has_type && (!known_type || key_type != type)) return false;
+        return options.Matches(key);
       },
       /*delete_expired=*/true);
   ctx.reply.ArrayHeader(2);

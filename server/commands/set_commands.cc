@@ -19,6 +19,7 @@
 #include "server/commands/args.h"
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
+#include "server/commands/scan_args.h"
 #include "server/server.h"
 
 namespace gigakv::server {
@@ -274,60 +275,24 @@ void CmdSPop(CommandContext& ctx) {
 
 // --- SSCAN -------------------------------------------------------------------------------------
 
-// Redis parses cursors with strtoul: a sign is accepted, spaces, junk and overflow are not.
-bool ParseCursorOrReply(CommandContext& ctx, std::string_view text, uint64_t* cursor) {
-  std::string copy(text);
-  char* end = nullptr;
-  errno = 0;
-  *cursor = std::strtoull(copy.c_str(), &end, 10);
-  if ((!copy.empty() && std::isspace(static_cast<unsigned char>(copy[0]))) ||
-      end != copy.c_str() + copy.size() || errno == ERANGE) {
-    ctx.reply.Error(errors::kInvalidCursor);
-    return false;
-  }
-  return true;
-}
-
 void CmdSScan(CommandContext& ctx) {
   uint64_t cursor;
-  if (!ParseCursorOrReply(ctx, ctx.arg(2), &cursor)) return;
+  if (!ParseScanCursorOrReply(ctx, ctx.arg(2), &cursor)) return;
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     bool wrong_type;
     const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
     if (set == nullptr) {  // Options are not even parsed for a missing key (as Redis).
-      ctx.reply.ArrayHeader(2);
-      ctx.reply.Bulk("0");
-      ctx.reply.ArrayHeader(0);
+      ReplyEmptyScan(ctx);
       return;
     }
-    int64_t count = 10;
-    std::string_view pattern;
-    bool has_pattern = false;
-    for (size_t i = 3; i < ctx.argc(); i += 2) {
-      if (i + 1 >= ctx.argc()) {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-      std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
-      if (ArgIs(option, "count")) {
-        if (!ParseIntOrReply(ctx, value, &count)) return;
-        if (count < 1) {
-          ctx.reply.Error(errors::kSyntax);
-          return;
-        }
-      } else if (ArgIs(option, "match")) {
-        pattern = value;
-        has_pattern = !(value == "*");
-      } else {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    }
+    ScanOptions options;
+    if (!ParseScanOptionsOrReply(ctx, 3, /*allow_type=*/false, &options)) return;
     DeferredMembers members;
-    uint64_t next = set->Scan(cursor, static_cast<size_t>(count), [&](std::string_view member) {
-      if (!has_pattern || GlobMatch(pattern, member)) members.Add(member);
-    });
+    uint64_t next =
+        set->Scan(cursor, static_cast<size_t>(options.count), [&](std::string_view member) {
+          if (options.Matches(member)) members.Add(member);
+        });
     ctx.reply.ArrayHeader(2);
     ctx.reply.Bulk(StrCat(next));
     ctx.reply.ArrayHeader(members.count());

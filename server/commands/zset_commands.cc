@@ -29,6 +29,7 @@
 #include "server/commands/args.h"
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
+#include "server/commands/scan_args.h"
 #include "server/server.h"
 
 namespace gigakv::server {
@@ -933,54 +934,17 @@ void CmdZRandMember(CommandContext& ctx) {
 // -----------------------------------------------------------------------------------------
 
 void CmdZScan(CommandContext& ctx) {
-  // The cursor as Redis's strtoul reads it (see SCAN).
-  uint64_t cursor = 0;
-  {
-    std::string text(ctx.arg(2));
-    char* end = nullptr;
-    errno = 0;
-    cursor = std::strtoull(text.c_str(), &end, 10);
-    if ((!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) ||
-        end != text.c_str() + text.size() || errno == ERANGE) {
-      ctx.reply.Error(errors::kInvalidCursor);
-      return;
-    }
-  }
+  uint64_t cursor;
+  if (!ParseScanCursorOrReply(ctx, ctx.arg(2), &cursor)) return;
   ReadZSet(
-      ctx, ctx.arg(1),
-      [&] {
-        ctx.reply.ArrayHeader(2);
-        ctx.reply.Bulk("0");
-        ctx.reply.ArrayHeader(0);
-      },
+      ctx, ctx.arg(1), [&] { ReplyEmptyScan(ctx); },
       [&](const ZSet& zset) {
-        int64_t count = 10;
-        std::string_view pattern;
-        bool has_pattern = false;
-        for (size_t i = 3; i < ctx.argc(); i += 2) {
-          if (i + 1 >= ctx.argc()) {
-            ctx.reply.Error(errors::kSyntax);
-            return;
-          }
-          std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
-          if (ArgIs(option, "count")) {
-            if (!ParseIntOrReply(ctx, value, &count)) return;
-            if (count < 1) {
-              ctx.reply.Error(errors::kSyntax);
-              return;
-            }
-          } else if (ArgIs(option, "match")) {
-            pattern = value;
-            has_pattern = value != "*";
-          } else {
-            ctx.reply.Error(errors::kSyntax);
-            return;
-          }
-        }
+        ScanOptions options;
+        if (!ParseScanOptionsOrReply(ctx, 3, /*allow_type=*/false, &options)) return;
         std::vector<std::pair<std::string, double>> found;
-        uint64_t next = zset.Scan(cursor, static_cast<size_t>(count),
+        uint64_t next = zset.Scan(cursor, static_cast<size_t>(options.count),
                                   [&](std::string_view member, double score) {
-                                    if (!has_pattern || GlobMatch(pattern, member)) {
+                                    if (options.Matches(member)) {
                                       found.emplace_back(std::string(member), score);
                                     }
                                   });
