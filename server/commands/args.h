@@ -19,6 +19,16 @@ inline bool ParseIntOrReply(CommandContext& ctx, std::string_view text, int64_t*
   return false;
 }
 
+// An integer of at least `minimum`, else the error `message` (how Redis checks counts, numkeys,
+// LIMIT... with getRangeLongFromObjectOrReply / getPositiveLongFromObjectOrReply and a custom
+// message: a non-number gets the same message).
+inline bool ParseIntAtLeastOrReply(CommandContext& ctx, std::string_view text, int64_t minimum,
+                                   std::string_view message, int64_t* value) {
+  if (ParseInt64(text, value) && *value >= minimum) return true;
+  ctx.reply.Error(message);
+  return false;
+}
+
 inline bool ArgIs(std::string_view arg, std::string_view word) {
   return EqualsIgnoreCase(arg, word);
 }

@@ -217,13 +217,9 @@ void CmdLPos(CommandContext& ctx) {
         return;
       }
     } else if (ArgIs(option, "count") && more) {
-      if (!ParseInt64(ctx.arg(++i), &count) || count < 0) {
-        ctx.reply.Error(errors::kLposCountNegative);
-        return;
-      }
+      if (!ParseIntAtLeastOrReply(ctx, ctx.arg(++i), 0, errors::kLposCountNegative, &count)) return;
     } else if (ArgIs(option, "maxlen") && more) {
-      if (!ParseInt64(ctx.arg(++i), &maxlen) || maxlen < 0) {
-        ctx.reply.Error(errors::kLposMaxlenNegative);
+      if (!ParseIntAtLeastOrReply(ctx, ctx.arg(++i), 0, errors::kLposMaxlenNegative, &maxlen)) {
         return;
       }
     } else {
@@ -492,8 +488,7 @@ void CmdBRPop(CommandContext& ctx) { BlockingPopGeneric(ctx, ListEnd::kTail); }
 bool ParseMultiPopOrReply(CommandContext& ctx, size_t numkeys_index,
                           std::vector<std::string_view>* keys, ListEnd* end, int64_t* count) {
   int64_t numkeys;
-  if (!ParseInt64(ctx.arg(numkeys_index), &numkeys) || numkeys < 1) {
-    ctx.reply.Error(errors::kNumkeysPositive);
+  if (!ParseIntAtLeastOrReply(ctx, ctx.arg(numkeys_index), 1, errors::kNumkeysPositive, &numkeys)) {
     return false;
   }
   if (static_cast<uint64_t>(numkeys) >= ctx.argc() - numkeys_index - 1) {
@@ -505,8 +500,7 @@ bool ParseMultiPopOrReply(CommandContext& ctx, size_t numkeys_index,
   *count = -1;
   for (size_t i = where_index + 1; i < ctx.argc(); ++i) {
     if (*count == -1 && ArgIs(ctx.arg(i), "count") && i + 1 < ctx.argc()) {
-      if (!ParseInt64(ctx.arg(++i), count) || *count < 1) {
-        ctx.reply.Error(errors::kCountPositive);
+      if (!ParseIntAtLeastOrReply(ctx, ctx.arg(++i), 1, errors::kCountPositive, count)) {
         return false;
       }
     } else {

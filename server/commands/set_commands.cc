@@ -496,10 +496,7 @@ void CmdSInterStore(CommandContext& ctx) { InterGeneric(ctx, ctx.arg(1), 2); }
 
 void CmdSInterCard(CommandContext& ctx) {
   int64_t numkeys;
-  if (!ParseInt64(ctx.arg(1), &numkeys) || numkeys < 1) {
-    ctx.reply.Error(errors::kNumkeysPositive);
-    return;
-  }
+  if (!ParseIntAtLeastOrReply(ctx, ctx.arg(1), 1, errors::kNumkeysPositive, &numkeys)) return;
   if (static_cast<uint64_t>(numkeys) > ctx.argc() - 2) {
     ctx.reply.Error(errors::kNumkeysTooMany);
     return;
@@ -507,10 +504,7 @@ void CmdSInterCard(CommandContext& ctx) {
   int64_t limit = 0;
   for (size_t i = 2 + static_cast<size_t>(numkeys); i < ctx.argc(); i += 2) {
     if (ArgIs(ctx.arg(i), "limit") && i + 1 < ctx.argc()) {
-      if (!ParseInt64(ctx.arg(i + 1), &limit) || limit < 0) {
-        ctx.reply.Error(errors::kLimitNegative);
-        return;
-      }
+      if (!ParseIntAtLeastOrReply(ctx, ctx.arg(i + 1), 0, errors::kLimitNegative, &limit)) return;
     } else {
       ctx.reply.Error(errors::kSyntax);
       return;

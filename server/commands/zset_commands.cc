@@ -98,26 +98,6 @@ bool ParseLexRangeOrReply(CommandContext& ctx, std::string_view min, std::string
   return true;
 }
 
-// Redis's getPositiveLongFromObjectOrReply: an integer >= 0 or `message`.
-bool ParseNonNegativeOrReply(CommandContext& ctx, std::string_view text, std::string_view message,
-                             int64_t* value) {
-  if (!ParseInt64(text, value) || *value < 0) {
-    ctx.reply.Error(message);
-    return false;
-  }
-  return true;
-}
-
-// Redis's getRangeLongFromObjectOrReply(1, LONG_MAX, message).
-bool ParsePositiveOrReply(CommandContext& ctx, std::string_view text, std::string_view message,
-                          int64_t* value) {
-  if (!ParseInt64(text, value) || *value < 1) {
-    ctx.reply.Error(message);
-    return false;
-  }
-  return true;
-}
-
 // Scores as Redis's d2string writes them (ZSCAN, and the effects we log): integral values within
 // +-LLONG_MAX/2 as integers, "-0" for negative zero, others as "%.17g" ("inf", "-inf").
 std::string ScoreText(double score) {
@@ -731,7 +711,7 @@ void ZPopGeneric(CommandContext& ctx, bool max) {
   int64_t count = 1;
   PopShape shape = PopShape::kSingle;
   if (ctx.argc() == 3) {
-    if (!ParseNonNegativeOrReply(ctx, ctx.arg(2), errors::kMustBePositive, &count)) return;
+    if (!ParseIntAtLeastOrReply(ctx, ctx.arg(2), 0, errors::kMustBePositive, &count)) return;
     shape = PopShape::kCounted;
   }
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
@@ -773,7 +753,7 @@ bool PopFirstOfLocked(CommandContext& ctx, const std::vector<std::string_view>& 
 bool ParseMPopOrReply(CommandContext& ctx, size_t numkeys_index,
                       std::vector<std::string_view>* keys, bool* max, int64_t* count) {
   int64_t numkeys;
-  if (!ParsePositiveOrReply(ctx, ctx.arg(numkeys_index), errors::kNumkeysPositive, &numkeys)) {
+  if (!ParseIntAtLeastOrReply(ctx, ctx.arg(numkeys_index), 1, errors::kNumkeysPositive, &numkeys)) {
     return false;
   }
   if (static_cast<uint64_t>(numkeys) >= ctx.argc() - numkeys_index - 1) {
@@ -794,7 +774,7 @@ bool ParseMPopOrReply(CommandContext& ctx, size_t numkeys_index,
     bool more = j + 1 < ctx.argc();
     if (*count == -1 && ArgIs(ctx.arg(j), "count") && more) {
       ++j;
-      if (!ParsePositiveOrReply(ctx, ctx.arg(j), errors::kCountPositive, count)) return false;
+      if (!ParseIntAtLeastOrReply(ctx, ctx.arg(j), 1, errors::kCountPositive, count)) return false;
     } else {
       ctx.reply.Error(errors::kSyntax);
       return false;
@@ -1081,7 +1061,7 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
       withscores = true;
       ++j;
     } else if (cardinality_only && remaining >= 2 && ArgIs(opt, "limit")) {
-      if (!ParseNonNegativeOrReply(ctx, ctx.arg(j + 1), errors::kLimitNegative, &limit)) return;
+      if (!ParseIntAtLeastOrReply(ctx, ctx.arg(j + 1), 0, errors::kLimitNegative, &limit)) return;
       j += 2;
     } else {
       ctx.reply.Error(errors::kSyntax);
