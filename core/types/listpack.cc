@@ -70,9 +70,11 @@ size_t ReadBacklen(const uint8_t* last, size_t* backlen_size) {
 
 // Encodes `value` (encoding + payload) into `out` (at least 13 bytes for integers, or
 // 5 + value.size() for strings); returns the byte count.
+// ParseInt64 accepts exactly the canonical decimal text of an int64 (no '+', leading zeros or
+// "-0"), so a string it parses reads back as the same bytes.
 size_t EncodeString(std::string_view value, uint8_t* out) {
   int64_t number;
-  if (value.size() <= 20 && ParseInt64(value, &number) && std::to_string(number) == value) {
+  if (value.size() <= 20 && ParseInt64(value, &number)) {
     if (number >= 0 && number <= 127) {
       out[0] = static_cast<uint8_t>(number);
       return 1;
@@ -110,7 +112,7 @@ size_t EncodeString(std::string_view value, uint8_t* out) {
 
 size_t EncodedStringSize(std::string_view value) {
   int64_t number;
-  if (value.size() <= 20 && ParseInt64(value, &number) && std::to_string(number) == value) {
+  if (value.size() <= 20 && ParseInt64(value, &number)) {
     if (number >= 0 && number <= 127) return 1;
     if (number >= INT16_MIN && number <= INT16_MAX) return 3;
     if (number >= -(1 << 23) && number < (1 << 23)) return 4;
