@@ -123,8 +123,10 @@ void CmdSetBit(CommandContext& ctx) {
     bool old_bit = SetBit(*value, offset, on != 0);
     bool changed = value->size() != old_size || old_bit != (on != 0);
     StoreModified(ctx, access, std::move(value), expire_ms);
-    LogEffect(ctx, access.db, {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
-    if (changed) CountDirty(ctx);
+    if (changed) {  // Unchanged bits are no change for the log or WATCH, as in Redis.
+      LogEffect(ctx, access.db, {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
+      CountDirty(ctx);
+    }
     ctx.reply.Integer(old_bit ? 1 : 0);
   });
 }
