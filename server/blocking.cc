@@ -59,7 +59,8 @@ void SignalKeyAsReady(CommandContext& ctx, int db, std::string_view key) {
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
                              int64_t deadline_ms) {
   std::shared_ptr<ClientState> client = ctx.server.FindClient(ctx.client.id);
-  if (client == nullptr || !client->deliver_unblocked) return false;
+  // Inside EXEC a blocking command answers at once, as if its timeout had passed.
+  if (client == nullptr || !client->deliver_unblocked || ctx.client.in_exec) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = by_client_.find(client->id);
   if (found != by_client_.end()) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace gigakv::server {
 
@@ -79,6 +80,18 @@ class ClientState {
   // no OOM refusal (Redis serves blocked clients without one) and no second count in the stats.
   bool rerunning_blocked = false;
   std::function<void(std::string reply)> deliver_unblocked;
+
+  // MULTI/EXEC (server/transaction.h). Touched only on the client's own thread, except
+  // `multi_count`, which CLIENT LIST reads: queued commands while in MULTI, else -1.
+  struct Transaction {
+    bool active = false;   // Between MULTI and EXEC/DISCARD.
+    bool aborted = false;  // A command was rejected while queueing: EXEC answers EXECABORT.
+    uint32_t flags = 0;    // Union of the queued commands' flags (EXEC is deny-oom if any is).
+    std::vector<std::vector<std::string>> commands;
+  };
+  Transaction multi;
+  std::atomic<int> multi_count{-1};
+  bool in_exec = false;  // EXEC is running the queued commands: blocking commands don't block.
 
  private:
   mutable std::mutex mutex;

@@ -105,6 +105,7 @@ const std::vector<CommandSpec>& SetCommands();         // set_commands.cc
 const std::vector<CommandSpec>& ListCommands();        // list_commands.cc
 const std::vector<CommandSpec>& SortCommands();        // sort_commands.cc
 const std::vector<CommandSpec>& ZSetCommands();        // zset_commands.cc
+const std::vector<CommandSpec>& TransactionCommands();  // transaction_commands.cc
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).
 void ReplyUnknownSubcommand(CommandContext& ctx);

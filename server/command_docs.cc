@@ -272,6 +272,12 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"expiretime", "key", "O(1)"},
       {"pexpiretime", "key", "O(1)"},
       {"persist", "key", "O(1)"},
+      // transactions
+      {"multi", "", "O(1)"},
+      {"exec", "", "Depends on commands in the transaction"},
+      {"discard", "", "O(N), when N is the number of queued commands"},
+      {"watch", "key...", "O(1) for every key."},
+      {"unwatch", "", "O(1)"},
       // string
       {"get", "key", "O(1)"},
       {"set",

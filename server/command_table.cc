@@ -40,6 +40,7 @@ CommandTable::CommandTable() {
   Add(ListCommands());
   Add(SortCommands());
   Add(ZSetCommands());
+  Add(TransactionCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const CommandSpec* spec : all_) {

@@ -29,6 +29,30 @@ std::string UnknownCommandText(const std::vector<std::string_view>& args) {
   return FormatText(errors::kUnknownCommand, {UpToNul(args[0]).substr(0, 128), list});
 }
 
+// Commands that run at once between MULTI and EXEC instead of being queued.
+bool RunsInsideMulti(const CommandSpec& spec) {
+  const std::string_view name = spec.name;
+  return name == "exec" || name == "discard" || name == "multi" || name == "watch" ||
+         name == "quit" || name == "reset";
+}
+
+// Whether `spec` is refused while used memory is over maxmemory. As in Redis, every command
+// queued in MULTI is (queueing takes memory), and EXEC is when a queued command is.
+bool DeniedOnOom(const CommandSpec& spec, const ClientState& client) {
+  if (spec.flags & kDenyOom) return true;
+  if (!client.multi.active) return false;
+  if (spec.name == "exec") return (client.multi.flags & kDenyOom) != 0;
+  return spec.name != "discard" && spec.name != "quit" && spec.name != "reset";
+}
+
+void QueueInTransaction(ClientState& client, const CommandSpec& spec,
+                        const std::vector<std::string_view>& args) {
+  client.multi.commands.emplace_back(args.begin(), args.end());
+  client.multi.flags |= spec.flags;
+  client.multi_count.store(static_cast<int>(client.multi.commands.size()),
+                           std::memory_order_relaxed);
+}
+
 }  // namespace
 
 void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
@@ -48,6 +72,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   auto reject = [&](std::string_view text) {
     reply.Error(text);
     if (stats != nullptr) AddOwned(stats->rejected_calls, 1);
+    if (client.multi.active) client.multi.aborted = true;  // EXEC will answer EXECABORT.
   };
 
   if (spec == nullptr) {
@@ -71,8 +96,15 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       reject(errors::kNoAuth);
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
-    } else if (!rerun && OverMaxmemory() && !EvictToLimit() && (spec->flags & kDenyOom)) {
+    } else if (!rerun && OverMaxmemory() && !EvictToLimit() && DeniedOnOom(*spec, client)) {
       reject(errors::kOom);
+    } else if (client.multi.active && !RunsInsideMulti(*spec)) {
+      if (spec->flags & kNoMulti) {
+        reject(errors::kNotAllowedInMulti);
+      } else {
+        QueueInTransaction(client, *spec, args);
+        reply.SimpleString("QUEUED");
+      }
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
@@ -103,7 +135,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   }
   if (!rerun) AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
   // Clients blocked on keys this command pushed to are served now, with no lock held.
-  if (BlockingRegistry::HasReadyKeys()) blocking_.ServeReadyKeys(*this);
+  // Inside EXEC they are served once the whole transaction has run.
+  if (BlockingRegistry::HasReadyKeys() && !client.in_exec) blocking_.ServeReadyKeys(*this);
 
   const ReplyMode mode_after = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||

@@ -116,5 +116,14 @@ inline constexpr std::string_view kZRangeWithscoresBylex =
 inline constexpr std::string_view kAtLeastOneKey =
     "ERR at least 1 input key is needed for '%s' command";
 inline constexpr std::string_view kWeightNotFloat = "ERR weight value is not a float";
+// Transactions (multi.c, server.c).
+inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nested";
+inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
+inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
+inline constexpr std::string_view kWatchInsideMulti = "ERR WATCH inside MULTI is not allowed";
+inline constexpr std::string_view kExecAbort =
+    "EXECABORT Transaction discarded because of previous errors.";
+inline constexpr std::string_view kNotAllowedInMulti =
+    "ERR Command not allowed inside a transaction";
 
 }  // namespace gigakv::errors

@@ -243,6 +243,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       CheckQueryBufferLimit();
       return;
     }
+    // An EXEC running on another thread finishes before this batch starts (transaction.h).
+    TransactionGate::BatchScope gate(server_.transaction_gate());
     // Small collections written by this batch are stored back inline once, at its end.
     InlineCommandScope inline_batch(server_.store());
     while (begin_ < end_ && !close_after_write_ && !parked_) {
@@ -541,7 +543,9 @@ absl::Status Network::Start() {
   for (auto& thread : impl_->threads) {
     impl_->ArmTimeoutTimer(*thread);
     IoThread* raw = thread.get();
-    thread->thread = std::thread([raw] {
+    TransactionGate* gate = &impl_->server.transaction_gate();
+    thread->thread = std::thread([raw, gate] {
+      gate->RegisterThisThread();  // Its batches of commands then wait for a running EXEC.
       auto guard = asio::make_work_guard(raw->io);
       raw->io.run();
     });

@@ -291,9 +291,16 @@ void Server::RegisterClient(const std::shared_ptr<ClientState>& client) {
 }
 
 void Server::UnregisterClient(uint64_t id) {
+  watches_.UnwatchAll(id);
   std::lock_guard<std::mutex> lock(clients_mutex_);
   clients_.erase(id);
   stats_.connected_clients.store(static_cast<int64_t>(clients_.size()));
+}
+
+void Server::DiscardTransaction(ClientState& client) {
+  client.multi = ClientState::Transaction{};
+  client.multi_count.store(-1, std::memory_order_relaxed);
+  watches_.UnwatchAll(client.id);
 }
 
 std::vector<std::shared_ptr<ClientState>> Server::Clients() {

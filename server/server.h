@@ -29,6 +29,7 @@
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/transaction.h"
 
 namespace gigakv::server {
 
@@ -80,6 +81,9 @@ class Server {
   Store& store() { return *store_; }
   const CommandTable& commands() const { return commands_; }
   BlockingRegistry& blocking() { return blocking_; }
+  // MULTI/EXEC: the gate that makes EXEC atomic and the WATCH registry (transaction.h).
+  TransactionGate& transaction_gate() { return transaction_gate_; }
+  WatchRegistry& watches() { return watches_; }
   ServerStats& stats() { return stats_; }
   // Sums of one command's counters over all threads.
   CommandTotals command_totals(const CommandSpec* spec);
@@ -108,6 +112,8 @@ class Server {
   void UnregisterClient(uint64_t id);
   std::vector<std::shared_ptr<ClientState>> Clients();
   std::shared_ptr<ClientState> FindClient(uint64_t id);
+  // Leaves MULTI (dropping the queued commands) and forgets the client's WATCHes.
+  void DiscardTransaction(ClientState& client);
 
   // Shutdown: set by SHUTDOWN or signals; the network layer watches it.
   void RequestShutdown() {
@@ -119,8 +125,10 @@ class Server {
 
   // Where writes' deterministic effects go (the log); nullptr = nowhere. Set before serving.
   void set_effect_sink(EffectSink* sink) { effect_sink_ = sink; }
-  bool logging_effects() const { return effect_sink_ != nullptr; }
+  // Effects are also built while any client WATCHes a key: they tell which keys changed.
+  bool logging_effects() const { return effect_sink_ != nullptr || watches_.active(); }
   void LogEffect(int db, std::vector<std::string> args) {
+    if (watches_.active()) watches_.TouchEffect(db, args, commands_);
     if (effect_sink_ != nullptr) effect_sink_->Append(Effect{db, std::move(args)});
   }
 
@@ -185,6 +193,8 @@ class Server {
   std::mutex error_mutex_;
   std::map<std::string, uint64_t> error_stats_;
   BlockingRegistry blocking_;
+  TransactionGate transaction_gate_;
+  WatchRegistry watches_;
   std::mutex clients_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<ClientState>> clients_;
   std::atomic<uint64_t> next_client_id_{1};

@@ -130,6 +130,7 @@ void CmdQuit(CommandContext& ctx) {
 }
 
 void CmdReset(CommandContext& ctx) {
+  ctx.server.DiscardTransaction(ctx.client);
   ctx.client.db.store(0);
   ctx.client.resp = 2;
   ctx.reply.set_resp_version(2);
@@ -146,12 +147,17 @@ void CmdReset(CommandContext& ctx) {
 std::string ClientLine(Server& server, const ClientState& client) {
   int64_t now = server.NowMs();
   std::string name = client.name();
+  const int multi = client.multi_count.load(std::memory_order_relaxed);
+  std::string flags;
+  if (multi >= 0) flags += 'x';
+  if (client.blocked.load()) flags += 'b';
+  if (flags.empty()) flags = "N";
   return StrCat(
       "id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
       " name=", name, " age=", (now - client.created_ms.load()) / 1000,
-      " idle=", (now - client.last_interaction_ms.load()) / 1000,
-      " flags=", client.blocked.load() ? "b" : "N", " db=", client.db.load(),
-      " sub=0 psub=0 ssub=0 multi=-1 qbuf=", client.query_buffer_bytes.load(),
+      " idle=", (now - client.last_interaction_ms.load()) / 1000, " flags=", flags,
+      " db=", client.db.load(), " sub=0 psub=0 ssub=0 multi=", multi,
+      " qbuf=", client.query_buffer_bytes.load(),
       " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=",
       client.output_buffer_bytes.load(), " tot-mem=", 16384 + client.output_buffer_bytes.load(),
       " events=r cmd=", client.last_command.load(), " user=default redir=-1 resp=", client.resp,

@@ -418,7 +418,9 @@ void MoveGeneric(CommandContext& ctx, ListEnd from, ListEnd to, bool log_as_rpop
   std::string_view source = ctx.arg(1), destination = ctx.arg(2);
   Store::MultiLock lock = ctx.store.LockKeys({source, destination});
   if (MoveLocked(ctx, source, destination, from, to, log_as_rpoplpush) != Served::kNothing) return;
-  if (blocking) {
+  // Inside EXEC nothing blocks; Redis then answers a null bulk here (BLPOP's null array
+  // is for timeouts).
+  if (blocking && !ctx.client.in_exec) {
     BlockOnKeys(ctx, {source}, deadline_ms);
   } else {
     ctx.reply.Null();

@@ -1,0 +1,112 @@
+// MULTI, EXEC, DISCARD, WATCH, UNWATCH. Queueing between MULTI and EXEC happens in
+// Server::Execute; atomicity and WATCH bookkeeping are in server/transaction.h.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/command.h"
+#include "server/commands/key_access.h"
+#include "server/errors.h"
+#include "server/server.h"
+
+namespace gigakv::server {
+namespace {
+
+constexpr uint32_t kTransactionFlags = kNoScript | kLoading | kStale | kFast | kAllowBusy;
+
+void CmdMulti(CommandContext& ctx) {
+  if (ctx.client.multi.active) {
+    ctx.reply.Error(errors::kMultiNested);
+    return;
+  }
+  ctx.client.multi.active = true;
+  ctx.client.multi_count.store(0, std::memory_order_relaxed);
+  ctx.reply.Ok();
+}
+
+void CmdDiscard(CommandContext& ctx) {
+  if (!ctx.client.multi.active) {
+    ctx.reply.Error(errors::kDiscardWithoutMulti);
+    return;
+  }
+  ctx.server.DiscardTransaction(ctx.client);
+  ctx.reply.Ok();
+}
+
+void CmdExec(CommandContext& ctx) {
+  ClientState& client = ctx.client;
+  if (!client.multi.active) {
+    ctx.reply.Error(errors::kExecWithoutMulti);
+    return;
+  }
+  if (client.multi.aborted) {
+    ctx.server.DiscardTransaction(client);
+    ctx.reply.Error(errors::kExecAbort);
+    return;
+  }
+  std::vector<std::vector<std::string>> commands = std::move(client.multi.commands);
+  {
+    // No other I/O thread runs a command from the WATCH check to the last queued command.
+    TransactionGate::ExclusiveScope exclusive(ctx.server.transaction_gate());
+    const bool watched_key_changed = ctx.server.watches().IsDirty(client.id, ctx.store.NowMs());
+    ctx.server.watches().UnwatchAll(client.id);  // Before running anything, as Redis does.
+    if (watched_key_changed) {
+      ctx.server.DiscardTransaction(client);
+      ctx.reply.NullArray();
+      return;
+    }
+    ctx.reply.ArrayHeader(static_cast<int64_t>(commands.size()));
+    // The queued commands run now instead of queueing again; CLIENT LIST shows the client in
+    // MULTI (flags=x) until they are done.
+    client.multi.active = false;
+    client.in_exec = true;
+    std::vector<std::string_view> args;
+    for (const std::vector<std::string>& command : commands) {
+      args.assign(command.begin(), command.end());
+      ctx.server.Execute(client, args, ctx.reply);
+    }
+    client.in_exec = false;
+    ctx.server.DiscardTransaction(client);
+  }
+  // The queued commands counted their own errors; EXEC's own reply is not an error.
+  ctx.reply.ResetErrorCount();
+}
+
+void CmdWatch(CommandContext& ctx) {
+  if (ctx.client.multi.active) {
+    ctx.reply.Error(errors::kWatchInsideMulti);
+    return;
+  }
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    WithKey(ctx, ctx.arg(i), [&](KeyAccess& access) {
+      int64_t expire_ms = access.exists() ? access.view().expire_ms : 0;
+      ctx.server.watches().Watch(ctx.client.id, access.db, access.key, expire_ms);
+    });
+  }
+  ctx.reply.Ok();
+}
+
+void CmdUnwatch(CommandContext& ctx) {
+  ctx.server.watches().UnwatchAll(ctx.client.id);
+  ctx.reply.Ok();
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& TransactionCommands() {
+  static const std::vector<CommandSpec> kCommands = {
+      {"multi", 1, kTransactionFlags, 0, 0, 0, CmdMulti, "transactions",
+       "Mark the start of a transaction block", "1.2.0"},
+      {"exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog, 0, 0, 0, CmdExec, "transactions",
+       "Execute all commands issued after MULTI", "1.2.0"},
+      {"discard", 1, kTransactionFlags, 0, 0, 0, CmdDiscard, "transactions",
+       "Discard all commands issued after MULTI", "2.0.0"},
+      {"watch", -2, kTransactionFlags, 1, -1, 1, CmdWatch, "transactions",
+       "Watch the given keys to determine execution of the MULTI/EXEC block", "2.2.0"},
+      {"unwatch", 1, kTransactionFlags, 0, 0, 0, CmdUnwatch, "transactions",
+       "Forget about all watched keys", "2.2.0"},
+  };
+  return kCommands;
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,129 @@
+// MULTI/EXEC support: what makes EXEC atomic (TransactionGate) and what makes WATCH work
+// (WatchRegistry). The commands themselves are in commands/transaction_commands.cc; queueing
+// happens in Server::Execute (dispatcher.cc).
+//
+// Atomicity. Every I/O thread registers a gate slot (a mutex of its own) and holds it while it
+// runs a batch of commands (BatchScope, taken by the connection). EXEC takes every slot, in
+// registration order, after giving up its own, under one exec mutex (ExclusiveScope): while it
+// runs its queued commands no other I/O thread is running any command. The cost on the normal
+// path is one uncontended lock of a thread-private mutex per batch of requests. Background work
+// (active expiry, eviction, lazy free) does not take the gate; it only ever removes keys, which
+// the commands see through their shard locks as any removal.
+//
+// Deadlock freedom: a thread waits for slots only while holding the exec mutex and no slot of
+// its own; a thread holding its slot never waits for another slot. Shard locks are taken only
+// inside commands, after the gate.
+//
+// WATCH. WatchRegistry maps (db, key) to the clients watching it. Every write reports its
+// deterministic effect (gigakv/effects.h) through Server::LogEffect while holding the key's
+// shard lock, and removals by expiry and eviction appear there as DEL; while any key is watched
+// the server has the registry mark the watchers of the keys each effect names. Effects name
+// exactly the keys a write changed (a failed SETNX or a DEL of a missing key logs nothing), so
+// EXEC fails only when a watched key really changed, as in Redis.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace gigakv::server {
+
+class CommandTable;
+
+class TransactionGate {
+ public:
+  TransactionGate() = default;
+  TransactionGate(const TransactionGate&) = delete;
+  TransactionGate& operator=(const TransactionGate&) = delete;
+
+  // Gives the calling thread a slot of this gate (an I/O thread, before it serves clients).
+  // Threads that never register (tests, the cron thread) are not gated.
+  void RegisterThisThread();
+
+  // Held by an I/O thread while it runs a batch of commands. No-op on unregistered threads.
+  class BatchScope {
+   public:
+    explicit BatchScope(TransactionGate& gate);
+    ~BatchScope();
+    BatchScope(const BatchScope&) = delete;
+    BatchScope& operator=(const BatchScope&) = delete;
+
+   private:
+    std::mutex* slot_;
+  };
+
+  // Held by EXEC while it runs its queued commands: no other registered thread runs a command
+  // meanwhile. May be taken inside the caller's own BatchScope.
+  class ExclusiveScope {
+   public:
+    explicit ExclusiveScope(TransactionGate& gate);
+    ~ExclusiveScope();
+    ExclusiveScope(const ExclusiveScope&) = delete;
+    ExclusiveScope& operator=(const ExclusiveScope&) = delete;
+
+   private:
+    TransactionGate& gate_;
+    std::mutex* own_slot_;
+  };
+
+ private:
+  struct alignas(64) Slot {
+    std::mutex mutex;
+  };
+  std::mutex* SlotOfThisThread();
+  std::mutex exec_mutex_;                     // Serializes EXECs and registration.
+  std::vector<std::unique_ptr<Slot>> slots_;  // Grows only; guarded by exec_mutex_.
+};
+
+class WatchRegistry {
+ public:
+  // True while any client watches a key: only then do effects need to be looked at.
+  bool active() const { return watched_entries_.load(std::memory_order_relaxed) > 0; }
+
+  // Client `client_id` watches `key` in `db`. `expire_ms` is the key's absolute expiry when it
+  // exists with a TTL, else 0: EXEC fails once that time has passed, even if the key was not
+  // removed yet. Call with the key's shard lock held, so no write slips in between the caller's
+  // lookup and the registration. Watching a key twice is a no-op.
+  void Watch(uint64_t client_id, int db, std::string_view key, int64_t expire_ms);
+  // Forgets the client's watches and its dirty mark (EXEC, DISCARD, UNWATCH, RESET, disconnect).
+  void UnwatchAll(uint64_t client_id);
+  // True if a key the client watches changed, or expired by `now_ms`, since it was watched.
+  bool IsDirty(uint64_t client_id, int64_t now_ms);
+
+  // Marks the watchers of `key` in `db` (any thread; may be called under shard locks).
+  void Touch(int db, std::string_view key);
+  // Marks every watcher of a key in `db` (FLUSHDB, SWAPDB), or in every database (db < 0).
+  void TouchDb(int db);
+  // Marks the watchers of every key `effect` changed, using the command table's key positions
+  // and the few effects that name another database (MOVE, COPY ... DB, SWAPDB, FLUSH*).
+  void TouchEffect(int db, const std::vector<std::string>& effect, const CommandTable& commands);
+
+ private:
+  struct KeyRef {
+    int db;
+    std::string key;
+    bool operator==(const KeyRef& other) const { return db == other.db && key == other.key; }
+    template <typename H>
+    friend H AbslHashValue(H state, const KeyRef& ref) {
+      return H::combine(std::move(state), ref.db, ref.key);
+    }
+  };
+  struct ClientWatches {
+    std::vector<std::pair<KeyRef, int64_t>> keys;  // With their expiry at WATCH time.
+    bool dirty = false;
+  };
+  void TouchLocked(const KeyRef& ref);
+
+  std::mutex mutex_;
+  absl::flat_hash_map<KeyRef, std::vector<uint64_t>> watchers_;  // Key -> client ids.
+  absl::flat_hash_map<uint64_t, ClientWatches> clients_;
+  std::atomic<size_t> watched_entries_{0};
+};
+
+}  // namespace gigakv::server
