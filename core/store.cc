@@ -330,6 +330,15 @@ size_t Store::ActiveExpireCycle(size_t budget) {
 
 namespace {
 
+// xorshift64: cheap per-thread randomness for sampling.
+uint64_t NextRandom() {
+  thread_local uint64_t state = 0x2545F4914F6CDD1DULL;
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
+
 // Larger score = better eviction victim.
 double EvictionScore(Store::EvictionPolicy policy, const RecordView& view, int64_t now_ms,
                      uint64_t random) {
@@ -362,17 +371,52 @@ size_t Store::EvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
   return 0;
 }
 
+template <typename Fn>
+void Store::ForEachRandomRecord(bool with_ttl_only, int samples, Fn&& fn) {
+  int found = 0;
+  // Walk the shards from a random one, taking one sample per shard, until enough samples were
+  // seen; so even a few volatile keys among millions are found (at worst after one pass).
+  uint32_t start = static_cast<uint32_t>(NextRandom() % options_.shard_count);
+  for (uint32_t n = 0; n < options_.shard_count && found < samples; ++n) {
+    uint32_t index = (start + n) % options_.shard_count;
+    Shard& s = shards_[index];
+    std::lock_guard<std::mutex> lock(s.mutex());
+    int first_db = static_cast<int>(NextRandom() % static_cast<uint64_t>(options_.databases));
+    for (int d = 0; d < options_.databases; ++d) {
+      int db = (first_db + d) % options_.databases;
+      KeyTable* table = s.FindTable(db);
+      if (table == nullptr || (with_ttl_only && table->expires_count() == 0)) continue;
+      size_t capacity = table->capacity();
+      size_t position = NextRandom() % capacity;
+      uint32_t slot = table->OccupiedAtOrAfter(position);
+      // Move on to the next record with a TTL (the table has one).
+      for (size_t step = 0; with_ttl_only && table->View(slot).expire_ms == 0 && step < capacity;
+           ++step) {
+        slot = table->OccupiedAtOrAfter(slot + 1);
+      }
+      RecordView view = table->View(slot);
+      if (with_ttl_only && view.expire_ms == 0) continue;
+      ++found;
+      fn(index, db, view);
+      break;
+    }
+  }
+}
+
+Store::ExpirySample Store::SampleExpired(int samples) {
+  ExpirySample result;
+  const int64_t now = NowMs();
+  ForEachRandomRecord(/*with_ttl_only=*/true, samples, [&](uint32_t, int, const RecordView& view) {
+    ++result.sampled;
+    if (view.expire_ms <= now) ++result.expired;
+  });
+  return result;
+}
+
 std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
   const bool volatile_only =
       policy == EvictionPolicy::kVolatileLru || policy == EvictionPolicy::kVolatileLfu ||
       policy == EvictionPolicy::kVolatileRandom || policy == EvictionPolicy::kVolatileTtl;
-  thread_local uint64_t state = 0x2545F4914F6CDD1DULL;
-  auto next_random = [] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
   struct Candidate {
     double score;
     uint32_t shard;
@@ -380,35 +424,10 @@ std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int
     std::string key;
   };
   std::optional<Candidate> best;
-  int found = 0;
-  // Walk the shards from a random one, taking one sample per shard, until enough samples were
-  // seen; so even a few volatile keys among millions are found (at worst after one pass).
-  uint32_t start = static_cast<uint32_t>(next_random() % options_.shard_count);
-  for (uint32_t n = 0; n < options_.shard_count && found < samples; ++n) {
-    uint32_t index = (start + n) % options_.shard_count;
-    Shard& s = shards_[index];
-    std::lock_guard<std::mutex> lock(s.mutex());
-    int first_db = static_cast<int>(next_random() % static_cast<uint64_t>(options_.databases));
-    for (int d = 0; d < options_.databases; ++d) {
-      int db = (first_db + d) % options_.databases;
-      KeyTable* table = s.FindTable(db);
-      if (table == nullptr || (volatile_only && table->expires_count() == 0)) continue;
-      size_t capacity = table->capacity();
-      size_t position = next_random() % capacity;
-      uint32_t slot = table->OccupiedAtOrAfter(position);
-      // Volatile policies: move on to the next record with a TTL (the table has one).
-      for (size_t step = 0; volatile_only && table->View(slot).expire_ms == 0 && step < capacity;
-           ++step) {
-        slot = table->OccupiedAtOrAfter(slot + 1);
-      }
-      RecordView view = table->View(slot);
-      if (volatile_only && view.expire_ms == 0) continue;
-      ++found;
-      double score = EvictionScore(policy, view, now_ms, next_random());
-      if (!best || score > best->score) best = Candidate{score, index, db, std::string(view.key)};
-      break;
-    }
-  }
+  ForEachRandomRecord(volatile_only, samples, [&](uint32_t index, int db, const RecordView& view) {
+    double score = EvictionScore(policy, view, now_ms, NextRandom());
+    if (!best || score > best->score) best = Candidate{score, index, db, std::string(view.key)};
+  });
   if (!best) return std::nullopt;
   Shard& s = shards_[best->shard];
   std::lock_guard<std::mutex> lock(s.mutex());

@@ -326,6 +326,11 @@ void Server::Cron() {
     // Bounded work per tick: at most this many index slots examined; repeated while a good share
     // of what was examined had expired (like Redis's adaptive cycle).
     constexpr size_t kBudget = 20000;
+    // INFO expired_stale_perc: the share of keys with a TTL already past it when the cycle
+    // starts, from 20 samples, smoothed over ticks exactly as Redis does.
+    Store::ExpirySample sample = store_->SampleExpired(20);
+    double current = sample.sampled > 0 ? static_cast<double>(sample.expired) / sample.sampled : 0;
+    expired_stale_ratio_.store(current * 0.05 + expired_stale_ratio_.load() * 0.95);
     for (int round = 0; round < 16; ++round) {
       size_t removed = store_->ActiveExpireCycle(kBudget);
       if (removed < kBudget / 10) break;

@@ -145,6 +145,8 @@ class Server {
 
   // Periodic work (hz times per second): active expiry.
   void Cron();
+  // INFO expired_stale_perc / 100 (see Cron).
+  double expired_stale_ratio() const { return expired_stale_ratio_.load(); }
   // DEBUG SET-ACTIVE-EXPIRE.
   void set_active_expire_enabled(bool enabled) { active_expire_enabled_.store(enabled); }
 
@@ -201,6 +203,7 @@ class Server {
   std::atomic<bool> shutdown_requested_{false};
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};
+  std::atomic<double> expired_stale_ratio_{0};
   EffectSink* effect_sink_ = nullptr;
   // Ring of (time, total commands) samples taken by Cron; touched only by the cron thread.
   static constexpr int kOpsSamples = 16;

@@ -126,7 +126,7 @@ void StatsSection(Server& server, std::string* out) {
   Field(out, "total_net_output_bytes", stats.total_net_output_bytes.load());
   Field(out, "rejected_connections", stats.rejected_connections.load());
   Field(out, "expired_keys", server.store().expired_keys());
-  Field(out, "expired_stale_perc", "0.00");
+  Field(out, "expired_stale_perc", absl::StrFormat("%.2f", server.expired_stale_ratio() * 100));
   Field(out, "evicted_keys", server.store().evicted_keys());
   Field(out, "keyspace_hits", stats.keyspace_hits.load());
   Field(out, "keyspace_misses", stats.keyspace_misses.load());

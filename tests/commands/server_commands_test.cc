@@ -157,6 +157,25 @@ TEST_F(ServerCommandsTest, OomRejectsDenyOomCommands) {
 namespace gigakv::testing {
 namespace {
 
+TEST_F(ServerCommandsTest, ExpiredStalePercIsTheSmoothedShareOfExpiredSamples) {
+  auto stale = [&] {
+    std::string info = Run({"INFO", "stats"}).str;
+    size_t at = info.find("expired_stale_perc:");
+    return info.substr(at, info.find("\r\n", at) - at);
+  };
+  EXPECT_EQ(stale(), "expired_stale_perc:0.00");
+  for (int i = 0; i < 100; ++i) Run({"SET", "k" + std::to_string(i), "v", "PX", "100"});
+  Run({"SET", "persistent", "v"});  // Keys without a TTL are never sampled.
+  server_.Cron();                   // Nothing is past its TTL yet: 0 of 20.
+  EXPECT_EQ(stale(), "expired_stale_perc:0.00");
+  clock_.AdvanceMs(200);
+  server_.Cron();  // 20 of 20 sampled are expired (then removed): 0.05 * 100%.
+  EXPECT_EQ(stale(), "expired_stale_perc:5.00");
+  EXPECT_EQ(Reply({"DBSIZE"}), ":1");
+  server_.Cron();  // No key with a TTL left: the average decays, 0.95 * 5%.
+  EXPECT_EQ(stale(), "expired_stale_perc:4.75");
+}
+
 class EvictionCommandsTest : public CommandTest {};
 
 TEST_F(EvictionCommandsTest, AllKeysPolicyEvictsAndCounts) {

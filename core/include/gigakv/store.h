@@ -193,6 +193,15 @@ class Store {
   size_t EvictOne(EvictionPolicy policy, int samples, int64_t now_ms);
   uint64_t evicted_keys() const { return evicted_keys_.load(std::memory_order_relaxed); }
 
+  // Samples up to `samples` random keys that have a TTL (one per shard, from a random shard on)
+  // and counts those already past it, for INFO expired_stale_perc. Call it before an active
+  // expiry cycle to see the share that cycle will find expired. Thread-safe.
+  struct ExpirySample {
+    int sampled = 0;
+    int expired = 0;
+  };
+  ExpirySample SampleExpired(int samples);
+
   // --- Stats ---------------------------------------------------------------------------------
   // Heap bytes held by all tables (arenas, indexes, external values). O(shards x databases).
   size_t UsedMemory();
@@ -214,6 +223,10 @@ class Store {
   void Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause);
   // One sampling round: nullopt if no candidate was found, 0 if the victim vanished.
   std::optional<size_t> TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms);
+  // Calls fn(shard index, db, record) with the shard locked for up to `samples` random records,
+  // one per shard, walking from a random shard; `with_ttl_only` skips records without a TTL.
+  template <typename Fn>
+  void ForEachRandomRecord(bool with_ttl_only, int samples, Fn&& fn);
 
   StoreOptions options_;
   const Clock* clock_;
