@@ -59,7 +59,7 @@ Server::Server(Config& config, ServerOptions options)
   store_ = std::make_unique<Store>(store_options);
   // Keys that expire or are evicted leave the log as explicit deletions.
   store_->set_removal_listener([this](int db, std::string_view key, RemovalCause) {
-    LogEffect(db, {"DEL", std::string(key)});
+    if (logging_effects()) LogEffect(db, {"DEL", std::string(key)});
   });
   // Large collections that expire or are evicted are freed on the lazy-free thread too.
   store_->set_object_reclaimer(
