@@ -141,6 +141,15 @@ cpu_ticks() {
   echo $((f[11] + f[12]))
 }
 
+# Prints utime only (user-space CPU, all threads) of PID in clock ticks.
+user_ticks() {
+  local line
+  local -a f
+  read -r line <"/proc/$1/stat" || return 1
+  read -r -a f <<<"${line##*) }"
+  echo $((f[11]))
+}
+
 # Prints the machine's busy CPU ticks summed over all cores (user+nice+system+irq+softirq+steal
 # from the first line of /proc/stat). Used to see how much CPU *other* processes took during a run.
 system_busy_ticks() {
@@ -261,15 +270,17 @@ run_one() {
     return 0
   fi
 
-  local before after sys_before sys_after rc=0
+  local before after user_before user_after sys_before sys_after rc=0
   sys_before=$(system_busy_ticks)
   before=$(cpu_ticks "$pid")
+  user_before=$(user_ticks "$pid")
   # `time` (bash keyword) gives the client's own wall/user/sys, to spot a client-bound run.
   { TIMEFORMAT='%R %U %S'; time "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" \
       -c "$CLIENTS" -n "$n" -P "$p" --csv "${BENCH_ARGV[@]}" "${targs[@]}" >"$out" 2>"$err"; } \
     2>"$tf" || rc=$?
   check_alive "$name" "$pid" "$(server_dir "$name")"
   after=$(cpu_ticks "$pid")
+  user_after=$(user_ticks "$pid")
   sys_after=$(system_busy_ticks)
 
   # An error reply (say, a command the server does not implement yet) makes redis-benchmark 7.0
@@ -291,9 +302,11 @@ run_one() {
     [[ "$rps" =~ ^[0-9.]+$ ]] || die "could not parse redis-benchmark output for $test: $(cat "$out")"
   fi
 
-  local cpu_per_m="" client_busy="" other_busy=""
+  local cpu_per_m="" user_per_m="" client_busy="" other_busy=""
   if [[ -z "$error" ]]; then
     cpu_per_m=$(awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$n" \
+      'BEGIN { printf "%.4f", t / hz / n * 1e6 }')
+    user_per_m=$(awk -v t=$((user_after - user_before)) -v hz="$CLK_TCK" -v n="$n" \
       'BEGIN { printf "%.4f", t / hz / n * 1e6 }')
     client_busy=$(awk '{ if ($1 > 0) printf "%.0f", ($2 + $3) / $1 * 100; else print 0 }' "$tf")
     # Whatever the machine was busy with besides this server and this client, as % of one core.
@@ -306,7 +319,7 @@ run_one() {
   else
     printf '  round %d  -P %-3s %-12s %-7s %s\n' "$round" "$p" "$test" "$name" "$error" >&2
   fi
-  echo "$name,$test,$p,$round,$rps,$cpu_per_m,$client_busy,$other_busy,$error" >>"$RAW"
+  echo "$name,$test,$p,$round,$rps,$cpu_per_m,$client_busy,$other_busy,$error,$user_per_m" >>"$RAW"
 }
 
 server_dir() {
@@ -367,8 +380,8 @@ verdict() {
 
 print_table() {
   local header
-  header=$(printf '%-12s %4s %12s %12s %7s %11s %11s %7s %5s %6s  %s' test P gigakv_rps \
-    redis_rps ratio gk_cpu/M rd_cpu/M cpu_r cli% other% "vs DESIGN.md targets")
+  header=$(printf '%-12s %4s %12s %12s %7s %11s %11s %7s %6s %5s %6s  %s' test P gigakv_rps \
+    redis_rps ratio gk_cpu/M rd_cpu/M cpu_r usr_r cli% other% "vs DESIGN.md targets")
   echo
   echo "$header"
   printf '%s\n' "$(printf '%*s' "${#header}" '' | tr ' ' '-')"
@@ -384,11 +397,13 @@ print_table() {
       other=$(max_of "$test" "$p" 8)
       errors=$(awk -F, -v t="$test" -v p="$p" '$2 == t && $3 == p && $9 != "" { print $1 }' \
         "$RAW" | sort -u | paste -sd, -)
-      local rr cr
+      local rr cr ur
       rr=$(ratio "$g_rps" "$r_rps")
       cr=$(ratio "$g_cpu" "$r_cpu")
-      printf '%-12s %4s %12s %12s %7s %11s %11s %7s %5s %6s  %s\n' "$test" "$p" "$(fmt "$g_rps" 0)" \
-        "$(fmt "$r_rps" 0)" "$rr" "$(fmt "$g_cpu" 3)" "$(fmt "$r_cpu" 3)" "$cr" "$(fmt "$busy" 0)" "$(fmt "$other" 0)" \
+      ur=$(ratio "$(median gigakv "$test" "$p" 10)" "$(median redis "$test" "$p" 10)")
+      printf '%-12s %4s %12s %12s %7s %11s %11s %7s %6s %5s %6s  %s\n' "$test" "$p" \
+        "$(fmt "$g_rps" 0)" "$(fmt "$r_rps" 0)" "$rr" "$(fmt "$g_cpu" 3)" "$(fmt "$r_cpu" 3)" "$cr" \
+        "$ur" "$(fmt "$busy" 0)" "$(fmt "$other" 0)" \
         "$(verdict "$test" "$p" "$rr" "$cr" "$errors")${errors:+ (from $errors)}"
     done
   done
@@ -408,7 +423,8 @@ print_table() {
 
 rps = median requests/s over $ROUNDS rounds; ratio = gigakv/redis (higher is better).
 *_cpu/M = server CPU seconds (user+sys, all threads) per million requests; cpu_r = gigakv/redis
-(lower is better). cli% = redis-benchmark's own CPU use during gigakv's runs: near 100 means the
+(lower is better); usr_r = the same ratio for user-space CPU only (the servers' own code, without
+the kernel's socket work, which is most of the cost at -P 1). cli% = redis-benchmark's own CPU use during gigakv's runs: near 100 means the
 client, not the server, may be the limit (then the rps ratio is a lower bound). other% = the most
 CPU (% of one core) that other processes on the machine used during any run of that row: if it is
 more than a few %, something competed with the benchmark and the rps figures are unreliable (the
@@ -565,7 +581,7 @@ main() {
   done
 
   if [[ -n "$RAW_OUT" ]]; then
-    { echo "server,test,pipeline,round,rps,cpu_s_per_Mreq,client_busy_pct,other_busy_pct,error"
+    { echo "server,test,pipeline,round,rps,cpu_s_per_Mreq,client_busy_pct,other_busy_pct,error,user_cpu_s_per_Mreq"
       cat "$RAW"; } \
       >"$RAW_OUT"
   fi

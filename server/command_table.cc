@@ -46,8 +46,9 @@ CommandTable::CommandTable() {
   for (const CommandSpec* spec : all_) {
     ids_.emplace(spec, static_cast<uint32_t>(ids_.size()));
     if (spec->name.find('|') != std::string_view::npos) continue;
-    by_name_.emplace(std::string(spec->name), spec);
-    by_name_.emplace(AsciiUpper(spec->name), spec);
+    NamedSpec entry{spec, ids_.at(spec)};
+    by_name_.emplace(std::string(spec->name), entry);
+    by_name_.emplace(AsciiUpper(spec->name), entry);
   }
 }
 
@@ -58,14 +59,17 @@ void CommandTable::Add(const std::vector<CommandSpec>& family) {
   }
 }
 
-const CommandSpec* CommandTable::Find(std::string_view name) const {
-  auto exact = by_name_.find(ToAbsl(name));
-  if (exact != by_name_.end()) return exact->second;
-  char buf[64];
-  std::string_view lower = LowerName(name, buf, sizeof(buf));
-  if (lower.empty()) return nullptr;
-  auto folded = by_name_.find(ToAbsl(lower));
-  return folded == by_name_.end() ? nullptr : folded->second;
+const CommandSpec* CommandTable::Find(std::string_view name, uint32_t* id) const {
+  auto found = by_name_.find(ToAbsl(name));
+  if (found == by_name_.end()) {
+    char buf[64];
+    std::string_view lower = LowerName(name, buf, sizeof(buf));
+    if (lower.empty()) return nullptr;
+    found = by_name_.find(ToAbsl(lower));
+    if (found == by_name_.end()) return nullptr;
+  }
+  if (id != nullptr) *id = found->second.id;
+  return found->second.spec;
 }
 
 const CommandSpec* CommandTable::FindSub(std::string_view container, std::string_view sub) const {

@@ -29,6 +29,9 @@ std::string UnknownCommandText(const std::vector<std::string_view>& args) {
   return FormatText(errors::kUnknownCommand, {UpToNul(args[0]).substr(0, 128), list});
 }
 
+// The end of the last command timed on this thread inside a TimedBatch; 0 outside one.
+thread_local uint64_t tls_last_command_end = 0;
+
 // Commands that run at once between MULTI and EXEC instead of being queued.
 bool RunsInsideMulti(const CommandSpec& spec) {
   const std::string_view name = spec.name;
@@ -55,6 +58,9 @@ void QueueInTransaction(ClientState& client, const CommandSpec& spec,
 
 }  // namespace
 
+Server::TimedBatch::TimedBatch() { tls_last_command_end = CycleClock::Now(); }
+Server::TimedBatch::~TimedBatch() { tls_last_command_end = 0; }
+
 void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
                      protocol::ReplyBuilder& reply) {
   const size_t reply_mark = reply.buffer().size();
@@ -66,7 +72,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   }
   reply.ResetErrorCount();
 
-  const CommandSpec* spec = commands_.Find(args[0]);
+  uint32_t spec_id = 0;
+  const CommandSpec* spec = commands_.Find(args[0], &spec_id);
   CommandCounters* counters = LocalCounters();
   CommandCounters* stats = nullptr;
   auto reject = [&](std::string_view text) {
@@ -78,16 +85,19 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   if (spec == nullptr) {
     reject(UnknownCommandText(args));
   } else if (!ArityOk(spec->arity, args.size())) {
-    stats = &counters[commands_.IdOf(spec)];
+    stats = &counters[spec_id];
     reject(FormatText(errors::kWrongArity, {spec->name}));
   } else if (spec->handler == nullptr && commands_.FindSub(spec->name, args[1]) == nullptr) {
     // A container command (CONFIG, CLIENT...) with an unknown subcommand.
-    stats = &counters[commands_.IdOf(spec)];
+    stats = &counters[spec_id];
     reject(FormatText(errors::kUnknownSubcommand,
                       {UpToNul(args[1]).substr(0, 128), AsciiUpper(args[0])}));
   } else {
-    if (spec->handler == nullptr) spec = commands_.FindSub(spec->name, args[1]);
-    stats = &counters[commands_.IdOf(spec)];
+    if (spec->handler == nullptr) {  // A subcommand: it has its own counters.
+      spec = commands_.FindSub(spec->name, args[1]);
+      spec_id = commands_.IdOf(spec);
+    }
+    stats = &counters[spec_id];
     // Like Redis: a client is asked to authenticate only while a password is set and it has
     // not authenticated (clients connected before the password was set stay logged in).
     const bool auth_required = !client.authenticated && !(spec->flags & kNoAuth) &&
@@ -108,7 +118,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
-      uint64_t start = CycleClock::Now();
+      const uint64_t start = tls_last_command_end != 0 ? tls_last_command_end : CycleClock::Now();
       {
         // Stores collections the command wrote back inline when it ends (collection_access.h).
         InlineCommandScope inline_scope(*store_);
@@ -120,10 +130,11 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
           reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
         }
       }
-      uint64_t usec = CycleClock::ToMicros(CycleClock::Now() - start);
+      const uint64_t end = CycleClock::Now();
+      if (tls_last_command_end != 0) tls_last_command_end = end;
       if (!rerun) {  // A served blocked command was counted when it first ran.
         AddOwned(stats->calls, 1);
-        AddOwned(stats->usec, usec);
+        AddOwned(stats->ticks, end - start);
         if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
       }
     }

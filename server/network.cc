@@ -245,6 +245,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     // An EXEC running on another thread finishes before this batch starts (transaction.h).
     TransactionGate::BatchScope gate(server_.transaction_gate());
+    Server::TimedBatch timed_batch;
     // Small collections written by this batch are stored back inline once, at its end.
     InlineCommandScope inline_batch(server_.store());
     while (begin_ < end_ && !close_after_write_ && !parked_) {

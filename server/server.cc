@@ -226,7 +226,7 @@ CommandTotals Server::command_totals(const CommandSpec* spec) {
   for (const auto& counters : thread_counters_) {
     const CommandCounters& c = counters[id];
     totals.calls += c.calls.load(std::memory_order_relaxed);
-    totals.usec += c.usec.load(std::memory_order_relaxed);
+    totals.usec += CycleClock::ToMicros(c.ticks.load(std::memory_order_relaxed));
     totals.rejected_calls += c.rejected_calls.load(std::memory_order_relaxed);
     totals.failed_calls += c.failed_calls.load(std::memory_order_relaxed);
   }
@@ -262,7 +262,7 @@ void Server::ResetStats() {
     for (const auto& counters : thread_counters_) {
       for (size_t i = 0; i < commands_.all().size(); ++i) {
         counters[i].calls = 0;
-        counters[i].usec = 0;
+        counters[i].ticks = 0;
         counters[i].rejected_calls = 0;
         counters[i].failed_calls = 0;
       }
