@@ -138,8 +138,10 @@ class Server {
   void set_effect_sink(EffectSink* sink) { effect_sink_ = sink; }
   // Effects are also built while any client WATCHes a key: they tell which keys changed.
   bool logging_effects() const { return effect_sink_ != nullptr || watches_.active(); }
-  void LogEffect(int db, std::vector<std::string> args) {
-    if (watches_.active()) watches_.TouchEffect(db, args, commands_);
+  // `touches_watchers` false: a change Redis does not signal to WATCH (BITFIELD that only padded
+  // the key), logged for a faithful replay but failing no EXEC.
+  void LogEffect(int db, std::vector<std::string> args, bool touches_watchers = true) {
+    if (touches_watchers && watches_.active()) watches_.TouchEffect(db, args, commands_);
     if (effect_sink_ != nullptr) effect_sink_->Append(Effect{db, std::move(args)});
   }
 

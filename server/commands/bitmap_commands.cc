@@ -377,7 +377,7 @@ void ReplyBitfieldGet(CommandContext& ctx, std::string_view bytes, const Bitfiel
 // only (all of them: even those that fail decide how far the key is padded), each with the
 // overflow policy it ran under.
 void LogBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
-                       const std::vector<BitfieldOp>& ops) {
+                       const std::vector<BitfieldOp>& ops, bool touches_watchers) {
   if (!ctx.server.logging_effects()) return;
   std::vector<std::string> effect = {"BITFIELD", std::string(access.key)};
   for (const BitfieldOp& op : ops) {
@@ -389,7 +389,7 @@ void LogBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
     effect.emplace_back(op.kind == BitfieldOp::Kind::kSet ? "SET" : "INCRBY");
     for (size_t i = 1; i <= 3; ++i) effect.emplace_back(ctx.arg(op.arg_index + i));
   }
-  ctx.server.LogEffect(access.db, std::move(effect));
+  ctx.server.LogEffect(access.db, std::move(effect), touches_watchers);
 }
 
 void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
@@ -451,7 +451,10 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
       if (grown || write.changed) ++changes;
     }
     StoreModified(ctx, access, std::move(value), expire_ms);
-    LogBitfieldWrites(ctx, access, ops);
+    // Writes that leave every bit as it was change nothing (no effect, no WATCH touch), as in
+    // Redis. Padding the key is logged even when every write then failed, but, as Redis does not
+    // signal it, it fails no WATCH.
+    if (changes > 0 || grown) LogBitfieldWrites(ctx, access, ops, changes > 0);
     if (changes > 0) CountDirty(ctx, changes);
   });
 }

@@ -318,8 +318,10 @@ void CmdLTrim(CommandContext& ctx) {
     }
     list->Erase(ListEnd::kHead, static_cast<size_t>(from_head));
     list->Erase(ListEnd::kTail, static_cast<size_t>(from_tail));
+    // Logged even when nothing was trimmed: Redis counts any LTRIM of a list as a change of the
+    // key (WATCH), though not in the dirty counter.
+    LogAsReceived(ctx, access.db);
     if (from_head + from_tail > 0) {
-      LogAsReceived(ctx, access.db);
       CountDirty(ctx, static_cast<uint64_t>(from_head + from_tail));
       DeleteIfEmpty(access);
     }

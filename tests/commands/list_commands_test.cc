@@ -517,11 +517,13 @@ TEST_F(ListCommandsTest, EffectsAreDeterministic) {
   EXPECT_EQ(Reply({"LINSERT", "n", "BEFORE", "z", "y"}), ":3");
   EXPECT_EQ(Reply({"LREM", "n", "0", "nothing"}), ":0");
   EXPECT_EQ(Reply({"LREM", "n", "-1", "y"}), ":1");
-  EXPECT_EQ(Reply({"LTRIM", "n", "0", "-1"}), "+OK");  // Removes nothing: not logged.
+  // Removes nothing, yet logged: Redis counts it as a change for WATCH.
+  EXPECT_EQ(Reply({"LTRIM", "n", "0", "-1"}), "+OK");
   EXPECT_EQ(Reply({"LTRIM", "n", "1", "-1"}), "+OK");
+  EXPECT_EQ(Reply({"LTRIM", "none", "1", "-1"}), "+OK");  // No list: nothing logged.
   EXPECT_EQ(Reply({"LPUSHX", "none", "a"}), ":0");
   EXPECT_THAT(effects_.Take(), ElementsAre("0: LSET n 0 z", "0: LINSERT n BEFORE z y",
-                                           "0: LREM n -1 y", "0: LTRIM n 1 -1"));
+                                           "0: LREM n -1 y", "0: LTRIM n 0 -1", "0: LTRIM n 1 -1"));
   EXPECT_EQ(Contents("n"), "[\"a\"]");
 }
 
