@@ -98,12 +98,18 @@ void WatchRegistry::Touch(int db, std::string_view key) {
   TouchLocked(KeyRef{db, std::string(key)});
 }
 
-void WatchRegistry::TouchDb(int db) {
+void WatchRegistry::TouchDbWhere(int db,
+                                 const std::function<bool(int db, std::string_view key)>& changed) {
   if (!active()) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& [ref, ids] : watchers_) {
-    if (db >= 0 && ref.db != db) continue;
-    for (uint64_t id : ids) clients_[id].dirty = true;
+  std::vector<KeyRef> candidates;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [ref, ids] : watchers_) {
+      if (db < 0 || ref.db == db) candidates.push_back(ref);
+    }
+  }
+  for (const KeyRef& ref : candidates) {
+    if (changed(ref.db, ref.key)) Touch(ref.db, ref.key);
   }
 }
 
@@ -112,14 +118,8 @@ void WatchRegistry::TouchEffect(int db, const std::vector<std::string>& effect,
   if (!active() || effect.empty()) return;
   const std::string name = AsciiUpper(effect[0]);
   int64_t other_db = 0;
-  if (name == "FLUSHALL") {
-    TouchDb(-1);
-  } else if (name == "FLUSHDB") {
-    TouchDb(db);
-  } else if (name == "SWAPDB" && effect.size() == 3) {
-    for (size_t i = 1; i < 3; ++i) {
-      if (ParseInt64(effect[i], &other_db)) TouchDb(static_cast<int>(other_db));
-    }
+  if (name == "FLUSHALL" || name == "FLUSHDB" || name == "SWAPDB") {
+    return;  // Their commands called TouchDbWhere before the change.
   } else if (name == "MOVE" && effect.size() == 3) {
     Touch(db, effect[1]);
     if (ParseInt64(effect[2], &other_db)) Touch(static_cast<int>(other_db), effect[1]);

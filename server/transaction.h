@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -98,10 +99,14 @@ class WatchRegistry {
 
   // Marks the watchers of `key` in `db` (any thread; may be called under shard locks).
   void Touch(int db, std::string_view key);
-  // Marks every watcher of a key in `db` (FLUSHDB, SWAPDB), or in every database (db < 0).
-  void TouchDb(int db);
+  // Marks the watchers of each key watched in `db` (every database if db < 0) for which
+  // changed(db of the watch, key) is true: FLUSHDB, FLUSHALL and SWAPDB change only the watched
+  // keys that exist (on either side), as in Redis. `changed` runs without the registry's lock,
+  // so it may lock shards; the caller runs this before emptying or swapping.
+  void TouchDbWhere(int db, const std::function<bool(int db, std::string_view key)>& changed);
   // Marks the watchers of every key `effect` changed, using the command table's key positions
-  // and the few effects that name another database (MOVE, COPY ... DB, SWAPDB, FLUSH*).
+  // and the effects that name another database (MOVE, COPY ... DB). FLUSHDB, FLUSHALL and
+  // SWAPDB touch nothing here: their commands call TouchDbWhere first.
   void TouchEffect(int db, const std::vector<std::string>& effect, const CommandTable& commands);
 
  private:

@@ -224,6 +224,16 @@ void CmdSwapDb(CommandContext& ctx) {
   {
     // Log under all shard locks so no write of either database falls on the wrong side of it.
     Store::MultiLock lock = ctx.store.LockAllShards();
+    // WATCH: a watched key of either database changes if it exists on either side.
+    auto exists_on_either_side = [&](int, std::string_view key) {
+      Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
+      return ctx.store.HasRecord(shard, static_cast<int>(a), key) ||
+             ctx.store.HasRecord(shard, static_cast<int>(b), key);
+    };
+    if (a != b) {  // SWAPDB of a database with itself changes nothing.
+      ctx.server.watches().TouchDbWhere(static_cast<int>(a), exists_on_either_side);
+      ctx.server.watches().TouchDbWhere(static_cast<int>(b), exists_on_either_side);
+    }
     for (uint32_t i = 0; i < ctx.store.shard_count(); ++i) {
       ctx.store.shard(i).SwapTables(static_cast<int>(a), static_cast<int>(b));
     }

@@ -86,8 +86,17 @@ bool ParseFlushModeOrReply(CommandContext& ctx) {
   return true;
 }
 
+// WATCH: the watched keys of `db` (every database if < 0) that exist are about to be emptied.
+void TouchWatchedKeysThatExist(CommandContext& ctx, int db) {
+  ctx.server.watches().TouchDbWhere(db, [&](int key_db, std::string_view key) {
+    return ctx.store.WithShardOf(
+        key, [&](Shard& shard) { return ctx.store.HasRecord(shard, key_db, key); });
+  });
+}
+
 void CmdFlushDb(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
+  TouchWatchedKeysThatExist(ctx, ctx.db());
   Store::DetachedTables tables = ctx.store.FlushDb(ctx.db());
   ctx.server.LogEffect(ctx.db(), {"FLUSHDB"});
   if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
@@ -97,6 +106,7 @@ void CmdFlushDb(CommandContext& ctx) {
 
 void CmdFlushAll(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
+  TouchWatchedKeysThatExist(ctx, -1);
   Store::DetachedTables tables = ctx.store.FlushAll();
   ctx.server.LogEffect(ctx.db(), {"FLUSHALL"});
   if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));

@@ -132,8 +132,12 @@ TEST_F(TransactionCommandsTest, OnlyRealChangesFailExec) {
       {{"SET", "src", "1"}, {"COPY", "src", "w", "DB", "1"}, false},  // Another db's "w".
       {{"SET", "w", "1"}, {"MOVE", "w", "1"}, true},
       {{"SET", "w", "1"}, {"SWAPDB", "0", "1"}, true},
+      {{"SET", "w", "1"}, {"SWAPDB", "0", "0"}, false},
+      {{"SET", "other", "1"}, {"SWAPDB", "0", "1"}, false},  // "w" exists on neither side.
       {{"SET", "w", "1"}, {"FLUSHDB"}, true},
       {{"SET", "w", "1"}, {"FLUSHALL"}, true},
+      {{"SET", "other", "1"}, {"FLUSHDB"}, false},
+      {{"SET", "other", "1"}, {"FLUSHALL"}, false},
       {{"HSET", "w", "f", "v"}, {"HSET", "w", "g", "v"}, true},
       {{"HSET", "w", "f", "v"}, {"HDEL", "w", "nofield"}, false},
       {{"SADD", "w", "a"}, {"SADD", "w", "b"}, true},

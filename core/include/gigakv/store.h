@@ -130,6 +130,11 @@ class Store {
   // Lookup with lazy expiry: returns the key's slot in `shard.Table(db)` or KeyTable::kNoSlot;
   // an expired key is deleted (and reported) first. The shard's lock must be held.
   uint32_t FindLive(Shard& shard, int db, std::string_view key, uint64_t hash);
+  // True if `key` has a record in `db`, expired or not (nothing is removed). Lock must be held.
+  bool HasRecord(Shard& shard, int db, std::string_view key) {
+    KeyTable* table = shard.FindTable(db);
+    return table != nullptr && table->Find(key, Hash(key)) != KeyTable::kNoSlot;
+  }
   // True if a record with this expiry is expired now.
   bool IsExpired(int64_t expire_ms) const { return expire_ms > 0 && expire_ms <= NowMs(); }
 
