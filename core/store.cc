@@ -267,21 +267,23 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
   return (shard_index << 32) | position;
 }
 
-Store::DetachedTables Store::FlushDb(int db) {
+Store::DetachedTables Store::FlushDb(int db, const std::function<void()>& before) {
   DetachedTables detached;
+  MultiLock lock = LockAllShards();
+  if (before) before();
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard& s = shards_[i];
-    std::lock_guard<std::mutex> lock(s.mutex());
     if (s.FindTable(db) != nullptr) detached.push_back(s.DetachTable(db));
   }
   return detached;
 }
 
-Store::DetachedTables Store::FlushAll() {
+Store::DetachedTables Store::FlushAll(const std::function<void()>& before) {
   DetachedTables detached;
+  MultiLock lock = LockAllShards();
+  if (before) before();
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard& s = shards_[i];
-    std::lock_guard<std::mutex> lock(s.mutex());
     for (int db = 0; db < options_.databases; ++db) {
       if (s.FindTable(db) != nullptr) detached.push_back(s.DetachTable(db));
     }

@@ -60,6 +60,9 @@ void QueueInTransaction(ClientState& client, const CommandSpec& spec,
 
 Server::TimedBatch::TimedBatch() { tls_last_command_end = CycleClock::Now(); }
 Server::TimedBatch::~TimedBatch() { tls_last_command_end = 0; }
+void Server::TimedBatch::Restart() {
+  if (tls_last_command_end != 0) tls_last_command_end = CycleClock::Now();
+}
 
 void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
                      protocol::ReplyBuilder& reply) {
@@ -80,6 +83,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     reply.Error(text);
     if (stats != nullptr) AddOwned(stats->rejected_calls, 1);
     if (client.multi.active) client.multi.aborted = true;  // EXEC will answer EXECABORT.
+    TimedBatch::Restart();                                 // Its time is not the next command's.
   };
 
   if (spec == nullptr) {
@@ -106,7 +110,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       reject(errors::kNoAuth);
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
-    } else if (!rerun && OverMaxmemory() && !EvictToLimit() && DeniedOnOom(*spec, client)) {
+    } else if (!rerun && !client.in_exec && OverMaxmemory() && !EvictToLimit() &&
+               DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
       if (spec->flags & kNoMulti) {
@@ -114,6 +119,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       } else {
         QueueInTransaction(client, *spec, args);
         reply.SimpleString("QUEUED");
+        TimedBatch::Restart();
       }
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);

@@ -535,10 +535,17 @@ absl::Status Network::Start() {
     if (impl_->stopped.load()) return absl::OkStatus();
     asio::io_context& io = impl_->threads[0]->io;
     if (io.get_executor().running_in_this_thread()) return impl_->Rebind(name);
-    // CONFIG SET runs on some I/O thread; the acceptors belong to thread 0.
+    // CONFIG SET runs on some I/O thread; the acceptors belong to thread 0, which may be
+    // waiting for this thread's gate slot (transaction.h): give it up while waiting. Inside EXEC
+    // this thread holds every slot, so thread 0 may never get to run the rebind.
+    if (TransactionGate::ThisThreadIsExclusive()) {
+      return absl::FailedPreconditionError(
+          "changing port or bind inside MULTI/EXEC is only possible on the first I/O thread");
+    }
     std::promise<absl::Status> done;
     std::string changed(name);
     asio::post(io, [this, &done, changed] { done.set_value(impl_->Rebind(changed)); });
+    TransactionGate::ReleasedScope released;
     return done.get_future().get();
   });
   for (auto& thread : impl_->threads) {

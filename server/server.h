@@ -105,6 +105,9 @@ class Server {
     ~TimedBatch();
     TimedBatch(const TimedBatch&) = delete;
     TimedBatch& operator=(const TimedBatch&) = delete;
+    // The next command is timed from now (after a wait that is nobody's execution time, and
+    // after commands rejected or queued without running).
+    static void Restart();
   };
 
   // Runs one command for `client`, writing its reply (if any) to `reply`. Checks arity, auth,

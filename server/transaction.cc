@@ -12,6 +12,8 @@ namespace {
 // The gate slot of the calling I/O thread (one server per I/O thread).
 thread_local const TransactionGate* tls_gate = nullptr;
 thread_local std::mutex* tls_slot = nullptr;
+thread_local bool tls_slot_held = false;  // Inside a BatchScope (and not given up).
+thread_local bool tls_exclusive = false;  // Inside an ExclusiveScope.
 
 }  // namespace
 
@@ -25,26 +27,47 @@ void TransactionGate::RegisterThisThread() {
 std::mutex* TransactionGate::SlotOfThisThread() { return tls_gate == this ? tls_slot : nullptr; }
 
 TransactionGate::BatchScope::BatchScope(TransactionGate& gate) : slot_(gate.SlotOfThisThread()) {
-  if (slot_ != nullptr) slot_->lock();
+  if (slot_ == nullptr) return;
+  slot_->lock();
+  tls_slot_held = true;
 }
 
 TransactionGate::BatchScope::~BatchScope() {
-  if (slot_ != nullptr) slot_->unlock();
+  if (slot_ == nullptr) return;
+  tls_slot_held = false;
+  slot_->unlock();
 }
 
 TransactionGate::ExclusiveScope::ExclusiveScope(TransactionGate& gate)
-    : gate_(gate), own_slot_(gate.SlotOfThisThread()) {
+    : gate_(gate), own_slot_(tls_slot_held ? gate.SlotOfThisThread() : nullptr) {
   // Give up our own slot first: another EXEC may hold the exec mutex and wait for it.
   if (own_slot_ != nullptr) own_slot_->unlock();
   gate_.exec_mutex_.lock();
   for (auto& slot : gate_.slots_) slot->mutex.lock();
+  tls_exclusive = true;
 }
 
 TransactionGate::ExclusiveScope::~ExclusiveScope() {
+  tls_exclusive = false;
   for (auto it = gate_.slots_.rbegin(); it != gate_.slots_.rend(); ++it) (*it)->mutex.unlock();
   gate_.exec_mutex_.unlock();
   if (own_slot_ != nullptr) own_slot_->lock();
 }
+
+TransactionGate::ReleasedScope::ReleasedScope()
+    : slot_(tls_slot_held && !tls_exclusive ? tls_slot : nullptr) {
+  if (slot_ == nullptr) return;
+  tls_slot_held = false;
+  slot_->unlock();
+}
+
+TransactionGate::ReleasedScope::~ReleasedScope() {
+  if (slot_ == nullptr) return;
+  slot_->lock();
+  tls_slot_held = true;
+}
+
+bool TransactionGate::ThisThreadIsExclusive() { return tls_exclusive; }
 
 void WatchRegistry::Watch(uint64_t client_id, int db, std::string_view key, int64_t expire_ms) {
   KeyRef ref{db, std::string(key)};

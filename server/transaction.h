@@ -73,6 +73,23 @@ class TransactionGate {
     std::mutex* own_slot_;
   };
 
+  // Gives up the calling thread's slot while it waits for another I/O thread (CONFIG SET port
+  // waits for the thread that owns the listeners), so an EXEC waiting for that slot cannot
+  // deadlock with it. Must not be used inside an ExclusiveScope (see ThisThreadIsExclusive).
+  class ReleasedScope {
+   public:
+    ReleasedScope();
+    ~ReleasedScope();
+    ReleasedScope(const ReleasedScope&) = delete;
+    ReleasedScope& operator=(const ReleasedScope&) = delete;
+
+   private:
+    std::mutex* slot_;
+  };
+  // True while the calling thread runs an EXEC (holds every slot): it must not wait for
+  // another I/O thread, which may be blocked on its slot.
+  static bool ThisThreadIsExclusive();
+
  private:
   struct alignas(64) Slot {
     std::mutex mutex;

@@ -87,17 +87,19 @@ bool ParseFlushModeOrReply(CommandContext& ctx) {
 }
 
 // WATCH: the watched keys of `db` (every database if < 0) that exist are about to be emptied.
-void TouchWatchedKeysThatExist(CommandContext& ctx, int db) {
-  ctx.server.watches().TouchDbWhere(db, [&](int key_db, std::string_view key) {
-    return ctx.store.WithShardOf(
-        key, [&](Shard& shard) { return ctx.store.HasRecord(shard, key_db, key); });
-  });
+// Runs with every shard locked (WATCH registers under its key's shard lock, so none slips in).
+std::function<void()> TouchWatchedKeysThatExist(CommandContext& ctx, int db) {
+  return [&ctx, db] {
+    ctx.server.watches().TouchDbWhere(db, [&](int key_db, std::string_view key) {
+      return ctx.store.HasRecord(ctx.store.shard(ctx.store.ShardIndex(key)), key_db, key);
+    });
+  };
 }
 
 void CmdFlushDb(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
-  TouchWatchedKeysThatExist(ctx, ctx.db());
-  Store::DetachedTables tables = ctx.store.FlushDb(ctx.db());
+  Store::DetachedTables tables =
+      ctx.store.FlushDb(ctx.db(), TouchWatchedKeysThatExist(ctx, ctx.db()));
   ctx.server.LogEffect(ctx.db(), {"FLUSHDB"});
   if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
   ctx.server.stats().dirty.fetch_add(1);
@@ -106,8 +108,7 @@ void CmdFlushDb(CommandContext& ctx) {
 
 void CmdFlushAll(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx)) return;
-  TouchWatchedKeysThatExist(ctx, -1);
-  Store::DetachedTables tables = ctx.store.FlushAll();
+  Store::DetachedTables tables = ctx.store.FlushAll(TouchWatchedKeysThatExist(ctx, -1));
   ctx.server.LogEffect(ctx.db(), {"FLUSHALL"});
   if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
   ctx.server.stats().dirty.fetch_add(1);

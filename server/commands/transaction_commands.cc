@@ -48,6 +48,7 @@ void CmdExec(CommandContext& ctx) {
   {
     // No other I/O thread runs a command from the WATCH check to the last queued command.
     TransactionGate::ExclusiveScope exclusive(ctx.server.transaction_gate());
+    Server::TimedBatch::Restart();  // The wait for the gate is no queued command's time.
     const bool watched_key_changed = ctx.server.watches().IsDirty(client.id, ctx.store.NowMs());
     ctx.server.watches().UnwatchAll(client.id);  // Before running anything, as Redis does.
     if (watched_key_changed) {
@@ -59,13 +60,16 @@ void CmdExec(CommandContext& ctx) {
     // The queued commands run now instead of queueing again; CLIENT LIST shows the client in
     // MULTI (flags=x) until they are done.
     client.multi.active = false;
-    client.in_exec = true;
+    struct InExec {  // Cleared however the loop ends.
+      explicit InExec(ClientState& c) : client(c) { client.in_exec = true; }
+      ~InExec() { client.in_exec = false; }
+      ClientState& client;
+    } in_exec(client);
     std::vector<std::string_view> args;
     for (const std::vector<std::string>& command : commands) {
       args.assign(command.begin(), command.end());
       ctx.server.Execute(client, args, ctx.reply);
     }
-    client.in_exec = false;
     ctx.server.DiscardTransaction(client);
   }
   // The queued commands counted their own errors; EXEC's own reply is not an error.

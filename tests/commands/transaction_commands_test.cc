@@ -224,5 +224,23 @@ TEST_F(TransactionCommandsTest, OutOfMemoryRefusesQueueingButNotDiscard) {
   EXPECT_EQ(Reply({"GET", "queued"}), "\"before the limit\"");
 }
 
+TEST_F(TransactionCommandsTest, NoEvictionBetweenTheCommandsOfAnExec) {
+  for (int i = 0; i < 1000; ++i) Run({"SET", "key" + std::to_string(i), "value"});
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-random"}), "+OK");
+  EXPECT_EQ(Reply({"MULTI"}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1"}), "+QUEUED");
+  EXPECT_EQ(Reply({"DBSIZE"}), "+QUEUED");
+  EXPECT_EQ(Reply({"SET", "k", "v"}), "+QUEUED");
+  EXPECT_EQ(Reply({"DBSIZE"}), "+QUEUED");
+  EXPECT_EQ(Reply({"GET", "k"}), "+QUEUED");
+  server_.Cron();  // Measures used memory: over the limit once the queued CONFIG SET runs.
+  protocol::RespValue replies = Run({"EXEC"});
+  ASSERT_EQ(replies.elements.size(), 5u);
+  // Nothing is evicted between the queued commands, as in Redis (EXEC is checked once).
+  EXPECT_EQ(replies.elements[1].integer + 1, replies.elements[3].integer);
+  EXPECT_EQ(replies.elements[4].DebugString(), "\"v\"");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "0"}), "+OK");
+}
+
 }  // namespace
 }  // namespace gigakv::testing

@@ -166,12 +166,13 @@ class Store {
   uint64_t Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
                 const std::function<bool(std::string_view key, KeyType type)>& filter = nullptr,
                 bool delete_expired = false);
-  // Empties database `db` (or all of them). Each shard's tables are detached under its lock and
+  // Empties database `db` (or all of them). With every shard locked, `before` (if given) runs
+  // (it may look at the keys about to go, without locking) and the tables are detached and
   // returned, so the caller chooses where the memory is freed (FLUSHALL ASYNC frees it on a
-  // background thread); dropping the result frees it right away.
+  // background thread); dropping the result frees it right away. O(shards) under the locks.
   using DetachedTables = std::vector<std::unique_ptr<KeyTable>>;
-  [[nodiscard]] DetachedTables FlushDb(int db);
-  [[nodiscard]] DetachedTables FlushAll();
+  [[nodiscard]] DetachedTables FlushDb(int db, const std::function<void()>& before = nullptr);
+  [[nodiscard]] DetachedTables FlushAll(const std::function<void()>& before = nullptr);
   bool SwapDb(int a, int b);
 
   // Active expiry: pops up to `budget` due deadlines across shards (round robin, each table's
