@@ -2,8 +2,9 @@
 """Do expiry, compaction or FLUSHALL ASYNC of 1M keys make other clients wait? gigakv vs Redis.
 
 Each scenario loads N keys (10-byte keys and values, pipelined) into a fresh server, then a probe
-connection sends PING in a tight loop while the background work happens, recording every round
-trip. Reported per server: probe round trips (count, p50, p99, p99.9, max in ms) and how long the
+connection sends GET of random keys in a tight loop while the background work happens, recording
+every round trip (GET takes the key's shard lock, so waits on background work holding shard locks
+show up). Reported per server: probe round trips (count, p50, p99, p99.9, max in ms) and how long the
 work took to finish.
 
 - expiry: all N keys get a TTL of --ttl-ms; the probe runs from just before the deadline until
@@ -48,11 +49,13 @@ def key(i):
 
 
 class Probe:
-    """PINGs in a tight loop on its own connection, in a child process (so the load generator's
-    Python work never delays it), until stopped; `samples` holds every round trip (s)."""
+    """Sends GET of a random key of the key space (so it takes shard locks, as real clients do)
+    in a tight loop on its own connection, in a child process (so the load generator's Python
+    work never delays it), until stopped; `samples` holds every round trip (s)."""
 
-    def __init__(self, port):
+    def __init__(self, port, keys):
         self.port = port
+        self.keys = keys
         self.samples = []
         self.stop_event = multiprocessing.Event()
         self.results = multiprocessing.Queue()
@@ -61,9 +64,11 @@ class Probe:
     def _run(self):
         conn = Connection(self.port)
         samples = array.array("d")
+        rng = random.Random(3)
         while not self.stop_event.is_set():
+            request = key(rng.randrange(self.keys))
             start = time.perf_counter()
-            conn.call("PING")
+            conn.call("GET", request)
             samples.append(time.perf_counter() - start)
         conn.close()
         self.results.put(samples.tobytes())
@@ -99,7 +104,7 @@ def scenario_expiry(port, n, args):
     wait = deadline - time.time() - 0.2
     if wait > 0:
         time.sleep(wait)
-    with Probe(port) as probe:
+    with Probe(port, n) as probe:
         time.sleep(0.2)
         start = time.time()
         limit = start + args.max_wait
@@ -115,7 +120,7 @@ def scenario_expiry(port, n, args):
 def scenario_flushall(port, n, args):
     conn = Connection(port)
     pipelined(conn, [[b"SET", key(i), b"value:%04d" % (i % 10000)] for i in range(n)])
-    with Probe(port) as probe:
+    with Probe(port, n) as probe:
         time.sleep(0.2)
         start = time.perf_counter()
         conn.call("FLUSHALL", "ASYNC")
@@ -130,7 +135,7 @@ def scenario_compaction(port, n, args):
     pipelined(conn, [[b"SET", key(i), b"value:%04d" % (i % 10000)] for i in range(n)])
     rng = random.Random(7)
     writer_samples = []
-    with Probe(port) as probe:
+    with Probe(port, n) as probe:
         for _ in range(args.rounds):
             order = list(range(n))
             rng.shuffle(order)
@@ -163,7 +168,7 @@ def main(argv):
     p.add_argument("--only", choices=["gigakv", "redis"], help="run one server only")
     args = p.parse_args(argv)
     atexit.register(stop_all)
-    print(f"{args.keys} keys; probe PING round trips in ms")
+    print(f"{args.keys} keys; probe GET round trips in ms")
     for name in args.scenarios.split(","):
         for label, binary, extra in (("gigakv", args.server, []),
                                      ("redis", args.redis, ["--save", "", "--appendonly", "no"])):
