@@ -313,8 +313,14 @@ size_t Store::ActiveExpireCycle(size_t budget) {
       KeyTable* table = s.FindTable(db);
       if (table == nullptr || table->expires_count() == 0) continue;
       uint32_t fingerprint;
-      while (examined < budget && table->PopDue(now, &fingerprint)) {
+      // At most kMaxExpiredPerShardVisit per visit: the shard's lock is held meanwhile, and
+      // clients of its keys wait for it (a shard whose keys all expire together would otherwise
+      // be emptied in one go).
+      size_t this_visit = 0;
+      while (examined < budget && this_visit < kMaxExpiredPerShardVisit &&
+             table->PopDue(now, &fingerprint)) {
         ++examined;
+        ++this_visit;
         // Several keys may share the fingerprint; remove each that is due.
         for (uint32_t slot = table->FindExpired(fingerprint, now); slot != KeyTable::kNoSlot;
              slot = table->FindExpired(fingerprint, now)) {

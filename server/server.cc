@@ -321,20 +321,27 @@ std::shared_ptr<ClientState> Server::FindClient(uint64_t id) {
   return it == clients_.end() ? nullptr : it->second;
 }
 
-void Server::Cron() {
+bool Server::ActiveExpire() {
+  if (!active_expire_enabled_.load()) return false;
+  // Bounded work per call: at most this many due deadlines popped per round; rounds repeat while
+  // a good share of them had expired (like Redis's adaptive cycle).
+  constexpr size_t kBudget = 20000;
+  for (int round = 0; round < 16; ++round) {
+    size_t removed = store_->ActiveExpireCycle(kBudget);
+    if (removed < kBudget / 10) return false;
+  }
+  return true;  // Still removing at full rate: more keys are due.
+}
+
+bool Server::Cron() {
+  bool expiry_backlog = false;
   if (active_expire_enabled_.load()) {
-    // Bounded work per tick: at most this many index slots examined; repeated while a good share
-    // of what was examined had expired (like Redis's adaptive cycle).
-    constexpr size_t kBudget = 20000;
     // INFO expired_stale_perc: the share of keys with a TTL already past it when the cycle
     // starts, from 20 samples, smoothed over ticks exactly as Redis does.
     Store::ExpirySample sample = store_->SampleExpired(20);
     double current = sample.sampled > 0 ? static_cast<double>(sample.expired) / sample.sampled : 0;
     expired_stale_ratio_.store(current * 0.05 + expired_stale_ratio_.load() * 0.95);
-    for (int round = 0; round < 16; ++round) {
-      size_t removed = store_->ActiveExpireCycle(kBudget);
-      if (removed < kBudget / 10) break;
-    }
+    expiry_backlog = ActiveExpire();
   }
   UsedMemory(/*refresh=*/true);
   RefreshCoarseClock();
@@ -351,6 +358,7 @@ void Server::Cron() {
   }
   ops_samples_[index] = {now, total};
   ++ops_sample_count_;
+  return expiry_backlog;
 }
 
 }  // namespace gigakv::server

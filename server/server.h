@@ -159,8 +159,12 @@ class Server {
   // Commands per second over the last ~1.6 s of cron ticks (INFO instantaneous_ops_per_sec).
   int64_t instantaneous_ops_per_sec() const { return ops_per_sec_.load(std::memory_order_relaxed); }
 
-  // Periodic work (hz times per second): active expiry.
-  void Cron();
+  // Periodic work (hz times per second): active expiry, memory and eviction, stats. Returns
+  // true when active expiry left due keys behind (its per-tick budget ran out): the caller
+  // then runs ActiveExpire() again soon instead of waiting for the next tick.
+  bool Cron();
+  // Active expiry alone, bounded work; returns true while due keys remain.
+  bool ActiveExpire();
   // INFO expired_stale_perc / 100 (see Cron).
   double expired_stale_ratio() const { return expired_stale_ratio_.load(); }
   // DEBUG SET-ACTIVE-EXPIRE.

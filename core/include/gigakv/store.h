@@ -179,6 +179,9 @@ class Store {
   // deadline heap) and deletes the keys that are expired. Returns the number deleted.
   // Thread-safe; bounded work per call.
   size_t ActiveExpireCycle(size_t budget);
+  // Due deadlines popped per shard (and database) per visit of ActiveExpireCycle: bounds how long
+  // one shard's lock is held by expiry (about 0.1 ms).
+  static constexpr size_t kMaxExpiredPerShardVisit = 128;
 
   // --- Eviction ------------------------------------------------------------------------------
 
