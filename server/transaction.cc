@@ -26,8 +26,13 @@ void TransactionGate::RegisterThisThread() {
 
 std::mutex* TransactionGate::SlotOfThisThread() { return tls_gate == this ? tls_slot : nullptr; }
 
-TransactionGate::BatchScope::BatchScope(TransactionGate& gate) : slot_(gate.SlotOfThisThread()) {
+TransactionGate::BatchScope::BatchScope(TransactionGate& gate)
+    : gate_(gate), slot_(gate.SlotOfThisThread()) {
   if (slot_ == nullptr) return;
+  if (gate_.exec_waiting_.load(std::memory_order_relaxed) > 0) {
+    // Wait behind the EXEC(s) waiting for the slots (holding none ourselves).
+    std::lock_guard<std::mutex> behind_exec(gate_.exec_mutex_);
+  }
   slot_->lock();
   tls_slot_held = true;
 }
@@ -42,8 +47,10 @@ TransactionGate::ExclusiveScope::ExclusiveScope(TransactionGate& gate)
     : gate_(gate), own_slot_(tls_slot_held ? gate.SlotOfThisThread() : nullptr) {
   // Give up our own slot first: another EXEC may hold the exec mutex and wait for it.
   if (own_slot_ != nullptr) own_slot_->unlock();
+  gate_.exec_waiting_.fetch_add(1, std::memory_order_relaxed);
   gate_.exec_mutex_.lock();
   for (auto& slot : gate_.slots_) slot->mutex.lock();
+  gate_.exec_waiting_.fetch_sub(1, std::memory_order_relaxed);
   tls_exclusive = true;
 }
 

@@ -56,6 +56,7 @@ class TransactionGate {
     BatchScope& operator=(const BatchScope&) = delete;
 
    private:
+    TransactionGate& gate_;
     std::mutex* slot_;
   };
 
@@ -95,7 +96,10 @@ class TransactionGate {
     std::mutex mutex;
   };
   std::mutex* SlotOfThisThread();
-  std::mutex exec_mutex_;                     // Serializes EXECs and registration.
+  std::mutex exec_mutex_;  // Serializes EXECs and registration.
+  // EXECs waiting for the slots: new batches let them in first (a mutex is not fair, and an
+  // I/O thread busy with many clients re-takes its slot at once).
+  std::atomic<int> exec_waiting_{0};
   std::vector<std::unique_ptr<Slot>> slots_;  // Grows only; guarded by exec_mutex_.
 };
 

@@ -90,5 +90,28 @@ TEST(TransactionGateTest, ExecInsideABatchOfItsOwnThreadDoesNotDeadlock) {
   io.join();
 }
 
+TEST(TransactionGateTest, AnExecGetsInAmongBackToBackBatches) {
+  TransactionGate gate;
+  std::atomic<bool> stop{false}, busy{false};
+  std::thread io([&] {
+    gate.RegisterThisThread();
+    while (!stop.load()) {  // An I/O thread with many clients: one batch right after another.
+      TransactionGate::BatchScope batch(gate);
+      busy = true;
+    }
+  });
+  ASSERT_TRUE(WaitFor(busy));
+  std::atomic<bool> exec_done{false};
+  std::thread exec([&] {
+    for (int i = 0; i < 100; ++i) TransactionGate::ExclusiveScope scope(gate);
+    exec_done = true;
+  });
+  bool finished = WaitFor(exec_done);
+  stop = true;
+  exec.join();
+  io.join();
+  EXPECT_TRUE(finished);
+}
+
 }  // namespace
 }  // namespace gigakv::server
