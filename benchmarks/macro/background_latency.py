@@ -13,7 +13,9 @@ work took to finish.
 - compaction: every key is overwritten --rounds times with values of random size (5-200 bytes,
   fixed seed) from a writer connection, then half the keys are deleted; the arena holes this
   leaves are what gigakv compacts incrementally (Redis has no compaction: the allocator keeps
-  them). The writer's own per-command latency is reported too (its requests trigger compaction).
+  them). The writer's own per-command latency is reported too (its requests trigger compaction),
+  and the RSS growth against the bytes of the keys and values left (the keyspace issue's bound:
+  at most 2x the live bytes plus the index).
 
 The probe runs in its own process; with 2 cores it competes with the server and the loader, so
 its tail includes scheduling noise that hits both servers alike.
@@ -93,7 +95,8 @@ def summary(samples):
             f"p99.9={pick(0.999):6.3f} max={ordered[-1] * 1000:7.2f}")
 
 
-def scenario_expiry(port, n, args):
+def scenario_expiry(server, n, args):
+    port = server.port
     conn = Connection(port)
     deadline = time.time() + args.ttl_ms / 1000
     pxat = b"%d" % int(deadline * 1000)
@@ -117,7 +120,8 @@ def scenario_expiry(port, n, args):
         f"{left} keys still present after {args.max_wait}s"
 
 
-def scenario_flushall(port, n, args):
+def scenario_flushall(server, n, args):
+    port = server.port
     conn = Connection(port)
     pipelined(conn, [[b"SET", key(i), b"value:%04d" % (i % 10000)] for i in range(n)])
     with Probe(port, n) as probe:
@@ -130,11 +134,19 @@ def scenario_flushall(port, n, args):
     return probe.samples, f"FLUSHALL ASYNC replied in {took * 1000:.2f} ms"
 
 
-def scenario_compaction(port, n, args):
+def scenario_compaction(server, n, args):
+    port = server.port
+    rss_before = server.rss()
     conn = Connection(port)
     pipelined(conn, [[b"SET", key(i), b"value:%04d" % (i % 10000)] for i in range(n)])
     rng = random.Random(7)
+    sizes = [10] * n
     writer_samples = []
+
+    def value(i):
+        sizes[i] = rng.randint(5, 200)
+        return b"x" * sizes[i]
+
     with Probe(port, n) as probe:
         for _ in range(args.rounds):
             order = list(range(n))
@@ -143,13 +155,18 @@ def scenario_compaction(port, n, args):
             # kept), pipelined for the rest.
             for i in order[:20000]:
                 start = time.perf_counter()
-                conn.call("SET", key(i), b"x" * rng.randint(5, 200))
+                conn.call("SET", key(i), value(i))
                 writer_samples.append(time.perf_counter() - start)
-            pipelined(conn, [[b"SET", key(i), b"x" * rng.randint(5, 200)] for i in order[20000:]])
+            pipelined(conn, [[b"SET", key(i), value(i)] for i in order[20000:]])
         pipelined(conn, [[b"DEL", key(i)] for i in range(0, n, 2)])
         time.sleep(0.5)
     conn.close()
-    return probe.samples, "writer " + summary(writer_samples)
+    # What is left: the odd keys (10 bytes) and their last values.
+    live = sum(10 + sizes[i] for i in range(1, n, 2))
+    growth = server.settled_rss(2) - rss_before
+    return probe.samples, (f"writer {summary(writer_samples)}; RSS growth {growth / 2**20:.1f} MiB "
+                           f"for {live / 2**20:.1f} MiB of live keys and values "
+                           f"({growth / live:.2f}x)")
 
 
 SCENARIOS = {"expiry": scenario_expiry, "flushall": scenario_flushall,
@@ -176,7 +193,7 @@ def main(argv):
                 continue
             server = Server(label, binary, extra, None)
             try:
-                samples, note = SCENARIOS[name](server.port, args.keys, args)
+                samples, note = SCENARIOS[name](server, args.keys, args)
             finally:
                 server.stop()
             print(f"{name:10} {label:7} {summary(samples)}  {note}", flush=True)
