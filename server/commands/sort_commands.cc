@@ -12,8 +12,9 @@
 // values count as 0 (numeric) or sort first (ALPHA).
 //
 // Locking: the elements are copied out under the sorted key's lock; every BY/GET lookup then
-// locks its own key. Unlike single-threaded Redis, SORT with BY/GET is therefore not atomic with
-// respect to concurrent writers of the looked-up keys (each value read is consistent).
+// locks its own key, and STORE the destination's. With BY, GET or STORE the whole command runs
+// under the transaction gate's exclusive scope (server/transaction.h), as EXEC does, so it is
+// atomic with respect to every other client, as in single-threaded Redis.
 //
 // Effects: SORT ... STORE logs the stored result as DEL dst + RPUSH dst elements (or DEL alone
 // when the result is empty), which replays to the same list whatever the other keys held.
@@ -137,6 +138,14 @@ int CompareBytes(std::string_view a, std::string_view b) { return a.compare(b); 
 void SortGeneric(CommandContext& ctx, bool readonly) {
   SortOptions options;
   if (!ParseSortOptions(ctx, readonly, &options)) return;
+  // BY and GET read other keys and STORE writes one: as in Redis, the whole SORT is then one
+  // atomic step, so no other I/O thread runs a command meanwhile (transaction.h). Inside EXEC
+  // that already holds.
+  std::optional<TransactionGate::ExclusiveScope> exclusive;
+  if ((options.by.has_value() || !options.gets.empty() || options.store.has_value()) &&
+      !TransactionGate::ThisThreadIsExclusive()) {
+    exclusive.emplace(ctx.server.transaction_gate());
+  }
 
   // Load the elements in their natural order (lists head to tail, sorted sets by score).
   std::optional<KeyType> type;

@@ -268,3 +268,39 @@ def test_transactions_are_atomic_against_other_threads(tx_server):
         t.join()
     assert errors == []
     assert admin.mget("x", "y", "counter") == [b"0", b"1000", str(writers * rounds).encode()]
+
+
+def test_sort_by_and_get_are_atomic_against_other_threads(tx_server):
+    """SORT ... BY/GET reads many keys; like Redis it runs as one step (under the same gate as
+    EXEC): writers flipping 20 weight keys together (MSET) are never seen half done."""
+    admin = tx_server.client()
+    ids = [str(i) for i in range(20)]
+    admin.rpush("ids", *ids)
+    admin.mset({f"w_{i}": "a" for i in ids})
+    done = threading.Event()
+    errors: list[str] = []
+
+    def writer():
+        c = tx_server.client()
+        for round_ in range(400):
+            value = "a" if round_ % 2 else "b"
+            c.mset({f"w_{i}": value for i in ids})
+
+    def reader():
+        c = tx_server.client()
+        while not done.is_set():
+            values = c.sort("ids", by="nosort", get="w_*")
+            if len(set(values)) != 1:
+                errors.append(f"SORT GET saw a half-applied MSET: {values}")
+                return
+
+    writers = [threading.Thread(target=writer) for _ in range(3)]
+    readers = [threading.Thread(target=reader) for _ in range(2)]
+    for t in readers + writers:
+        t.start()
+    for t in writers:
+        t.join()
+    done.set()
+    for t in readers:
+        t.join()
+    assert errors == []
