@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -142,6 +143,67 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
   return names;
 }
 
+// ACL categories as COMMAND INFO lists them, derived as Redis 7.0 does: the command group's
+// category (not for container commands), @write/@read/@admin+@dangerous/@pubsub/@blocking from
+// the flags, @fast or else @slow, plus the few categories Redis's command table adds by hand.
+// Printed in Redis's category order.
+std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
+  static constexpr std::string_view kOrder[] = {
+      "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
+      "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
+      "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
+  struct Extra {
+    std::string_view command;
+    std::vector<std::string_view> categories;
+    bool without_group = false;
+  };
+  static const std::vector<Extra> kExtras = {
+      {"dbsize", {"keyspace"}},
+      {"flushdb", {"keyspace", "dangerous"}},
+      {"flushall", {"keyspace", "dangerous"}},
+      {"swapdb", {"keyspace", "dangerous"}},
+      {"keys", {"dangerous"}},
+      {"info", {"dangerous"}},
+      {"lastsave", {"admin", "dangerous"}},
+      {"function|flush", {"scripting"}},
+      {"script|flush", {"scripting"}},
+      {"sort", {"set", "sortedset", "list", "dangerous"}, /*without_group=*/true},
+      {"sort_ro", {"set", "sortedset", "list", "dangerous"}, /*without_group=*/true},
+  };
+  std::vector<std::string_view> categories;
+  const bool container = spec.handler == nullptr;
+  bool with_group = !container;
+  std::string_view name = spec.name;
+  if (name == "command" || name.starts_with("command|")) categories.push_back("connection");
+  for (const Extra& extra : kExtras) {
+    if (extra.command != name) continue;
+    categories.insert(categories.end(), extra.categories.begin(), extra.categories.end());
+    with_group = with_group && !extra.without_group;
+  }
+  if (with_group) {
+    std::string_view group = spec.group;
+    if (group == "generic") categories.push_back("keyspace");
+    if (group == "sorted_set") categories.push_back("sortedset");
+    if (group == "transactions") categories.push_back("transaction");
+    for (std::string_view same : {"string", "list", "set", "hash", "bitmap", "connection"}) {
+      if (group == same) categories.push_back(same);
+    }
+  }
+  if (spec.flags & kWrite) categories.push_back("write");
+  if (spec.flags & kReadonly) categories.push_back("read");
+  if (spec.flags & kAdmin) categories.insert(categories.end(), {"admin", "dangerous"});
+  if (spec.flags & kPubSub) categories.push_back("pubsub");
+  if (spec.flags & kBlocking) categories.push_back("blocking");
+  categories.push_back((spec.flags & kFast) ? "fast" : "slow");
+  std::vector<std::string_view> ordered;
+  for (std::string_view category : kOrder) {
+    if (std::find(categories.begin(), categories.end(), category) != categories.end()) {
+      ordered.push_back(category);
+    }
+  }
+  return ordered;
+}
+
 void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.ArrayHeader(10);
   ctx.reply.Bulk(spec.name);
@@ -152,8 +214,9 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Integer(spec.first_key);
   ctx.reply.Integer(spec.last_key);
   ctx.reply.Integer(spec.key_step);
-  ctx.reply.SetHeader(1);
-  ctx.reply.SimpleString(StrCat("@", spec.group));
+  auto categories = AclCategories(spec);
+  ctx.reply.SetHeader(static_cast<int64_t>(categories.size()));
+  for (std::string_view category : categories) ctx.reply.SimpleString(StrCat("@", category));
   ctx.reply.SetHeader(0);    // Tips.
   ctx.reply.ArrayHeader(0);  // Key specs.
   auto subs = ctx.server.commands().Subcommands(spec.name);
@@ -571,7 +634,8 @@ const std::vector<CommandSpec>& ServerCommands() {
   static const std::vector<CommandSpec> kCommands = [] {
     std::vector<CommandSpec> commands = {
         {"ping", -1, kFast, 0, 0, 0, CmdPing, "connection", "Ping the server."},
-        {"echo", 2, kFast, 0, 0, 0, CmdEcho, "connection", "Echo the given string."},
+        {"echo", 2, kLoading | kStale | kFast, 0, 0, 0, CmdEcho, "connection",
+         "Echo the given string."},
         {"time", 1, kLoading | kStale | kFast, 0, 0, 0, CmdTime, "server",
          "Return the current server time.", "2.6.0"},
         {"dbsize", 1, kReadonly | kFast, 0, 0, 0, CmdDbSize, "server",
