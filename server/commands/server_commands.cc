@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/glob.h"
+#include "gigakv/numbers.h"
 #include "gigakv/strings.h"
 #include "server/command_docs.h"
 #include "server/commands/args.h"
@@ -118,6 +120,59 @@ void CmdFlushAll(CommandContext& ctx) {
 
 // --- COMMAND -------------------------------------------------------------------------------
 
+// Commands whose keys are found from their arguments (COMMAND INFO flag "movablekeys"): a
+// numkeys argument at `numkeys_index`, its keys right after it, and for the *STORE commands the
+// destination first; SORT/SORT_RO are parsed on their own (the key, then a STORE destination).
+struct MovableKeys {
+  std::string_view command;
+  int numkeys_index;  // 0 = SORT's own parsing.
+  bool destination_first;
+};
+constexpr MovableKeys kMovableKeys[] = {
+    {"zunionstore", 2, true}, {"zinterstore", 2, true}, {"zdiffstore", 2, true},
+    {"zunion", 1, false},     {"zinter", 1, false},     {"zdiff", 1, false},
+    {"zintercard", 1, false}, {"sintercard", 1, false}, {"lmpop", 1, false},
+    {"zmpop", 1, false},      {"blmpop", 2, false},     {"bzmpop", 2, false},
+    {"sort", 0, false},       {"sort_ro", 0, false},
+};
+
+const MovableKeys* FindMovableKeys(std::string_view command) {
+  for (const MovableKeys& movable : kMovableKeys) {
+    if (movable.command == command) return &movable;
+  }
+  return nullptr;
+}
+
+// The keys of a movable-keys command (`args` without "COMMAND GETKEYS"); false when its
+// arguments do not say (numkeys not a positive integer, or more keys than arguments).
+bool MovableKeyArgs(const MovableKeys& movable, const std::vector<std::string_view>& args,
+                    std::vector<std::string_view>* keys) {
+  if (movable.numkeys_index == 0) {  // SORT key [BY p] [LIMIT o c] [GET p]... [STORE dst]
+    keys->push_back(args[1]);
+    std::optional<std::string_view> store;
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (EqualsIgnoreCase(args[i], "limit")) {
+        i += 2;
+      } else if (EqualsIgnoreCase(args[i], "get") || EqualsIgnoreCase(args[i], "by")) {
+        i += 1;
+      } else if (EqualsIgnoreCase(args[i], "store") && i + 1 < args.size()) {
+        store = args[++i];
+      }
+    }
+    if (store) keys->push_back(*store);
+    return true;
+  }
+  const auto index = static_cast<size_t>(movable.numkeys_index);
+  int64_t numkeys;
+  if (index >= args.size() || !ParseInt64(args[index], &numkeys) || numkeys <= 0 ||
+      numkeys > static_cast<int64_t>(args.size() - index - 1)) {
+    return false;
+  }
+  if (movable.destination_first) keys->push_back(args[1]);
+  for (int64_t i = 1; i <= numkeys; ++i) keys->push_back(args[index + static_cast<size_t>(i)]);
+  return true;
+}
+
 std::vector<std::string_view> FlagNames(uint32_t flags) {
   static constexpr std::pair<uint32_t, std::string_view> kNames[] = {
       {kWrite, "write"},
@@ -209,6 +264,7 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Bulk(spec.name);
   ctx.reply.Integer(spec.arity);
   auto flags = FlagNames(spec.flags);
+  if (FindMovableKeys(spec.name) != nullptr) flags.push_back("movablekeys");
   ctx.reply.SetHeader(static_cast<int64_t>(flags.size()));
   for (std::string_view flag : flags) ctx.reply.SimpleString(flag);
   ctx.reply.Integer(spec.first_key);
@@ -346,14 +402,22 @@ void CmdCommandGetKeys(CommandContext& ctx) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return;
   }
-  if (spec->first_key <= 0) {
-    ctx.reply.Error("ERR The command has no key arguments");
-    return;
-  }
-  int last = spec->last_key < 0 ? static_cast<int>(argc) + spec->last_key : spec->last_key;
   std::vector<std::string_view> keys;
-  for (int i = spec->first_key; i <= last && i < static_cast<int>(argc); i += spec->key_step) {
-    keys.push_back(ctx.arg(static_cast<size_t>(i) + 2));
+  if (const MovableKeys* movable = FindMovableKeys(spec->name)) {
+    std::vector<std::string_view> args(ctx.args.begin() + 2, ctx.args.end());
+    if (!MovableKeyArgs(*movable, args, &keys)) {
+      ctx.reply.Error("ERR Invalid arguments specified for command");
+      return;
+    }
+  } else {
+    if (spec->first_key <= 0) {
+      ctx.reply.Error("ERR The command has no key arguments");
+      return;
+    }
+    int last = spec->last_key < 0 ? static_cast<int>(argc) + spec->last_key : spec->last_key;
+    for (int i = spec->first_key; i <= last && i < static_cast<int>(argc); i += spec->key_step) {
+      keys.push_back(ctx.arg(static_cast<size_t>(i) + 2));
+    }
   }
   ctx.reply.ArrayHeader(static_cast<int64_t>(keys.size()));
   for (std::string_view key : keys) ctx.reply.Bulk(key);
