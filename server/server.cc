@@ -297,6 +297,38 @@ void Server::UnregisterClient(uint64_t id) {
   stats_.connected_clients.store(static_cast<int64_t>(clients_.size()));
 }
 
+namespace {
+// The EXEC running on this thread: whether its MULTI effect was written, and in which database.
+struct EffectsTransactionState {
+  bool open = false;
+  bool started = false;
+  int db = 0;
+};
+thread_local EffectsTransactionState tls_effects_transaction;
+}  // namespace
+
+void Server::AppendEffect(int db, std::vector<std::string> args) {
+  EffectsTransactionState& transaction = tls_effects_transaction;
+  if (transaction.open && !transaction.started) {
+    transaction.started = true;
+    transaction.db = db;
+    effect_sink_->Append(Effect{db, {"MULTI"}});
+  }
+  effect_sink_->Append(Effect{db, std::move(args)});
+}
+
+Server::EffectsTransaction::EffectsTransaction(Server& server) : server_(server) {
+  tls_effects_transaction = EffectsTransactionState{.open = true};
+}
+
+Server::EffectsTransaction::~EffectsTransaction() {
+  EffectsTransactionState& transaction = tls_effects_transaction;
+  if (transaction.started && server_.effect_sink_ != nullptr) {
+    server_.effect_sink_->Append(Effect{transaction.db, {"EXEC"}});
+  }
+  transaction = EffectsTransactionState{};
+}
+
 void Server::DiscardTransaction(ClientState& client) {
   client.multi = ClientState::Transaction{};
   client.multi_count.store(-1, std::memory_order_relaxed);

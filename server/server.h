@@ -145,8 +145,21 @@ class Server {
   // the key), logged for a faithful replay but failing no EXEC.
   void LogEffect(int db, std::vector<std::string> args, bool touches_watchers = true) {
     if (touches_watchers && watches_.active()) watches_.TouchEffect(db, args, commands_);
-    if (effect_sink_ != nullptr) effect_sink_->Append(Effect{db, std::move(args)});
+    if (effect_sink_ != nullptr) AppendEffect(db, std::move(args));
   }
+  // Held by EXEC while it runs its queued commands: their effects (on this thread) reach the log
+  // between a MULTI and an EXEC effect, written only if there is any, so that a replay applies
+  // the whole transaction or none of it (as Redis propagates transactions).
+  class EffectsTransaction {
+   public:
+    explicit EffectsTransaction(Server& server);
+    ~EffectsTransaction();
+    EffectsTransaction(const EffectsTransaction&) = delete;
+    EffectsTransaction& operator=(const EffectsTransaction&) = delete;
+
+   private:
+    Server& server_;
+  };
 
   // Frees detached tables on the background thread (FLUSHALL/FLUSHDB ASYNC), so the client's
   // I/O thread is not held up by freeing millions of keys.
@@ -225,6 +238,7 @@ class Server {
   std::atomic<bool> active_expire_enabled_{true};
   std::atomic<double> expired_stale_ratio_{0};
   EffectSink* effect_sink_ = nullptr;
+  void AppendEffect(int db, std::vector<std::string> args);
   // Ring of (time, total commands) samples taken by Cron; touched only by the cron thread.
   static constexpr int kOpsSamples = 16;
   std::pair<int64_t, uint64_t> ops_samples_[kOpsSamples] = {};

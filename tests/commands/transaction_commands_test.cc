@@ -205,7 +205,15 @@ TEST_F(TransactionCommandsTest, EffectsAreThoseOfTheQueuedCommands) {
   EXPECT_EQ(Reply({"RPUSH", "l", "x"}), "+QUEUED");
   EXPECT_TRUE(effects_.Take().empty());  // Queueing changes nothing.
   Run({"EXEC"});
-  EXPECT_EQ(effects_.Take(), (std::vector<std::string>{"0: SET a 1", "0: RPUSH l x"}));
+  // Wrapped in MULTI/EXEC, so that a replay applies all of it or nothing.
+  EXPECT_EQ(effects_.Take(),
+            (std::vector<std::string>{"0: MULTI", "0: SET a 1", "0: RPUSH l x", "0: EXEC"}));
+  // A transaction that changes nothing logs nothing.
+  EXPECT_EQ(Reply({"MULTI"}), "+OK");
+  EXPECT_EQ(Reply({"GET", "a"}), "+QUEUED");
+  EXPECT_EQ(Reply({"SETNX", "a", "2"}), "+QUEUED");
+  Run({"EXEC"});
+  EXPECT_TRUE(effects_.Take().empty());
 }
 
 TEST_F(TransactionCommandsTest, OutOfMemoryRefusesQueueingButNotDiscard) {

@@ -5,6 +5,11 @@
 // (SET k v PXAT <ms>, PEXPIREAT), random choices are explicit (the members SPOP removed), and
 // keys removed by expiry or eviction appear as DEL. Effects of one key are handed over in the
 // order they were applied (the producer holds the key's shard lock while appending).
+//
+// Grammar of the stream (per producing thread):
+//   stream      := (effect | transaction)*
+//   transaction := MULTI effect+ EXEC      -- one EXEC's writes; apply all or none
+//   effect      := a write command with deterministic arguments (SET k v PXAT t, DEL k, ...)
 #pragma once
 
 #include <string>
