@@ -131,23 +131,14 @@ print(s.getsockname()[1])' 2>/dev/null); then
   done
 }
 
-# Prints utime+stime (all threads) of PID in clock ticks. Field 2 (comm) may contain spaces, so
+# Prints "utime stime" (all threads) of PID in clock ticks. Field 2 (comm) may contain spaces, so
 # cut everything up to the last ')' first; then utime/stime (fields 14/15) are at index 11/12.
 cpu_ticks() {
   local line
   local -a f
   read -r line <"/proc/$1/stat" || return 1
   read -r -a f <<<"${line##*) }"
-  echo $((f[11] + f[12]))
-}
-
-# Prints utime only (user-space CPU, all threads) of PID in clock ticks.
-user_ticks() {
-  local line
-  local -a f
-  read -r line <"/proc/$1/stat" || return 1
-  read -r -a f <<<"${line##*) }"
-  echo $((f[11]))
+  echo "${f[11]} ${f[12]}"
 }
 
 # Prints the machine's busy CPU ticks summed over all cores (user+nice+system+irq+softirq+steal
@@ -270,17 +261,17 @@ run_one() {
     return 0
   fi
 
-  local before after user_before user_after sys_before sys_after rc=0
+  local before after user_before user_after sys_before sys_after stime rc=0
   sys_before=$(system_busy_ticks)
-  before=$(cpu_ticks "$pid")
-  user_before=$(user_ticks "$pid")
+  read -r user_before stime <<<"$(cpu_ticks "$pid")"
+  before=$((user_before + stime))
   # `time` (bash keyword) gives the client's own wall/user/sys, to spot a client-bound run.
   { TIMEFORMAT='%R %U %S'; time "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" \
       -c "$CLIENTS" -n "$n" -P "$p" --csv "${BENCH_ARGV[@]}" "${targs[@]}" >"$out" 2>"$err"; } \
     2>"$tf" || rc=$?
   check_alive "$name" "$pid" "$(server_dir "$name")"
-  after=$(cpu_ticks "$pid")
-  user_after=$(user_ticks "$pid")
+  read -r user_after stime <<<"$(cpu_ticks "$pid")"
+  after=$((user_after + stime))
   sys_after=$(system_busy_ticks)
 
   # An error reply (say, a command the server does not implement yet) makes redis-benchmark 7.0

@@ -27,6 +27,21 @@ def error_text(reply) -> str:
     return str(reply)
 
 
+def race(writer, writers: int, reader, readers: int) -> None:
+    """Runs `writers` threads of writer() (bounded loops) while `readers` threads run
+    reader(done) until every writer has finished (done is set)."""
+    done = threading.Event()
+    writer_threads = [threading.Thread(target=writer) for _ in range(writers)]
+    reader_threads = [threading.Thread(target=reader, args=(done,)) for _ in range(readers)]
+    for thread in reader_threads + writer_threads:
+        thread.start()
+    for thread in writer_threads:
+        thread.join()
+    done.set()
+    for thread in reader_threads:
+        thread.join()
+
+
 def test_exec_replies_every_queued_command_in_order(tx_server):
     with tx_server.raw() as conn:
         assert conn.call("MULTI") == "OK"
@@ -247,9 +262,7 @@ def test_transactions_are_atomic_against_other_threads(tx_server):
             else:
                 errors.append("counter increment retried 1000 times")
 
-    done = threading.Event()
-
-    def reader():
+    def reader(done):
         c = tx_server.client()
         while not done.is_set():
             x, y = c.mget("x", "y")
@@ -257,15 +270,7 @@ def test_transactions_are_atomic_against_other_threads(tx_server):
                 errors.append(f"torn transaction seen: x={x} y={y}")
                 return
 
-    threads = [threading.Thread(target=writer) for _ in range(writers)]
-    readers = [threading.Thread(target=reader) for _ in range(2)]
-    for t in readers + threads:
-        t.start()
-    for t in threads:
-        t.join()
-    done.set()
-    for t in readers:
-        t.join()
+    race(writer, writers, reader, 2)
     assert errors == []
     assert admin.mget("x", "y", "counter") == [b"0", b"1000", str(writers * rounds).encode()]
 
@@ -277,7 +282,6 @@ def test_sort_by_and_get_are_atomic_against_other_threads(tx_server):
     ids = [str(i) for i in range(20)]
     admin.rpush("ids", *ids)
     admin.mset({f"w_{i}": "a" for i in ids})
-    done = threading.Event()
     errors: list[str] = []
 
     def writer():
@@ -286,7 +290,7 @@ def test_sort_by_and_get_are_atomic_against_other_threads(tx_server):
             value = "a" if round_ % 2 else "b"
             c.mset({f"w_{i}": value for i in ids})
 
-    def reader():
+    def reader(done):
         c = tx_server.client()
         while not done.is_set():
             values = c.sort("ids", by="nosort", get="w_*")
@@ -294,13 +298,5 @@ def test_sort_by_and_get_are_atomic_against_other_threads(tx_server):
                 errors.append(f"SORT GET saw a half-applied MSET: {values}")
                 return
 
-    writers = [threading.Thread(target=writer) for _ in range(3)]
-    readers = [threading.Thread(target=reader) for _ in range(2)]
-    for t in readers + writers:
-        t.start()
-    for t in writers:
-        t.join()
-    done.set()
-    for t in readers:
-        t.join()
+    race(writer, 3, reader, 2)
     assert errors == []
