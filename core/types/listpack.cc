@@ -223,6 +223,17 @@ BasicListpack<kBacklen> BasicListpack<kBacklen>::FromEntries(std::string_view en
 }
 
 template <bool kBacklen>
+BasicListpack<kBacklen> BasicListpack<kBacklen>::Build(
+    uint32_t count, size_t body_size, absl::FunctionRef<void(char* body)> write_body) {
+  BasicListpack built;
+  if (body_size == 0) return built;
+  built.Resize(kHeaderSize + body_size);
+  write_body(reinterpret_cast<char*>(built.data_ + kHeaderSize));
+  built.SetCount(count);
+  return built;
+}
+
+template <bool kBacklen>
 std::string_view BasicListpack<kBacklen>::entries() const {
   if (data_ == nullptr) return {};
   return std::string_view(reinterpret_cast<const char*>(data_) + kHeaderSize,

@@ -38,6 +38,8 @@
 #include <string>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
+
 namespace gigakv {
 
 // One entry as read: either an integer or a view into the listpack's buffer (valid until the
@@ -60,6 +62,7 @@ class BasicListpack {
  public:
   using Pos = uint32_t;
   static constexpr Pos kEnd = UINT32_MAX;
+  static constexpr Pos kFirstPos = 8;  // First() of every non-empty listpack (after the header).
 
   BasicListpack() = default;
   ~BasicListpack();
@@ -72,6 +75,12 @@ class BasicListpack {
   // (empty for an empty listpack); the header is rebuilt (counting the entries, O(n)). The bytes
   // are trusted, not validated.
   static BasicListpack FromEntries(std::string_view entries);
+  // A listpack of `count` entries whose `body_size` bytes after the header are written by
+  // `write_body` (trusted, not validated; count must match). List also uses it to hold a
+  // compressed node: a buffer whose header is valid but whose body is opaque, on which only
+  // size(), bytes(), entries() (the body), Clone() and destruction may be used.
+  static BasicListpack Build(uint32_t count, size_t body_size,
+                             absl::FunctionRef<void(char* body)> write_body);
   // The buffer without its header: every entry, back to back (empty when the listpack is empty).
   // With the entries' length, enough to rebuild the listpack. Valid until the next mutation.
   std::string_view entries() const;

@@ -1,9 +1,13 @@
 #include "core/types/quicklist.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <utility>
+
+#include "core/types/lz.h"
 
 namespace gigakv {
 namespace {
@@ -19,6 +23,79 @@ bool WithinLimit(int32_t fill, size_t count, size_t bytes) {
   int level = std::clamp(-fill, 1, 5);
   return bytes <= kByteLimits[level - 1];
 }
+
+// Compressed nodes. A compressed node is a Listpack whose header is valid (entry count, total
+// bytes of the compressed buffer) and whose body is:
+//
+//   compressed_body := 0xFF plain_entry_bytes:u32 id:u64 lz_block     (see core/types/lz.h)
+//
+// 0xFF never starts a listpack entry, so it tells a compressed node from a plain one. `id` is
+// unique per compression (a process-wide counter): a node's compressed bytes never change, so a
+// decompressed copy cached under its id stays valid for as long as the id is seen (Clone() copies
+// the id along with the identical bytes).
+constexpr uint8_t kCompressedMarker = 0xFF;
+constexpr size_t kCompressedPrefix = 1 + 4 + 8;
+// Nodes with fewer plain bytes are not worth compressing.
+constexpr size_t kMinCompressBytes = 128;
+
+std::atomic<uint64_t> next_compression_id{1};
+
+bool IsCompressed(const Listpack& lp) {
+  std::string_view body = lp.entries();
+  return !body.empty() && static_cast<uint8_t>(body[0]) == kCompressedMarker;
+}
+
+uint32_t LoadU32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// Bytes of the node's plain listpack (header included), compressed or not.
+size_t PlainBytes(const Listpack& lp) {
+  if (!IsCompressed(lp)) return lp.bytes();
+  return kListpackHeader + LoadU32(lp.entries().data() + 1);
+}
+
+uint64_t CompressionId(const Listpack& lp) {
+  uint64_t id;
+  std::memcpy(&id, lp.entries().data() + 5, 8);
+  return id;
+}
+
+Listpack Decompress(const Listpack& packed) {
+  std::string_view body = packed.entries();
+  size_t plain_entries = LoadU32(body.data() + 1);
+  return Listpack::Build(static_cast<uint32_t>(packed.size()), plain_entries, [&](char* out) {
+    // The block was produced by LzCompress in this process: failing to decode it means memory
+    // corruption, not bad input.
+    if (!LzDecompress(body.substr(kCompressedPrefix), out, plain_entries)) std::abort();
+  });
+}
+
+// Replaces a plain node by its compressed form when that saves at least an eighth.
+void Compress(Listpack& lp) {
+  if (lp.bytes() < kMinCompressBytes || IsCompressed(lp)) return;
+  thread_local std::string block;
+  std::string_view entries = lp.entries();
+  if (!LzCompress(entries, &block)) return;
+  uint64_t id = next_compression_id.fetch_add(1, std::memory_order_relaxed);
+  auto plain_entries = static_cast<uint32_t>(entries.size());
+  lp = Listpack::Build(static_cast<uint32_t>(lp.size()), kCompressedPrefix + block.size(),
+                       [&](char* body) {
+                         body[0] = static_cast<char>(kCompressedMarker);
+                         std::memcpy(body + 1, &plain_entries, 4);
+                         std::memcpy(body + 5, &id, 8);
+                         std::memcpy(body + kCompressedPrefix, block.data(), block.size());
+                       });
+}
+
+// The last compressed node read through List::Readable on this thread, decompressed.
+struct ReadCache {
+  uint64_t id = 0;
+  Listpack plain;
+};
+thread_local ReadCache read_cache;
 
 }  // namespace
 
@@ -71,6 +148,35 @@ size_t List::node_count() const {
 
 Listpack& List::node(size_t i) { return has_ring_ ? ring_->at(i) : single_; }
 const Listpack& List::node(size_t i) const { return has_ring_ ? ring_->at(i) : single_; }
+
+const Listpack& List::Readable(size_t i) const {
+  const Listpack& lp = node(i);
+  if (!IsCompressed(lp)) return lp;
+  ReadCache& cache = read_cache;
+  uint64_t id = CompressionId(lp);
+  if (cache.id != id) {
+    cache.id = 0;
+    cache.plain = Decompress(lp);
+    cache.id = id;
+  }
+  return cache.plain;
+}
+
+Listpack& List::Plain(size_t i) {
+  Listpack& lp = node(i);
+  if (IsCompressed(lp)) lp = Decompress(lp);
+  return lp;
+}
+
+bool List::IsNodeCompressed(size_t i) const { return IsCompressed(node(i)); }
+
+void List::CompressInterior(size_t first, size_t last) {
+  size_t nodes = node_count();
+  if (nodes < 3) return;
+  first = std::max<size_t>(first, 1);
+  last = std::min(last, nodes - 2);
+  for (size_t i = first; i <= last; ++i) Compress(node(i));
+}
 
 void List::AddLength(int64_t delta) {
   if (has_ring_) ring_->length += static_cast<uint64_t>(delta);
@@ -136,28 +242,35 @@ void List::ResizeRing(uint32_t capacity) {
   ring_ = resized;
 }
 
-bool List::NodeAccepts(const Listpack& lp, std::string_view value) const {
+bool List::NodeAccepts(size_t i, std::string_view value) const {
+  const Listpack& lp = node(i);
   if (lp.empty()) return true;
-  return WithinLimit(fill_, lp.size() + 1, lp.bytes() + Listpack::EntrySize(value));
+  return WithinLimit(fill_, lp.size() + 1, PlainBytes(lp) + Listpack::EntrySize(value));
 }
 
-bool List::NodesFitTogether(const Listpack& a, const Listpack& b) const {
-  return WithinLimit(fill_, a.size() + b.size(), a.bytes() + b.bytes() - kListpackHeader);
+bool List::NodesFitTogether(size_t i, size_t j) const {
+  const Listpack& a = node(i);
+  const Listpack& b = node(j);
+  return WithinLimit(fill_, a.size() + b.size(), PlainBytes(a) + PlainBytes(b) - kListpackHeader);
 }
 
 void List::Push(ListEnd end, std::string_view value) {
   size_t nodes = node_count();
+  // A push that overflows the end node starts a new one; the full node it leaves behind receives
+  // no more pushes, so it is compressed.
   if (end == ListEnd::kHead) {
-    if (nodes > 0 && NodeAccepts(node(0), value)) {
-      node(0).Prepend(value);
+    if (nodes > 0 && NodeAccepts(0, value)) {
+      Plain(0).Prepend(value);
     } else {
       InsertNode(0).Prepend(value);
+      if (nodes > 0) Compress(node(1));
     }
   } else {
-    if (nodes > 0 && NodeAccepts(node(nodes - 1), value)) {
-      node(nodes - 1).Append(value);
+    if (nodes > 0 && NodeAccepts(nodes - 1, value)) {
+      Plain(nodes - 1).Append(value);
     } else {
       InsertNode(nodes).Append(value);
+      if (nodes > 0) Compress(node(nodes - 1));
     }
   }
   AddLength(1);
@@ -167,7 +280,7 @@ bool List::Pop(ListEnd end, std::string* value) {
   size_t nodes = node_count();
   if (nodes == 0) return false;
   size_t i = end == ListEnd::kHead ? 0 : nodes - 1;
-  Listpack& lp = node(i);
+  Listpack& lp = Plain(i);
   Listpack::Pos pos = end == ListEnd::kHead ? lp.First() : lp.Last();
   *value = lp.Get(pos).ToString();
   lp.Erase(pos);
@@ -184,36 +297,38 @@ List::Cursor List::Seek(int64_t index) const {
   if (index <= length / 2) {
     auto remaining = static_cast<size_t>(index);
     for (size_t i = 0; i < nodes; ++i) {
-      const Listpack& lp = node(i);
-      if (remaining < lp.size()) return {i, lp.Seek(static_cast<int64_t>(remaining))};
-      remaining -= lp.size();
+      size_t here = node(i).size();
+      if (remaining < here) return {i, Readable(i).Seek(static_cast<int64_t>(remaining))};
+      remaining -= here;
     }
   } else {
     auto remaining = static_cast<size_t>(length - 1 - index);  // Counted from the tail.
     for (size_t i = nodes; i-- > 0;) {
-      const Listpack& lp = node(i);
-      if (remaining < lp.size()) return {i, lp.Seek(-1 - static_cast<int64_t>(remaining))};
-      remaining -= lp.size();
+      size_t here = node(i).size();
+      if (remaining < here) return {i, Readable(i).Seek(-1 - static_cast<int64_t>(remaining))};
+      remaining -= here;
     }
   }
   return {};
 }
 
 List::Cursor List::Next(Cursor cursor) const {
-  Listpack::Pos pos = node(cursor.node).Next(cursor.pos);
+  Listpack::Pos pos = Readable(cursor.node).Next(cursor.pos);
   if (pos != Listpack::kEnd) return {cursor.node, pos};
-  if (cursor.node + 1 < node_count()) return {cursor.node + 1, node(cursor.node + 1).First()};
+  // Every node has entries, and a plain or decompressed node's first entry sits at the same
+  // offset, so the next node need not be decompressed here.
+  if (cursor.node + 1 < node_count()) return {cursor.node + 1, Listpack::kFirstPos};
   return {};
 }
 
 List::Cursor List::Prev(Cursor cursor) const {
-  Listpack::Pos pos = node(cursor.node).Prev(cursor.pos);
+  Listpack::Pos pos = Readable(cursor.node).Prev(cursor.pos);
   if (pos != Listpack::kEnd) return {cursor.node, pos};
-  if (cursor.node > 0) return {cursor.node - 1, node(cursor.node - 1).Last()};
+  if (cursor.node > 0) return {cursor.node - 1, Readable(cursor.node - 1).Last()};
   return {};
 }
 
-ListpackEntry List::Get(Cursor cursor) const { return node(cursor.node).Get(cursor.pos); }
+ListpackEntry List::Get(Cursor cursor) const { return Readable(cursor.node).Get(cursor.pos); }
 
 void List::InsertAt(size_t i, Listpack::Pos pos, std::string_view value) {
   InsertUncounted(i, pos, value);
@@ -221,22 +336,22 @@ void List::InsertAt(size_t i, Listpack::Pos pos, std::string_view value) {
 }
 
 void List::InsertUncounted(size_t i, Listpack::Pos pos, std::string_view value) {
-  Listpack& lp = node(i);
-  if (NodeAccepts(lp, value)) {
+  Listpack& lp = Plain(i);
+  if (NodeAccepts(i, value)) {
     lp.Insert(pos, value);
     return;
   }
   if (pos == lp.First()) {  // Before the node: the tail of the previous one, or a new node.
-    if (i > 0 && NodeAccepts(node(i - 1), value)) {
-      node(i - 1).Append(value);
+    if (i > 0 && NodeAccepts(i - 1, value)) {
+      Plain(i - 1).Append(value);
     } else {
       InsertNode(i).Append(value);
     }
     return;
   }
   if (pos == Listpack::kEnd) {  // After the node: the head of the next one, or a new node.
-    if (i + 1 < node_count() && NodeAccepts(node(i + 1), value)) {
-      node(i + 1).Prepend(value);
+    if (i + 1 < node_count() && NodeAccepts(i + 1, value)) {
+      Plain(i + 1).Prepend(value);
     } else {
       InsertNode(i + 1).Append(value);
     }
@@ -246,9 +361,9 @@ void List::InsertUncounted(size_t i, Listpack::Pos pos, std::string_view value) 
   // value at the end of the left part, the start of the right part, or in a node between.
   InsertNode(i + 1);  // First, so that a list leaving inline mode counts the whole node.
   node(i + 1) = node(i).SplitAt(pos);
-  if (NodeAccepts(node(i), value)) {
+  if (NodeAccepts(i, value)) {
     node(i).Append(value);
-  } else if (NodeAccepts(node(i + 1), value)) {
+  } else if (NodeAccepts(i + 1, value)) {
     node(i + 1).Prepend(value);
   } else {
     InsertNode(i + 1).Append(value);
@@ -260,40 +375,46 @@ void List::AfterRemoval(size_t i) {
     EraseNode(i);
     return;
   }
-  if (i + 1 < node_count() && NodesFitTogether(node(i), node(i + 1))) {
-    node(i).AppendAll(std::move(node(i + 1)));
-    EraseNode(i + 1);
-  } else if (i > 0 && NodesFitTogether(node(i - 1), node(i))) {
-    node(i - 1).AppendAll(std::move(node(i)));
-    EraseNode(i);
+  if (i + 1 < node_count() && NodesFitTogether(i, i + 1)) {
+    MergeWithNext(i);
+  } else if (i > 0 && NodesFitTogether(i - 1, i)) {
+    MergeWithNext(i - 1);
   }
+}
+
+void List::MergeWithNext(size_t i) {
+  Plain(i).AppendAll(std::move(Plain(i + 1)));
+  EraseNode(i + 1);
 }
 
 bool List::Set(int64_t index, std::string_view value) {
   Cursor cursor = Seek(index);
   if (!cursor.valid()) return false;
-  Listpack& lp = node(cursor.node);
+  Listpack& lp = Plain(cursor.node);
   std::string scratch;
   size_t old_size = Listpack::EntrySize(lp.Get(cursor.pos).View(&scratch));
   if (lp.size() == 1 ||
       WithinLimit(fill_, lp.size(), lp.bytes() - old_size + Listpack::EntrySize(value))) {
     lp.Replace(cursor.pos, value);
-    return true;
+  } else {
+    // The new value does not fit in place: remove the old one and insert as LINSERT would.
+    Listpack::Pos next = lp.Erase(cursor.pos);
+    AddLength(-1);
+    InsertAt(cursor.node, next, value);
   }
-  // The new value does not fit in place: remove the old one and insert as LINSERT would.
-  Listpack::Pos next = lp.Erase(cursor.pos);
-  AddLength(-1);
-  InsertAt(cursor.node, next, value);
+  CompressInterior(cursor.node, cursor.node + 2);  // The node, or its split and a new node.
   return true;
 }
 
 bool List::InsertAtPivot(std::string_view pivot, std::string_view value, bool after) {
   size_t nodes = node_count();
   for (size_t i = 0; i < nodes; ++i) {
-    const Listpack& lp = node(i);
+    const Listpack& lp = Readable(i);
     Listpack::Pos pos = lp.Find(pivot, lp.First());
     if (pos == Listpack::kEnd) continue;
+    // Positions in a decompressed copy are positions in the node once decompressed.
     InsertAt(i, after ? lp.Next(pos) : pos, value);
+    CompressInterior(i, i + 2);  // The node, or its split and a new node.
     return true;
   }
   return false;
@@ -306,9 +427,14 @@ size_t List::Remove(std::string_view value, int64_t count) {
   size_t removed = 0;
   if (count >= 0) {
     for (size_t i = 0; i < node_count() && removed < limit;) {
-      Listpack& lp = node(i);
+      const Listpack& readable = Readable(i);
+      Listpack::Pos pos = readable.Find(value, readable.First());
+      if (pos == Listpack::kEnd) {  // Nodes without the value are not decompressed.
+        ++i;
+        continue;
+      }
+      Listpack& lp = Plain(i);
       size_t here = 0;
-      Listpack::Pos pos = lp.Find(value, lp.First());
       while (pos != Listpack::kEnd && removed < limit) {
         pos = lp.Erase(pos);
         ++removed, ++here;
@@ -323,7 +449,9 @@ size_t List::Remove(std::string_view value, int64_t count) {
     }
   } else {
     for (size_t i = node_count(); i-- > 0 && removed < limit;) {
-      Listpack& lp = node(i);
+      const Listpack& readable = Readable(i);
+      if (readable.Find(value, readable.First()) == Listpack::kEnd) continue;
+      Listpack& lp = Plain(i);
       size_t here = 0;
       for (Listpack::Pos pos = lp.Last(); pos != Listpack::kEnd && removed < limit;) {
         Listpack::Pos prev = lp.Prev(pos);  // Positions before an erased entry stay valid.
@@ -340,13 +468,13 @@ size_t List::Remove(std::string_view value, int64_t count) {
   if (removed > 0) {
     // Merge neighbours that now fit together.
     for (size_t i = 0; i + 1 < node_count();) {
-      if (NodesFitTogether(node(i), node(i + 1))) {
-        node(i).AppendAll(std::move(node(i + 1)));
-        EraseNode(i + 1);
+      if (NodesFitTogether(i, i + 1)) {
+        MergeWithNext(i);
       } else {
         ++i;
       }
     }
+    CompressInterior(0, node_count());
   }
   return removed;
 }
@@ -354,12 +482,12 @@ size_t List::Remove(std::string_view value, int64_t count) {
 void List::Erase(ListEnd end, size_t count) {
   while (count > 0 && node_count() > 0) {
     size_t i = end == ListEnd::kHead ? 0 : node_count() - 1;
-    Listpack& lp = node(i);
-    if (lp.size() <= count) {
-      count -= lp.size();
+    if (node(i).size() <= count) {
+      count -= node(i).size();
       EraseNode(i);
       continue;
     }
+    Listpack& lp = Plain(i);
     if (end == ListEnd::kHead) {
       lp.Erase(lp.First(), count);
     } else {
@@ -398,8 +526,14 @@ Object* List::Clone() const {
 
 void List::ForEachElement(absl::FunctionRef<void(std::string_view)> fn) const {
   std::string scratch;
+  Listpack decompressed;  // Not the read cache: `fn` may read other lists.
   for (size_t i = 0, n = node_count(); i < n; ++i) {
-    const Listpack& lp = node(i);
+    const Listpack* node_entries = &node(i);
+    if (IsCompressed(*node_entries)) {
+      decompressed = Decompress(*node_entries);
+      node_entries = &decompressed;
+    }
+    const Listpack& lp = *node_entries;
     for (Listpack::Pos pos = lp.First(); pos != Listpack::kEnd; pos = lp.Next(pos)) {
       fn(lp.Get(pos).View(&scratch));
     }
@@ -413,7 +547,15 @@ bool List::CheckInvariants() const {
   for (size_t i = 0; i < nodes; ++i) {
     const Listpack& lp = node(i);
     if (lp.empty()) return false;
-    if (lp.size() > 1 && !WithinLimit(fill_, lp.size(), lp.bytes())) return false;
+    if (lp.size() > 1 && !WithinLimit(fill_, lp.size(), PlainBytes(lp))) return false;
+    if (IsCompressed(lp)) {
+      Listpack plain = Decompress(lp);
+      if (plain.size() != lp.size() ||
+          Listpack::FromEntries(plain.entries()).size() != lp.size() ||
+          plain.bytes() != PlainBytes(lp)) {
+        return false;
+      }
+    }
     total += lp.size();
   }
   return total == size();

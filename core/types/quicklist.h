@@ -15,12 +15,21 @@
 // most `fill` entries per node (and at most 8 KiB, Redis's safety limit); fill -1..-5 allows at
 // most 4, 8, 16, 32 or 64 KiB of listpack bytes per node. A node always accepts its first entry, so
 // an element larger than the limit gets a node of its own. After a removal a node is merged with a
-// neighbour when both fit in one node. list-compress-depth is not implemented: nodes are never
-// compressed.
+// neighbour when both fit in one node.
+//
+// Compression (always on; list-compress-depth is accepted and ignored): a node is compressed
+// (core/types/lz.h) when a push overflows it, since it then sits full behind the end node that
+// takes the pushes, and a node in the middle of the list (neither first nor last) is compressed
+// again after a change decompressed it. Pops and changes decompress a node in place; reads
+// (Seek/Next/Prev/Get, ForEachElement) decompress a copy, so a run of reads on one node decodes
+// it once. Nodes under 128 bytes, and nodes that would not shrink by an eighth, stay plain.
 //
 // Complexity: push/pop at either end O(1) amortized (plus the node's bytes for a head insert, as
-// in Redis); access by index O(nodes + node size); insert/remove in the middle O(nodes + node
-// bytes). Not thread-safe: used under its shard's lock.
+// in Redis, and one node's compression or decompression per node's worth of pushes or pops);
+// access by index O(nodes + node size); insert/remove in the middle O(nodes + node bytes). Not
+// thread-safe: used under its shard's lock. ListpackEntry views returned by Get() point into the
+// node or into this thread's decompressed copy: valid until the list changes or another
+// compressed node is read on this thread.
 #pragma once
 
 #include <cstddef>
@@ -86,22 +95,35 @@ class List final : public Object {
   // Removes `count` elements from `end` (fewer if the list is shorter).
   void Erase(ListEnd end, size_t count);
 
-  // Debug: checks the structural invariants (node bounds, counts); for tests.
+  // Debug: checks the structural invariants (node bounds, counts, compressed nodes decoding to
+  // their recorded size); for tests.
   bool CheckInvariants() const;
+  // Whether node i (0 <= i < node_count()) is stored compressed; for tests and MEMORY stats.
+  bool IsNodeCompressed(size_t i) const;
 
  private:
   struct NodeRing;
 
+  // The node's slot as stored: a plain or a compressed listpack (see quicklist.cc).
   Listpack& node(size_t i);
   const Listpack& node(size_t i) const;
+  // The node's entries for reading: the node itself, or a decompressed copy held in a per-thread
+  // cache of one node, valid until the next Readable() of another compressed node on this thread.
+  const Listpack& Readable(size_t i) const;
+  // The node, decompressed in place first if needed; for changes.
+  Listpack& Plain(size_t i);
+  // Compresses the plain nodes among [first, last] that are not at either end.
+  void CompressInterior(size_t first, size_t last);
+  // Appends node i + 1's entries to node i and drops node i + 1.
+  void MergeWithNext(size_t i);
   // Inserts an empty node at index i (0..node_count) and returns it.
   Listpack& InsertNode(size_t i);
   void EraseNode(size_t i);
   // Moves the nodes into a new ring of `capacity` slots (a power of two >= node count).
   void ResizeRing(uint32_t capacity);
   void AddLength(int64_t delta);
-  bool NodeAccepts(const Listpack& lp, std::string_view value) const;
-  bool NodesFitTogether(const Listpack& a, const Listpack& b) const;
+  bool NodeAccepts(size_t i, std::string_view value) const;
+  bool NodesFitTogether(size_t i, size_t j) const;
   // Inserts `value` before the entry at `pos` of node `i` (kEnd: after its last entry).
   void InsertAt(size_t i, Listpack::Pos pos, std::string_view value);
   void InsertUncounted(size_t i, Listpack::Pos pos, std::string_view value);

@@ -1,6 +1,7 @@
 #include "core/types/quicklist.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <memory>
@@ -85,10 +86,18 @@ TEST(QuicklistTest, NodesSplitExactlyAtTheBound) {
   EXPECT_TRUE(by_bytes.CheckInvariants());
 }
 
+// Bytes that do not compress, so that node sizes and memory are those of plain listpacks.
+std::string Incompressible(size_t size, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string bytes(size, '\0');
+  for (char& c : bytes) c = static_cast<char>('a' + rng() % 26);
+  return bytes;
+}
+
 TEST(QuicklistTest, ByteLimitedNodesAndOversizedElements) {
   List list(-1);  // 4 KiB nodes.
-  std::string big(5000, 'b');
-  for (int i = 0; i < 100; ++i) list.Push(ListEnd::kTail, std::string(100, 'a'));
+  std::string big = Incompressible(5000, 1);
+  for (int i = 0; i < 100; ++i) list.Push(ListEnd::kTail, Incompressible(100, 2 + i));
   EXPECT_GE(list.node_count(), 3u);
   list.Push(ListEnd::kTail, big);
   list.Push(ListEnd::kHead, big);
@@ -137,7 +146,57 @@ TEST(QuicklistTest, CloneIsDeep) {
   EXPECT_TRUE(copy->CheckInvariants());
 }
 
+TEST(QuicklistTest, FullNodesAreCompressedAndReadBack) {
+  List list;  // 8 KiB nodes.
+  std::deque<std::string> model;
+  char buffer[16];
+  for (int i = 0; i < 5000; ++i) {
+    std::snprintf(buffer, sizeof(buffer), "m:%08d", i);
+    list.Push(ListEnd::kTail, buffer);
+    model.emplace_back(buffer);
+  }
+  ASSERT_GE(list.node_count(), 7u);
+  // Every node but the tail one, which takes the pushes, overflowed and was compressed.
+  for (size_t i = 0; i + 1 < list.node_count(); ++i) EXPECT_TRUE(list.IsNodeCompressed(i)) << i;
+  EXPECT_FALSE(list.IsNodeCompressed(list.node_count() - 1));
+  EXPECT_LT(list.MemoryUsage(), 5000u * 12 / 2);  // 12 bytes per plain entry.
+  EXPECT_TRUE(list.CheckInvariants());
+  EXPECT_EQ(Contents(list), model);
+  // Reads from two lists in turn share the per-thread cache of one decompressed node.
+  std::unique_ptr<List> copy(static_cast<List*>(list.Clone()));
+  for (int64_t index : {10, 4990, 2500, 11, 2501}) {
+    EXPECT_EQ(list.Get(list.Seek(index)).ToString(), model[index]);
+    EXPECT_EQ(copy->Get(copy->Seek(index)).ToString(), model[index]);
+  }
+  // A change in the middle decompresses the node and compresses it again: the copy's cached
+  // node must not be served for the changed one.
+  ASSERT_TRUE(list.Set(2500, "changed"));
+  EXPECT_EQ(list.Get(list.Seek(2500)).ToString(), "changed");
+  EXPECT_EQ(copy->Get(copy->Seek(2500)).ToString(), model[2500]);
+  EXPECT_TRUE(list.IsNodeCompressed(list.Seek(2500).node));
+  // Pops decompress an end node in place.
+  std::string value;
+  ASSERT_TRUE(list.Pop(ListEnd::kHead, &value));
+  EXPECT_EQ(value, model.front());
+  EXPECT_FALSE(list.IsNodeCompressed(0));
+  model.pop_front();
+  model[2499] = "changed";
+  EXPECT_TRUE(list.CheckInvariants());
+  EXPECT_EQ(Contents(list), model);
+}
+
+TEST(QuicklistTest, IncompressibleNodesStayPlain) {
+  List list;
+  for (int i = 0; i < 200; ++i) list.Push(ListEnd::kTail, Incompressible(100, 100 + i));
+  ASSERT_GE(list.node_count(), 3u);
+  for (size_t i = 0; i < list.node_count(); ++i) EXPECT_FALSE(list.IsNodeCompressed(i));
+  EXPECT_TRUE(list.CheckInvariants());
+}
+
 std::string RandomValue(std::mt19937_64& rng, int large_percent) {
+  if (rng() % 3 == 0) {  // Compressible: shared prefixes and few distinct digits.
+    return "item:" + std::to_string(rng() % 300);
+  }
   switch (rng() % 4) {
     case 0:
       return std::to_string(static_cast<int64_t>(rng() % 2000) - 1000);
@@ -153,11 +212,19 @@ std::string RandomValue(std::mt19937_64& rng, int large_percent) {
   }
 }
 
-void RandomOpsAgainstDeque(int64_t fill, uint64_t seed, int large_percent) {
+// Starts from `prefill` compressible elements; adds to *compressed_steps the number of steps that
+// ended with at least one compressed node.
+void RandomOpsAgainstDeque(int64_t fill, uint64_t seed, int large_percent, size_t prefill = 0,
+                           int* compressed_steps = nullptr) {
   SCOPED_TRACE(::testing::Message() << "fill " << fill << " seed " << seed);
   std::mt19937_64 rng(seed);
   List list(fill);
   std::deque<std::string> model;
+  for (size_t i = 0; i < prefill; ++i) {
+    std::string value = "prefill:" + std::to_string(i % 1000);
+    list.Push(ListEnd::kTail, value);
+    model.push_back(value);
+  }
   for (int step = 0; step < 4000; ++step) {
     std::string value = RandomValue(rng, large_percent);
     auto length = static_cast<int64_t>(model.size());
@@ -251,6 +318,14 @@ void RandomOpsAgainstDeque(int64_t fill, uint64_t seed, int large_percent) {
     }
     ASSERT_EQ(list.size(), model.size()) << "step " << step;
     ASSERT_TRUE(list.CheckInvariants()) << "step " << step;
+    if (compressed_steps != nullptr) {
+      for (size_t i = 0; i < list.node_count(); ++i) {
+        if (list.IsNodeCompressed(i)) {
+          ++*compressed_steps;
+          break;
+        }
+      }
+    }
     if (step % 97 == 0) {
       ASSERT_EQ(Contents(list), model) << "step " << step;
     }
@@ -265,8 +340,10 @@ TEST(QuicklistTest, RandomOpsTinyNodes) {
 }
 
 TEST(QuicklistTest, RandomOpsDefaultNodes) {
-  for (uint64_t seed : {11u, 12u}) RandomOpsAgainstDeque(-2, seed, 0);
-  for (uint64_t seed : {13u, 14u}) RandomOpsAgainstDeque(128, seed, 0);
+  int compressed_steps = 0;
+  for (uint64_t seed : {11u, 12u}) RandomOpsAgainstDeque(-2, seed, 0, 3000, &compressed_steps);
+  for (uint64_t seed : {13u, 14u}) RandomOpsAgainstDeque(128, seed, 0, 3000, &compressed_steps);
+  EXPECT_GT(compressed_steps, 1000);  // The operations ran on compressed nodes too.
 }
 
 TEST(QuicklistTest, RandomOpsLargeElements) {
