@@ -20,6 +20,11 @@ readonly SCRIPT_DIR REPO_ROOT
 # lpop/rpop pop what lpush/rpush pushed, spop/zpopmin pop what sadd/zadd added.
 readonly ALL_TESTS="ping_inline,ping_mbulk,set,get,incr,lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,\
 zpopmin,lrange_100,lrange_300,lrange_500,lrange_600,mset"
+# Extra tests of ours, not redis-benchmark defaults (never part of 'all'):
+#   lrange_spread  LRANGE list:__rand_int__ 0 9 over 1,000 lists of about 1,000 RPUSHed 14-byte
+#                  elements: short reads at the head of many lists, the worst case for gigakv's
+#                  list node compression (each read lands on a compressed node not in the cache).
+readonly EXTRA_TESTS="lrange_spread"
 
 # ---- defaults (overridable by options) -------------------------------------------------------
 SERVER="build/gigakv-server"
@@ -227,6 +232,7 @@ test_args() {
     lrange_300) echo "LRANGE mylist 0 299" ;;
     lrange_500) echo "LRANGE mylist 0 499" ;;
     lrange_600) echo "LRANGE mylist 0 599" ;;
+    lrange_spread) echo "-r 1000 LRANGE list:__rand_int__ 0 9" ;;
     *) echo "-t $1" ;;
   esac
 }
@@ -240,6 +246,15 @@ prefill_for_test() {
       # 1000 elements >= the 600 the largest LRANGE reads (lpop/rpop may have drained the list).
       "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" -c 1 -n 1000 "${BENCH_ARGV[@]}" \
         -t lpush -q >/dev/null 2>"$err" && ! grep -q "Error from server" "$err"
+      ;;
+    lrange_spread)
+      # 1M RPUSHes over 1,000 keys, once per server (the reads do not change the lists).
+      local length
+      length=$("$CLI" -h 127.0.0.1 -p "$port" LLEN list:000000000000 2>"$err")
+      [[ "$length" =~ ^[0-9]+$ ]] && ((length >= 500)) && return 0
+      "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" -c 50 -P 64 -n 1000000 -r 1000 \
+        "${BENCH_ARGV[@]}" RPUSH list:__rand_int__ m:__rand_int__ >/dev/null 2>"$err" &&
+        ! grep -q "Error from server" "$err"
       ;;
   esac
 }
@@ -460,10 +475,10 @@ resolve_tests() {
   for t in "${items[@]}"; do
     if [[ "$t" == "lrange" ]]; then  # as in redis-benchmark, 'lrange' selects all four sizes
       TEST_LIST+=(lrange_100 lrange_300 lrange_500 lrange_600)
-    elif [[ ",$ALL_TESTS," == *",$t,"* ]]; then
+    elif [[ ",$ALL_TESTS,$EXTRA_TESTS," == *",$t,"* ]]; then
       TEST_LIST+=("$t")
     else
-      die "unknown test '$t' (known: $ALL_TESTS)"
+      die "unknown test '$t' (known: $ALL_TESTS,$EXTRA_TESTS)"
     fi
   done
   ((${#TEST_LIST[@]} > 0)) || die "no tests selected"

@@ -329,7 +329,7 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        INT64_MAX,
        {},
        true,
-       "Accepted for compatibility; gigakv does not compress list nodes."},
+       "Accepted for compatibility and ignored: gigakv always compresses full list nodes."},
       {"save",
        DirectiveType::kSpecial,
        "",

@@ -74,8 +74,10 @@ bool LzCompress(std::string_view input, std::string* out) {
           op[o++] = static_cast<uint8_t>(d & 0xff);
           op[o++] = static_cast<uint8_t>(length - 9);
         }
+        // Index the match's last two positions only: cheaper than all of them, and what the
+        // next match mostly needs (neighbouring entries repeat at the entry's stride).
         size_t end = ip + length;
-        for (size_t p = ip + 1; p < end && p + kMinMatch <= n; ++p) {
+        for (size_t p = std::max(ip + 1, end - 2); p < end && p + kMinMatch <= n; ++p) {
           table[Hash3(in + p)] = static_cast<uint32_t>(p + 1);
         }
         ip = end;
@@ -99,8 +101,12 @@ bool LzDecompress(std::string_view block, char* out, size_t size) {
     size_t kind = token >> 5;
     if (kind == 0) {
       size_t run = (token & 31u) + 1;
-      if (static_cast<size_t>(end - ip) < run || size - o < run) return false;
-      std::memcpy(out + o, ip, run);
+      if (static_cast<size_t>(end - ip) >= kMaxLiteralRun && size - o >= kMaxLiteralRun) {
+        std::memcpy(out + o, ip, kMaxLiteralRun);  // Fixed size: inlined; the excess is rewritten.
+      } else {
+        if (static_cast<size_t>(end - ip) < run || size - o < run) return false;
+        std::memcpy(out + o, ip, run);
+      }
       ip += run;
       o += run;
       continue;
@@ -115,7 +121,11 @@ bool LzDecompress(std::string_view block, char* out, size_t size) {
     if (distance > o || size - o < length) return false;
     char* dst = out + o;
     const char* src = dst - distance;
-    if (distance >= length) {
+    if (distance >= 8 && size - o >= length + 8) {
+      // 8 bytes at a time, each chunk read from bytes already written (distance >= 8); up to 7
+      // bytes past the match are written and later overwritten.
+      for (size_t i = 0; i < length; i += 8) std::memcpy(dst + i, src + i, 8);
+    } else if (distance >= length) {
       std::memcpy(dst, src, length);
     } else {
       for (size_t i = 0; i < length; ++i) dst[i] = src[i];  // Overlapping: repeats a pattern.

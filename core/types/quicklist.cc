@@ -152,6 +152,11 @@ const Listpack& List::node(size_t i) const { return has_ring_ ? ring_->at(i) : s
 const Listpack& List::Readable(size_t i) const {
   const Listpack& lp = node(i);
   if (!IsCompressed(lp)) return lp;
+  if (i == 0 || i + 1 == node_count()) {
+    // An end node that is read is likely read again (LRANGE 0 9 on an RPUSH-built list): keep
+    // it decompressed, as a pop would. Logically const: the entries do not change.
+    return const_cast<List*>(this)->Plain(i);
+  }
   ReadCache& cache = read_cache;
   uint64_t id = CompressionId(lp);
   if (cache.id != id) {

@@ -20,7 +20,8 @@
 // Compression (always on; list-compress-depth is accepted and ignored): a node is compressed
 // (core/types/lz.h) when a push overflows it, since it then sits full behind the end node that
 // takes the pushes, and a node in the middle of the list (neither first nor last) is compressed
-// again after a change decompressed it. Pops and changes decompress a node in place; reads
+// again after a change decompressed it. Pops, changes and reads of an end node decompress it in
+// place (so a list read at its cold end goes back to plain nodes there); reads of a middle node
 // (Seek/Next/Prev/Get, ForEachElement) decompress a copy, so a run of reads on one node decodes
 // it once. Nodes under 128 bytes, and nodes that would not shrink by an eighth, stay plain.
 //
@@ -107,7 +108,8 @@ class List final : public Object {
   // The node's slot as stored: a plain or a compressed listpack (see quicklist.cc).
   Listpack& node(size_t i);
   const Listpack& node(size_t i) const;
-  // The node's entries for reading: the node itself, or a decompressed copy held in a per-thread
+  // The node's entries for reading: the node itself (an end node is decompressed in place
+  // first), or, for a compressed node in the middle, a decompressed copy held in a per-thread
   // cache of one node, valid until the next Readable() of another compressed node on this thread.
   const Listpack& Readable(size_t i) const;
   // The node, decompressed in place first if needed; for changes.

@@ -161,13 +161,19 @@ TEST(QuicklistTest, FullNodesAreCompressedAndReadBack) {
   EXPECT_FALSE(list.IsNodeCompressed(list.node_count() - 1));
   EXPECT_LT(list.MemoryUsage(), 5000u * 12 / 2);  // 12 bytes per plain entry.
   EXPECT_TRUE(list.CheckInvariants());
-  EXPECT_EQ(Contents(list), model);
-  // Reads from two lists in turn share the per-thread cache of one decompressed node.
   std::unique_ptr<List> copy(static_cast<List*>(list.Clone()));
-  for (int64_t index : {10, 4990, 2500, 11, 2501}) {
+  // Reads in the middle decode copies: the nodes stay compressed. Reads from two lists in turn
+  // share the per-thread cache of one decompressed node.
+  for (int64_t index : {2500, 1200, 2501, 4000}) {
     EXPECT_EQ(list.Get(list.Seek(index)).ToString(), model[index]);
     EXPECT_EQ(copy->Get(copy->Seek(index)).ToString(), model[index]);
   }
+  for (size_t i = 1; i + 1 < list.node_count(); ++i) EXPECT_TRUE(list.IsNodeCompressed(i)) << i;
+  EXPECT_EQ(Contents(list), model);
+  // A read of the compressed head node decompresses it in place.
+  EXPECT_EQ(list.Get(list.Seek(10)).ToString(), model[10]);
+  EXPECT_FALSE(list.IsNodeCompressed(0));
+  EXPECT_TRUE(copy->IsNodeCompressed(0));
   // A change in the middle decompresses the node and compresses it again: the copy's cached
   // node must not be served for the changed one.
   ASSERT_TRUE(list.Set(2500, "changed"));
@@ -176,11 +182,13 @@ TEST(QuicklistTest, FullNodesAreCompressedAndReadBack) {
   EXPECT_TRUE(list.IsNodeCompressed(list.Seek(2500).node));
   // Pops decompress an end node in place.
   std::string value;
-  ASSERT_TRUE(list.Pop(ListEnd::kHead, &value));
+  ASSERT_TRUE(copy->Pop(ListEnd::kHead, &value));
   EXPECT_EQ(value, model.front());
-  EXPECT_FALSE(list.IsNodeCompressed(0));
+  EXPECT_FALSE(copy->IsNodeCompressed(0));
   model.pop_front();
-  model[2499] = "changed";
+  EXPECT_EQ(Contents(*copy), model);
+  model.push_front(value);
+  model[2500] = "changed";
   EXPECT_TRUE(list.CheckInvariants());
   EXPECT_EQ(Contents(list), model);
 }
