@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <random>
 
-#include "absl/hash/hash.h"
 #include "gigakv/access_stamp.h"
 #include "gigakv/numbers.h"
 #include "gigakv/slot.h"
@@ -42,7 +42,10 @@ void MakeStringSpec(std::string_view value, bool force_raw, ValueSpec* spec) {
   }
 }
 
-Store::Store(StoreOptions options) : options_(options) {
+Store::Store(StoreOptions options)
+    : options_(options),
+      hash_secret_(KeyHashSecret::FromSeed(
+          static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}())) {
   assert(options_.shard_count >= 1 && options_.shard_count <= kClusterSlots &&
          std::has_single_bit(options_.shard_count));
   clock_ = options_.clock != nullptr ? options_.clock : SystemClock::Get();
@@ -56,7 +59,7 @@ Store::~Store() = default;
 
 uint64_t Store::Hash(std::string_view key) const {
   if (options_.hash != nullptr) return options_.hash(key);
-  return absl::HashOf(key);
+  return KeyHash(key, hash_secret_);
 }
 
 uint32_t Store::ShardIndex(std::string_view key) const { return KeySlot(key) >> shard_shift_; }

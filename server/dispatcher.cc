@@ -29,8 +29,34 @@ std::string UnknownCommandText(const std::vector<std::string_view>& args) {
   return FormatText(errors::kUnknownCommand, {UpToNul(args[0]).substr(0, 128), list});
 }
 
-// The end of the last command timed on this thread inside a TimedBatch; 0 outside one.
-thread_local uint64_t tls_last_command_end = 0;
+// Command timing inside a TimedBatch (one per pipelined batch of a connection). Reading the
+// clock costs tens of ns, a few % of a pipelined GET, so a run of outermost commands with the
+// same counters (a pipeline of GETs) is timed as a whole: the clock is read when the run ends
+// (another command starts, the batch ends, or timing restarts) and the run's time is added to
+// those counters, which hold sums (usec, usec_per_call) so the total stays exact.
+//   tls_mark      the time from which the next outermost command is timed; 0 outside a batch.
+//   tls_open_run  the counters of the commands run since tls_mark, not yet charged; or nullptr.
+//   tls_disturbed set when a nested command or a Restart() moved the timing during a command.
+// Nested commands (inside EXEC, or blocked clients served by a push) are timed on their own.
+thread_local uint64_t tls_mark = 0;
+thread_local CommandCounters* tls_open_run = nullptr;
+thread_local bool tls_disturbed = false;
+thread_local int tls_execute_depth = 0;
+
+// Charges the open run, if any, with the time up to now; the next command is timed from now.
+void CloseRun() {
+  uint64_t now = CycleClock::Now();
+  if (tls_open_run != nullptr) AddOwned(tls_open_run->ticks, now - tls_mark);
+  tls_open_run = nullptr;
+  tls_mark = now;
+}
+
+struct ExecuteDepth {
+  ExecuteDepth() { ++tls_execute_depth; }
+  ~ExecuteDepth() { --tls_execute_depth; }
+  ExecuteDepth(const ExecuteDepth&) = delete;
+  ExecuteDepth& operator=(const ExecuteDepth&) = delete;
+};
 
 // Commands that run at once between MULTI and EXEC instead of being queued.
 bool RunsInsideMulti(const CommandSpec& spec) {
@@ -58,14 +84,23 @@ void QueueInTransaction(ClientState& client, const CommandSpec& spec,
 
 }  // namespace
 
-Server::TimedBatch::TimedBatch() { tls_last_command_end = CycleClock::Now(); }
-Server::TimedBatch::~TimedBatch() { tls_last_command_end = 0; }
+Server::TimedBatch::TimedBatch() {
+  tls_mark = CycleClock::Now();
+  tls_open_run = nullptr;
+}
+Server::TimedBatch::~TimedBatch() {
+  CloseRun();
+  tls_mark = 0;
+}
 void Server::TimedBatch::Restart() {
-  if (tls_last_command_end != 0) tls_last_command_end = CycleClock::Now();
+  if (tls_mark == 0 || tls_execute_depth > 1) return;
+  CloseRun();
+  tls_disturbed = true;
 }
 
 void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
                      protocol::ReplyBuilder& reply) {
+  ExecuteDepth depth;
   const size_t reply_mark = reply.buffer().size();
   const ReplyMode mode_before = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kOn;
@@ -124,7 +159,16 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
-      const uint64_t start = tls_last_command_end != 0 ? tls_last_command_end : CycleClock::Now();
+      // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
+      const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
+      uint64_t start = 0;
+      if (run_timed) {
+        if (tls_open_run != stats) CloseRun();
+        tls_disturbed = false;
+      } else {
+        start = CycleClock::Now();
+        if (tls_execute_depth > 1) tls_disturbed = true;
+      }
       {
         // Stores collections the command wrote back inline when it ends (collection_access.h).
         InlineCommandScope inline_scope(*store_);
@@ -136,11 +180,15 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
           reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
         }
       }
-      const uint64_t end = CycleClock::Now();
-      if (tls_last_command_end != 0) tls_last_command_end = end;
+      if (run_timed) {
+        tls_open_run = stats;
+        // Nested commands or a Restart() took the clock meanwhile: close the run now.
+        if (tls_disturbed) CloseRun();
+      } else if (!rerun) {
+        AddOwned(stats->ticks, CycleClock::Now() - start);
+      }
       if (!rerun) {  // A served blocked command was counted when it first ran.
         AddOwned(stats->calls, 1);
-        AddOwned(stats->ticks, end - start);
         if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
       }
     }

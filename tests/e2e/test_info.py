@@ -146,6 +146,27 @@ def test_info_commandstats_and_errorstats(server):
     assert _info(conn, "stats")["Stats"]["total_error_replies"] == "3"
 
 
+def test_commandstats_time_goes_to_the_command_that_took_it(server):
+    """Pipelined runs of one command are timed as a whole (one clock read per run); the time
+    must still land on the right command: here 3 x DEBUG SLEEP 0.05 between runs of SET/GET."""
+    conn = server.raw()
+    conn.call("CONFIG", "RESETSTAT")
+    pipeline = [b"SET k v\r\n"] * 50 + [b"DEBUG SLEEP 0.05\r\n"] * 3 + [b"GET k\r\n"] * 50
+    conn.send(b"".join(pipeline))
+    for _ in range(len(pipeline)):
+        conn.read_reply()
+    commandstats = _info(conn, "commandstats")["Commandstats"]
+
+    def stats(name):
+        return dict(item.split("=") for item in commandstats[f"cmdstat_{name}"].split(","))
+
+    assert stats("debug")["calls"] == "3"
+    assert int(stats("debug")["usec"]) >= 150_000
+    for name in ("set", "get"):
+        assert stats(name)["calls"] == "50"
+        assert int(stats(name)["usec"]) < 50_000  # None of the sleeps.
+
+
 def test_used_memory_tracks_data(server):
     conn = server.raw()
     before = int(_info(conn, "memory")["Memory"]["used_memory"])

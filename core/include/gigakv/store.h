@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gigakv/clock.h"
+#include "gigakv/key_hash.h"
 #include "gigakv/key_table.h"
 #include "gigakv/object.h"
 
@@ -239,7 +240,8 @@ class Store {
 
   StoreOptions options_;
   const Clock* clock_;
-  uint32_t shard_shift_;  // slot >> shard_shift_ = shard index.
+  KeyHashSecret hash_secret_;  // Random per store (key_hash.h).
+  uint32_t shard_shift_;        // slot >> shard_shift_ = shard index.
   std::unique_ptr<Shard[]> shards_;
   RemovalListener listener_;
   ObjectReclaimer reclaimer_;
