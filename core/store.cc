@@ -57,6 +57,12 @@ Store::Store(StoreOptions options)
 
 Store::~Store() = default;
 
+const KeyHashSecret& KeyHashSecret::ForProcess() {
+  static const KeyHashSecret secret = FromSeed(
+      static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}());
+  return secret;
+}
+
 uint64_t Store::Hash(std::string_view key) const {
   if (options_.hash != nullptr) return options_.hash(key);
   return KeyHash(key, hash_secret_);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
+#include "gigakv/key_hash.h"
 
 namespace gigakv {
 namespace {
@@ -19,7 +19,7 @@ constexpr size_t kMinCapacity = 4;
 // Listpacks stay well below the u32 total_bytes limit (Redis converts past 1 GiB too).
 constexpr size_t kListpackSafeBytes = size_t{1} << 30;
 
-uint64_t HashField(std::string_view field) { return absl::Hash<std::string_view>{}(field); }
+uint64_t HashField(std::string_view field) { return KeyHash(field, KeyHashSecret::ForProcess()); }
 uint32_t FingerprintOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 uint64_t TagOf(uint64_t hash) { return (hash & 0xffff) << 48; }
 

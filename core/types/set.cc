@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
+#include "gigakv/key_hash.h"
 
 namespace gigakv {
 namespace {
@@ -77,9 +77,7 @@ std::unique_ptr<SetHashTable> SetHashTable::Clone() const {
 }
 
 uint32_t SetHashTable::Fingerprint(std::string_view member) {
-  // absl::string_view, so absl hashes the bytes itself (std::string_view would go through
-  // std::hash).
-  return static_cast<uint32_t>(absl::HashOf(absl::string_view(member.data(), member.size())) >> 32);
+  return static_cast<uint32_t>(KeyHash(member, KeyHashSecret::ForProcess()) >> 32);
 }
 
 size_t SetHashTable::EntrySize(size_t length) {

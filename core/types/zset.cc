@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
+#include "gigakv/key_hash.h"
 
 namespace gigakv {
 namespace {
@@ -427,7 +427,7 @@ class BTree {
 struct MemberHash {
   using is_transparent = void;
   size_t operator()(std::string_view member) const {
-    return absl::Hash<std::string_view>()(member);
+    return KeyHash(member, KeyHashSecret::ForProcess());
   }
   size_t operator()(const uint8_t* blob) const { return (*this)(BlobMember(blob)); }
 };

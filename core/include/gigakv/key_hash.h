@@ -30,6 +30,10 @@ struct KeyHashSecret {
     uint64_t s1 = next();
     return {s0, s1, next()};
   }
+
+  // One secret for the whole process, drawn at first use; for hash tables inside collections
+  // (hash fields, set and sorted-set members), which need no per-store secret.
+  static const KeyHashSecret& ForProcess();
 };
 
 namespace key_hash_internal {
