@@ -57,6 +57,25 @@ Store::Store(StoreOptions options)
 
 Store::~Store() = default;
 
+void ShardMutex::LockContended() {
+  for (int spin = 0; spin < 100; ++spin) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    uint32_t expected = kUnlocked;
+    if (state_.load(std::memory_order_relaxed) == kUnlocked &&
+        state_.compare_exchange_weak(expected, kLocked, std::memory_order_acquire,
+                                     std::memory_order_relaxed)) {
+      return;
+    }
+  }
+  // Announce a sleeper, then sleep until the word changes from "waited"; whoever finds it
+  // unlocked owns the lock (in the "waited" state, so its unlock wakes the next sleeper).
+  while (state_.exchange(kWaited, std::memory_order_acquire) != kUnlocked) {
+    state_.wait(kWaited, std::memory_order_relaxed);
+  }
+}
+
 const KeyHashSecret& KeyHashSecret::ForProcess() {
   static const KeyHashSecret secret = FromSeed(
       static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}());
@@ -204,7 +223,7 @@ size_t Store::DbSize(int db) {
   size_t total = 0;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<std::mutex> lock(s->mutex());
+    std::lock_guard<ShardMutex> lock(s->mutex());
     if (KeyTable* table = s->FindTable(db)) total += table->size();
   }
   return total;
@@ -214,7 +233,7 @@ size_t Store::ExpiresCount(int db) {
   size_t total = 0;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<std::mutex> lock(s->mutex());
+    std::lock_guard<ShardMutex> lock(s->mutex());
     if (KeyTable* table = s->FindTable(db)) total += table->expires_count();
   }
   return total;
@@ -225,7 +244,7 @@ int64_t Store::AverageTtlMs(int db) {
   int64_t now = NowMs();
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard& s = shards_[i];
-    std::lock_guard<std::mutex> lock(s.mutex());
+    std::lock_guard<ShardMutex> lock(s.mutex());
     if (KeyTable* table = s.FindTable(db)) table->SampleTtls(now, 16, &sum, &count);
   }
   return count == 0 ? 0 : sum / count;
@@ -244,7 +263,7 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
     Shard& s = shards_[shard_index];
     uint64_t next = KeyTable::kScanEnd;
     {
-      std::lock_guard<std::mutex> lock(s.mutex());
+      std::lock_guard<ShardMutex> lock(s.mutex());
       KeyTable* table = s.FindTable(db);
       if (table != nullptr) {
         slots.clear();
@@ -317,7 +336,7 @@ size_t Store::ActiveExpireCycle(size_t budget) {
     uint32_t index =
         expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) % options_.shard_count;
     Shard& s = shards_[index];
-    std::lock_guard<std::mutex> lock(s.mutex());
+    std::lock_guard<ShardMutex> lock(s.mutex());
     for (int db = 0; db < options_.databases && examined < budget; ++db) {
       KeyTable* table = s.FindTable(db);
       if (table == nullptr || table->expires_count() == 0) continue;
@@ -397,7 +416,7 @@ void Store::ForEachRandomRecord(bool with_ttl_only, int samples, Fn&& fn) {
   for (uint32_t n = 0; n < options_.shard_count && found < samples; ++n) {
     uint32_t index = (start + n) % options_.shard_count;
     Shard& s = shards_[index];
-    std::lock_guard<std::mutex> lock(s.mutex());
+    std::lock_guard<ShardMutex> lock(s.mutex());
     int first_db = static_cast<int>(NextRandom() % static_cast<uint64_t>(options_.databases));
     for (int d = 0; d < options_.databases; ++d) {
       int db = (first_db + d) % options_.databases;
@@ -447,7 +466,7 @@ std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int
   });
   if (!best) return std::nullopt;
   Shard& s = shards_[best->shard];
-  std::lock_guard<std::mutex> lock(s.mutex());
+  std::lock_guard<ShardMutex> lock(s.mutex());
   KeyTable* table = s.FindTable(best->db);
   if (table == nullptr) return 0;
   uint32_t slot = table->Find(best->key, Hash(best->key));
@@ -461,7 +480,7 @@ size_t Store::UsedMemory() {
   size_t total = 0;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<std::mutex> lock(s->mutex());
+    std::lock_guard<ShardMutex> lock(s->mutex());
     for (int db = 0; db < options_.databases; ++db) {
       if (KeyTable* table = s->FindTable(db)) total += table->MemoryUsage() + sizeof(KeyTable);
     }
@@ -473,7 +492,7 @@ Store::ArenaStats Store::GetArenaStats() {
   ArenaStats stats;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<std::mutex> lock(s->mutex());
+    std::lock_guard<ShardMutex> lock(s->mutex());
     for (int db = 0; db < options_.databases; ++db) {
       if (KeyTable* table = s->FindTable(db)) {
         stats.arena_used += table->arena_bytes();

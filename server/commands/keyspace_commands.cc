@@ -306,7 +306,7 @@ void CmdRandomKey(CommandContext& ctx) {
     bool any = false;
     for (uint32_t n = 0; n < shards; ++n) {
       Shard& shard = store.shard((first + n) % shards);
-      std::lock_guard<std::mutex> lock(shard.mutex());
+      std::lock_guard<ShardMutex> lock(shard.mutex());
       KeyTable* table = shard.FindTable(db);
       if (table == nullptr) continue;
       any = true;

@@ -31,6 +31,7 @@
 #include "gigakv/key_hash.h"
 #include "gigakv/key_table.h"
 #include "gigakv/object.h"
+#include "gigakv/shard_mutex.h"
 
 namespace gigakv {
 
@@ -56,7 +57,7 @@ class alignas(64) Shard {
   Shard() = default;
   void Init(int databases);
 
-  std::mutex& mutex() { return mutex_; }
+  ShardMutex& mutex() { return mutex_; }
   // The table of database `db` (always present; empty until used). Lock must be held.
   KeyTable& Table(int db) { return tables_[static_cast<size_t>(db)]; }
   // The table of `db`, or nullptr if it holds no keys. Lock must be held.
@@ -72,7 +73,7 @@ class alignas(64) Shard {
 
  private:
   friend class Store;
-  std::mutex mutex_;
+  ShardMutex mutex_;
   int databases_ = 0;
   std::unique_ptr<KeyTable[]> tables_;
 };
@@ -108,7 +109,7 @@ class Store {
   template <typename Fn>
   decltype(auto) WithShardOf(std::string_view key, Fn&& fn) {
     Shard& s = shard(ShardIndex(key));
-    std::lock_guard<std::mutex> lock(s.mutex());
+    std::lock_guard<ShardMutex> lock(s.mutex());
     return fn(s);
   }
 
