@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
-#include <random>
 
 #include "gigakv/access_stamp.h"
 #include "gigakv/numbers.h"
@@ -42,10 +41,7 @@ void MakeStringSpec(std::string_view value, bool force_raw, ValueSpec* spec) {
   }
 }
 
-Store::Store(StoreOptions options)
-    : options_(options),
-      hash_secret_(KeyHashSecret::FromSeed(
-          static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}())) {
+Store::Store(StoreOptions options) : options_(options), hash_secret_(KeyHashSecret::Random()) {
   assert(options_.shard_count >= 1 && options_.shard_count <= kClusterSlots &&
          std::has_single_bit(options_.shard_count));
   clock_ = options_.clock != nullptr ? options_.clock : SystemClock::Get();
@@ -56,31 +52,6 @@ Store::Store(StoreOptions options)
 }
 
 Store::~Store() = default;
-
-void ShardMutex::LockContended() {
-  for (int spin = 0; spin < 100; ++spin) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    uint32_t expected = kUnlocked;
-    if (state_.load(std::memory_order_relaxed) == kUnlocked &&
-        state_.compare_exchange_weak(expected, kLocked, std::memory_order_acquire,
-                                     std::memory_order_relaxed)) {
-      return;
-    }
-  }
-  // Announce a sleeper, then sleep until the word changes from "waited"; whoever finds it
-  // unlocked owns the lock (in the "waited" state, so its unlock wakes the next sleeper).
-  while (state_.exchange(kWaited, std::memory_order_acquire) != kUnlocked) {
-    state_.wait(kWaited, std::memory_order_relaxed);
-  }
-}
-
-const KeyHashSecret& KeyHashSecret::ForProcess() {
-  static const KeyHashSecret secret = FromSeed(
-      static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}());
-  return secret;
-}
 
 uint64_t Store::Hash(std::string_view key) const {
   if (options_.hash != nullptr) return options_.hash(key);

@@ -555,8 +555,7 @@ bool List::CheckInvariants() const {
     if (lp.size() > 1 && !WithinLimit(fill_, lp.size(), PlainBytes(lp))) return false;
     if (IsCompressed(lp)) {
       Listpack plain = Decompress(lp);
-      if (plain.size() != lp.size() ||
-          Listpack::FromEntries(plain.entries()).size() != lp.size() ||
+      if (plain.size() != lp.size() || Listpack::FromEntries(plain.entries()).size() != lp.size() ||
           plain.bytes() != PlainBytes(lp)) {
         return false;
       }

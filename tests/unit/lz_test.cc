@@ -83,8 +83,8 @@ TEST(LzTest, MalformedBlocksAreRejectedWithoutOverrun) {
   std::string output(input.size(), '\0');
   // Truncated blocks and wrong sizes.
   for (size_t cut = 0; cut < block.size(); ++cut) {
-    EXPECT_FALSE(LzDecompress(std::string_view(block).substr(0, cut), output.data(),
-                              output.size()));
+    EXPECT_FALSE(
+        LzDecompress(std::string_view(block).substr(0, cut), output.data(), output.size()));
   }
   EXPECT_FALSE(LzDecompress(block, output.data(), output.size() - 1));
   // A match reaching before the start of the output.

@@ -17,8 +17,7 @@ namespace gigakv {
 struct KeyHashSecret {
   uint64_t s0, s1, s2;
 
-  // A secret derived from `seed` by splitmix64 steps (odd words, so no multiplier is even);
-  // Store seeds it from std::random_device.
+  // A secret derived from `seed` by splitmix64 steps (odd words, so no multiplier is even).
   static KeyHashSecret FromSeed(uint64_t seed) {
     auto next = [&seed] {
       uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
@@ -31,6 +30,8 @@ struct KeyHashSecret {
     return {s0, s1, next()};
   }
 
+  // A secret seeded from std::random_device (each Store draws one).
+  static KeyHashSecret Random();
   // One secret for the whole process, drawn at first use; for hash tables inside collections
   // (hash fields, set and sorted-set members), which need no per-store secret.
   static const KeyHashSecret& ForProcess();

@@ -242,7 +242,7 @@ class Store {
   StoreOptions options_;
   const Clock* clock_;
   KeyHashSecret hash_secret_;  // Random per store (key_hash.h).
-  uint32_t shard_shift_;        // slot >> shard_shift_ = shard index.
+  uint32_t shard_shift_;       // slot >> shard_shift_ = shard index.
   std::unique_ptr<Shard[]> shards_;
   RemovalListener listener_;
   ObjectReclaimer reclaimer_;
