@@ -89,13 +89,17 @@ class CommandTable {
   void Add(const std::vector<CommandSpec>& family);
   std::vector<const CommandSpec*> all_;
   std::vector<std::pair<std::string, const CommandSpec*>> sorted_;  // For subcommand ranges.
-  // Top-level names in lower and upper case: clients send one or the other, so most lookups
-  // hit without case folding.
-  struct NamedSpec {
-    const CommandSpec* spec;
-    uint32_t id;
+  // Top-level names, lower-cased, in an open-addressing table probed linearly from a hash of the
+  // lower-cased name: a lookup folds case once, hashes once and usually compares one name. It is
+  // never more than 1/4 full, so probes stay short; built once, read-only afterwards.
+  struct NameSlot {
+    std::string_view lower_name;  // Empty: free slot. The spec's own (static) name.
+    const CommandSpec* spec = nullptr;
+    uint32_t id = 0;
   };
-  absl::flat_hash_map<std::string, NamedSpec> by_name_;
+  static constexpr size_t kMaxNameLength = 32;  // Longer than any command name.
+  std::vector<NameSlot> name_slots_;
+  size_t name_mask_ = 0;
   absl::flat_hash_map<const CommandSpec*, uint32_t> ids_;
 };
 

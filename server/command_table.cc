@@ -12,13 +12,22 @@
 namespace gigakv::server {
 namespace {
 
-// Lower-cases `name` into `buf` if it fits; command names are short.
+// Lower-cases `name` into `buf` (of `size` bytes); empty if it does not fit.
 std::string_view LowerName(std::string_view name, char* buf, size_t size) {
   if (name.size() > size) return {};
   for (size_t i = 0; i < name.size(); ++i) {
-    buf[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    auto c = static_cast<unsigned char>(name[i]);
+    buf[i] = static_cast<char>(c + (static_cast<unsigned>(c - 'A') < 26u ? 32 : 0));
   }
   return std::string_view(buf, name.size());
+}
+
+// FNV-1a over a (lower-cased) command name: names are short and few, and the table is built from
+// our own names, so a simple hash suffices.
+uint64_t NameHash(std::string_view name) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return hash;
 }
 
 bool NameLess(const std::pair<std::string, const CommandSpec*>& entry, std::string_view name) {
@@ -43,12 +52,18 @@ CommandTable::CommandTable() {
   Add(TransactionCommands());
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t slots = 16;
+  while (slots < all_.size() * 4) slots *= 2;
+  name_slots_.resize(slots);
+  name_mask_ = slots - 1;
   for (const CommandSpec* spec : all_) {
-    ids_.emplace(spec, static_cast<uint32_t>(ids_.size()));
+    uint32_t id = static_cast<uint32_t>(ids_.size());
+    ids_.emplace(spec, id);
     if (spec->name.find('|') != std::string_view::npos) continue;
-    NamedSpec entry{spec, ids_.at(spec)};
-    by_name_.emplace(std::string(spec->name), entry);
-    by_name_.emplace(AsciiUpper(spec->name), entry);
+    // Family tables spell names in lower case (FindSub relies on it too).
+    size_t i = NameHash(spec->name) & name_mask_;
+    while (!name_slots_[i].lower_name.empty()) i = (i + 1) & name_mask_;
+    name_slots_[i] = NameSlot{spec->name, spec, id};
   }
 }
 
@@ -60,16 +75,17 @@ void CommandTable::Add(const std::vector<CommandSpec>& family) {
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name, uint32_t* id) const {
-  auto found = by_name_.find(ToAbsl(name));
-  if (found == by_name_.end()) {
-    char buf[64];
-    std::string_view lower = LowerName(name, buf, sizeof(buf));
-    if (lower.empty()) return nullptr;
-    found = by_name_.find(ToAbsl(lower));
-    if (found == by_name_.end()) return nullptr;
+  char buf[kMaxNameLength];
+  std::string_view lower = LowerName(name, buf, sizeof(buf));
+  if (lower.empty()) return nullptr;
+  for (size_t i = NameHash(lower) & name_mask_;; i = (i + 1) & name_mask_) {
+    const NameSlot& slot = name_slots_[i];
+    if (slot.lower_name.empty()) return nullptr;
+    if (slot.lower_name == lower) {
+      if (id != nullptr) *id = slot.id;
+      return slot.spec;
+    }
   }
-  if (id != nullptr) *id = found->second.id;
-  return found->second.spec;
 }
 
 const CommandSpec* CommandTable::FindSub(std::string_view container, std::string_view sub) const {
