@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -52,8 +53,12 @@ std::string EndpointText(const tcp::endpoint& endpoint) {
 
 class Connection;
 
+// Each I/O thread runs its own io_context, and every socket operation (read, write, close,
+// cancel) is started on the thread whose io_context owns the socket: other threads only post.
+// That lets asio skip its per-socket reactor lock (UNSAFE_IO keeps the scheduler and
+// registration locks, which posts and the acceptor's hand-off need).
 struct IoThread {
-  asio::io_context io{1};
+  asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   std::thread thread;
   std::unordered_set<Connection*> connections;  // Touched only on this thread.
   std::unique_ptr<asio::steady_timer> timeout_timer;
@@ -372,8 +377,9 @@ struct Network::Impl {
 
   void Accept(tcp::acceptor& acceptor) {
     IoThread& target = *threads[next_thread.fetch_add(1) % threads.size()];
+    // Accepted on the acceptor's thread (0); the descriptor moves to `target` in OnAccepted.
     acceptor.async_accept(
-        target.io, [this, &acceptor, &target](const asio::error_code& ec, tcp::socket socket) {
+        [this, &acceptor, &target](const asio::error_code& ec, tcp::socket socket) {
           if (ec == asio::error::operation_aborted) return;
           if (!ec) OnAccepted(target, std::move(socket));
           Accept(acceptor);
@@ -401,10 +407,22 @@ struct Network::Impl {
         return;
       }
     }
-    // The socket belongs to `target`'s io_context; start it there.
-    auto connection = std::make_shared<Connection>(server, target, std::move(socket));
-    // Count it right away so a burst of accepts respects maxclients.
-    asio::post(target.io, [connection] { connection->Start(); });
+    // Hand the descriptor to `target`, which registers it with its own reactor: from then on
+    // only `target`'s thread touches it (see IoThread).
+    tcp protocol = socket.local_endpoint(ec).protocol();
+    if (ec) return;
+    int fd = socket.release(ec);
+    if (ec) return;
+    asio::post(target.io, [this, &target, protocol, fd] {
+      tcp::socket own(target.io);
+      asio::error_code assign_ec;
+      own.assign(protocol, fd, assign_ec);
+      if (assign_ec) {
+        ::close(fd);
+        return;
+      }
+      std::make_shared<Connection>(server, target, std::move(own))->Start();
+    });
   }
 
   void ArmTimeoutTimer(IoThread& thread) {
