@@ -184,6 +184,10 @@ constexpr auto kLaterFirst = [](uint64_t a, uint64_t b) { return a > b; };
 }  // namespace
 
 void KeyTable::PushDeadline(uint32_t fingerprint, int64_t expire_ms) {
+  // Read first: the flag is shared by every table of a store, and is almost always set already.
+  if (deadline_flag_ != nullptr && !deadline_flag_->load(std::memory_order_relaxed)) {
+    deadline_flag_->store(true, std::memory_order_relaxed);
+  }
   if (deadlines_.empty()) deadline_base_ms_ = expire_ms;
   int64_t offset = expire_ms - deadline_base_ms_;
   if (offset < 0) {

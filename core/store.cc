@@ -10,9 +10,12 @@
 
 namespace gigakv {
 
-void Shard::Init(int databases) {
+void Shard::Init(int databases, std::atomic<bool>* deadline_flag) {
   databases_ = databases;
   tables_ = std::make_unique<KeyTable[]>(static_cast<size_t>(databases));
+  for (size_t db = 0; db < static_cast<size_t>(databases); ++db) {
+    tables_[db].set_deadline_flag(deadline_flag);
+  }
 }
 
 std::unique_ptr<KeyTable> Shard::DetachTable(int db) {
@@ -48,7 +51,8 @@ Store::Store(StoreOptions options) : options_(options), hash_secret_(KeyHashSecr
   shard_shift_ = static_cast<uint32_t>(std::countr_zero(kClusterSlots) -
                                        std::countr_zero(options_.shard_count));
   shards_ = std::make_unique<Shard[]>(options_.shard_count);
-  for (uint32_t i = 0; i < options_.shard_count; ++i) shards_[i].Init(options_.databases);
+  for (uint32_t i = 0; i < options_.shard_count; ++i)
+    shards_[i].Init(options_.databases, &may_have_deadlines_);
 }
 
 Store::~Store() = default;
@@ -300,10 +304,16 @@ bool Store::SwapDb(int a, int b) {
 size_t Store::ActiveExpireCycle(size_t budget) {
   // Every table keeps a heap of its deadlines, so a tick visits only what is due: checking a
   // shard with nothing due costs a lock and a heap-top comparison per database in use.
+  if (!may_have_deadlines_.load(std::memory_order_relaxed)) return 0;
+  // Cleared before the pass: a TTL set meanwhile either sets it again or is seen by the pass
+  // (its shard's lock orders the two), which sets it again below.
+  may_have_deadlines_.store(false, std::memory_order_relaxed);
+  bool saw_deadlines = false;
   size_t removed = 0;
   size_t examined = 0;
   int64_t now = NowMs();
-  for (uint32_t visited = 0; visited < options_.shard_count && examined < budget; ++visited) {
+  uint32_t visited = 0;
+  for (; visited < options_.shard_count && examined < budget; ++visited) {
     uint32_t index =
         expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) % options_.shard_count;
     Shard& s = shards_[index];
@@ -311,6 +321,7 @@ size_t Store::ActiveExpireCycle(size_t budget) {
     for (int db = 0; db < options_.databases && examined < budget; ++db) {
       KeyTable* table = s.FindTable(db);
       if (table == nullptr || table->expires_count() == 0) continue;
+      saw_deadlines = true;
       uint32_t fingerprint;
       // At most kMaxExpiredPerShardVisit per visit: the shard's lock is held meanwhile, and
       // clients of its keys wait for it (a shard whose keys all expire together would otherwise
@@ -331,6 +342,10 @@ size_t Store::ActiveExpireCycle(size_t budget) {
         if (table->size() == 0) break;
       }
     }
+  }
+  // A pass cut short by its budget has not seen every shard.
+  if (saw_deadlines || visited < options_.shard_count || examined >= budget) {
+    may_have_deadlines_.store(true, std::memory_order_relaxed);
   }
   return removed;
 }
@@ -412,6 +427,7 @@ void Store::ForEachRandomRecord(bool with_ttl_only, int samples, Fn&& fn) {
 
 Store::ExpirySample Store::SampleExpired(int samples) {
   ExpirySample result;
+  if (!may_have_deadlines_.load(std::memory_order_relaxed)) return result;
   const int64_t now = NowMs();
   ForEachRandomRecord(/*with_ttl_only=*/true, samples, [&](uint32_t, int, const RecordView& view) {
     ++result.sampled;

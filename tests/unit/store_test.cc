@@ -71,6 +71,30 @@ TEST_F(StoreTest, ActiveExpiryRemovesUntouchedKeys) {
   EXPECT_EQ(store.ExpiresCount(0), 0u);
 }
 
+// A pass that finds no TTL anywhere lets later ticks skip the walk; every way of giving a key a
+// TTL afterwards (SET with TTL, EXPIRE, SWAPDB-ed and other databases) must be seen again.
+TEST_F(StoreTest, ActiveExpiryFindsTtlsSetAfterAnIdlePass) {
+  Store store(Options());
+  for (int i = 0; i < 100; ++i) store.Set(0, "plain" + std::to_string(i), "v");
+  EXPECT_EQ(store.ActiveExpireCycle(1000), 0u);  // Nothing has a TTL.
+  EXPECT_EQ(store.ActiveExpireCycle(1000), 0u);
+  EXPECT_EQ(store.SampleExpired(20).sampled, 0);
+
+  store.Set(3, "soon", "v", /*ttl_ms=*/10);
+  ASSERT_TRUE(store.Expire(0, "plain7", 10));
+  clock_.AdvanceMs(10);
+  EXPECT_EQ(store.SampleExpired(20).expired, 2);
+  EXPECT_EQ(store.ActiveExpireCycle(1000), 2u);
+  EXPECT_EQ(store.DbSize(3), 0u);
+  EXPECT_EQ(store.DbSize(0), 99u);
+
+  EXPECT_EQ(store.ActiveExpireCycle(1000), 0u);  // Idle again.
+  ASSERT_TRUE(store.Expire(0, "plain8", 5));
+  clock_.AdvanceMs(5);
+  EXPECT_EQ(store.ActiveExpireCycle(1000), 1u);
+  EXPECT_EQ(store.DbSize(0), 98u);
+}
+
 // Stores a list of `length` elements at `key` (no TTL) through the shard API, as the server does.
 void PutList(Store& store, const std::string& key, int length) {
   auto list = std::make_unique<List>();

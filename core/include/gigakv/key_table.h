@@ -29,6 +29,7 @@
 // Complexity: Find/Put/Erase expected O(1); compaction is O(live bytes) and amortized.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -91,8 +92,12 @@ class KeyTable {
   void SetAccess(Slot slot, uint16_t access);
   // Frees everything.
   void Clear();
-  // Exchanges the contents of two tables (SWAPDB, detaching a table to free it unlocked).
+  // Exchanges the contents of two tables (SWAPDB, detaching a table to free it unlocked). Each
+  // keeps its deadline flag.
   void Swap(KeyTable& other) noexcept;
+  // `flag` (owned by the caller, may be shared by many tables) is set whenever a key gets a
+  // deadline here; the owner clears it to learn cheaply that no key anywhere has one.
+  void set_deadline_flag(std::atomic<bool>* flag) { deadline_flag_ = flag; }
 
   size_t size() const { return size_; }
   size_t expires_count() const { return expires_; }
@@ -162,6 +167,7 @@ class KeyTable {
   size_t arena_capacity_ = 0;
   size_t dead_bytes_ = 0;
   size_t external_bytes_ = 0;
+  std::atomic<bool>* deadline_flag_ = nullptr;
   std::vector<uint64_t> deadlines_;  // Min-heap of (deadline offset << 32 | fingerprint).
   int64_t deadline_base_ms_ = 0;
 };

@@ -55,7 +55,8 @@ using RemovalListener = std::function<void(int db, std::string_view key, Removal
 class alignas(64) Shard {
  public:
   Shard() = default;
-  void Init(int databases);
+  // `deadline_flag`: see KeyTable::set_deadline_flag.
+  void Init(int databases, std::atomic<bool>* deadline_flag);
 
   ShardMutex& mutex() { return mutex_; }
   // The table of database `db` (always present; empty until used). Lock must be held.
@@ -249,6 +250,10 @@ class Store {
   std::atomic<uint64_t> expired_keys_{0};
   std::atomic<uint64_t> evicted_keys_{0};
   std::atomic<uint32_t> expire_shard_cursor_{0};
+  // Set when any key gets a TTL; cleared by an active expiry pass that finds no TTL in any shard,
+  // so that an idle store's expiry ticks (SampleExpired, ActiveExpireCycle) skip the walk over
+  // every shard and database. Own cache line: writers only read it, almost always.
+  alignas(64) std::atomic<bool> may_have_deadlines_{true};
 };
 
 // Chooses Redis's string encoding for a value: int for canonical int64 text up to 20 chars,
