@@ -7,19 +7,26 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
-
 namespace gigakv {
 
 bool ParseInt64(std::string_view text, int64_t* value) {
   if (text.empty() || text.size() > 20) return false;
-  std::string_view digits = text[0] == '-' ? text.substr(1) : text;
-  if (digits.empty() || (digits[0] == '0' && (digits.size() > 1 || digits != text))) return false;
+  const bool negative = text[0] == '-';
+  std::string_view digits = negative ? text.substr(1) : text;
+  // No leading zeros, no "-0": only the canonical spelling is an integer (as Redis's string2ll).
+  if (digits.empty() || (digits[0] == '0' && (digits.size() > 1 || negative))) return false;
+  uint64_t magnitude = 0;
   for (char c : digits) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+    unsigned digit = static_cast<unsigned>(static_cast<unsigned char>(c)) - '0';
+    if (digit > 9 || __builtin_mul_overflow(magnitude, uint64_t{10}, &magnitude) ||
+        __builtin_add_overflow(magnitude, uint64_t{digit}, &magnitude)) {
+      return false;
+    }
   }
-  return absl::SimpleAtoi(absl::string_view(text.data(), text.size()), value);  // Range-checked.
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  if (magnitude > limit) return false;
+  *value = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+  return true;
 }
 
 namespace {

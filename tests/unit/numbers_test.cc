@@ -1,6 +1,8 @@
 #include "gigakv/numbers.h"
 
 #include <cmath>
+#include <random>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -15,8 +17,25 @@ TEST(NumbersTest, ParseInt64FollowsString2ll) {
   EXPECT_EQ(v, INT64_MIN);
   EXPECT_TRUE(ParseInt64("9223372036854775807", &v));
   EXPECT_FALSE(ParseInt64("9223372036854775808", &v));
-  for (const char* bad : {"", "-", "+1", " 1", "1 ", "01", "-0", "1a", "0x10", "1.0"}) {
+  for (const char* bad : {"", "-", "+1", " 1", "1 ", "01", "-0", "1a", "0x10", "1.0",
+                          "-9223372036854775809", "18446744073709551616", "99999999999999999999",
+                          "-99999999999999999999", "123456789012345678901", "--1", "1-"}) {
     EXPECT_FALSE(ParseInt64(bad, &v)) << bad;
+  }
+  EXPECT_FALSE(ParseInt64(std::string_view("12\0", 3), &v));
+}
+
+TEST(NumbersTest, ParseInt64RoundTripsEveryMagnitude) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    // Values of every digit count, both signs, including the extremes.
+    int64_t expected = static_cast<int64_t>(rng() >> (rng() % 64));
+    if (i % 2 == 1) expected = expected == INT64_MIN ? expected : -expected;
+    if (i == 0) expected = INT64_MIN;
+    if (i == 1) expected = INT64_MAX;
+    int64_t parsed = 0;
+    ASSERT_TRUE(ParseInt64(std::to_string(expected), &parsed)) << expected;
+    EXPECT_EQ(parsed, expected);
   }
 }
 
