@@ -412,6 +412,12 @@ void KeyTable::ResizeIndex(size_t new_capacity) {
 
 KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpec& value,
                              int64_t expire_ms, uint16_t access) {
+  return PutAt(Find(key, hash), key, hash, value, expire_ms, access);
+}
+
+KeyTable::Slot KeyTable::PutAt(Slot slot, std::string_view key, uint64_t hash,
+                               const ValueSpec& value, int64_t expire_ms, uint16_t access) {
+  assert(slot == Find(key, hash));
   // Callers may pass views into this table's arena (e.g. a key read from a record); the arena can
   // move or be rewritten below, so take copies first.
   std::string key_copy;
@@ -427,7 +433,6 @@ KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpe
     spec.bytes = bytes_copy;
   }
   const size_t size = EncodedRecordSize(key, spec, expire_ms > 0);
-  Slot slot = Find(key, hash);
   if (slot != kNoSlot) {
     uint32_t offset = OffsetOf(slot);
     RecordLayout old = Decode(arena_ + offset);

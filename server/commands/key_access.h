@@ -14,6 +14,8 @@ namespace gigakv::server {
 
 // A key looked up under its shard's lock. `slot` is KeyTable::kNoSlot when the key is missing
 // (or was just found expired). Valid only inside the WithKey callback.
+// `slot` is kept current by every command that changes the key through it (Put returns the new
+// slot, Erase/Release reset it to kNoSlot), so writes can use KeyTable::PutAt.
 struct KeyAccess {
   Shard& shard;
   KeyTable& table;
@@ -140,7 +142,8 @@ inline void PutString(CommandContext& ctx, KeyAccess& access, std::string_view v
                       int64_t expire_ms, bool force_raw = false) {
   ValueSpec spec;
   MakeStringSpec(value, force_raw, &spec);
-  access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+  access.slot =
+      access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
 }
 
 }  // namespace gigakv::server

@@ -428,7 +428,8 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
     ValueSpec spec;
     spec.kind = ValueKind::kStringInt;
     spec.bytes = text;
-    access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    access.slot =
+        access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
     LogStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Integer(result);
@@ -477,7 +478,8 @@ void CmdIncrByFloat(CommandContext& ctx) {
     spec.kind =
         text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
     spec.bytes = text;
-    access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    access.slot =
+        access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
     LogStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Bulk(text);

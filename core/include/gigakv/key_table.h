@@ -82,6 +82,10 @@ class KeyTable {
   // the key's slot.
   Slot Put(std::string_view key, uint64_t hash, const ValueSpec& value, int64_t expire_ms,
            uint16_t access);
+  // Put for a caller that has just looked `key` up: `slot` must be what Find(key, hash) returns
+  // now (kNoSlot if absent), so the lookup is not repeated. Checked by assert in debug builds.
+  Slot PutAt(Slot slot, std::string_view key, uint64_t hash, const ValueSpec& value,
+             int64_t expire_ms, uint16_t access);
   // Removes the record and frees its external value/object.
   void Erase(Slot slot);
   // Removes the record but hands its external value/object to the caller (who then owns it):
