@@ -56,6 +56,10 @@ Compares gigakv (A) with redis-server (B) using redis-benchmark, side by side.
   --server PATH        gigakv server binary (default: $SERVER)
   --redis PATH         reference server binary (default: redis-server on PATH)
   --benchmark PATH     redis-benchmark binary (default: on PATH)
+  --client NAME        load generator: redis-benchmark (default) or load = gigakv-load
+                       (build/benchmarks/load/gigakv-load: same commands and options, a fraction
+                       of the client CPU per request, so the servers rather than the client set
+                       the pace; see benchmarks/README.md)
   --tests LIST         comma-separated redis-benchmark tests, or 'all' for its full default
                        list (default: $TESTS)
   --pipeline "LIST"    space-separated pipeline depths (-P) (default: "$PIPELINES")
@@ -296,7 +300,7 @@ run_one() {
   if grep -q "Error from server" "$err"; then
     error=$(grep -m 1 "Error from server" "$err" | tr -d '\r' | tr ',' ';')
   elif ((rc != 0)); then
-    echo "compare.sh: redis-benchmark failed against $name (test $test, -P $p):" >&2
+    echo "compare.sh: $(basename "$BENCH") failed against $name (test $test, -P $p):" >&2
     cat "$err" >&2 || true
     exit 1
   fi
@@ -444,6 +448,14 @@ parse_args() {
       --server) SERVER=$2; shift ;;
       --redis) REDIS=$2; shift ;;
       --benchmark) BENCH=$2; shift ;;
+      --client)
+        case $2 in
+          redis-benchmark) BENCH="$(command -v redis-benchmark || true)" ;;
+          load) BENCH="$REPO_ROOT/build/benchmarks/load/gigakv-load" ;;
+          *) die "--client must be redis-benchmark or load" ;;
+        esac
+        shift
+        ;;
       --tests) TESTS=$2; shift ;;
       --pipeline | --pipelines) PIPELINES=$2; shift ;;
       -n | --requests) REQUESTS=$2; shift ;;
@@ -548,7 +560,7 @@ main() {
   echo "A gigakv: $SERVER (port $gport, pid $PID_gigakv)" >&2
   echo "B redis:  $REDIS (port $rport, pid $PID_redis) -- $("$REDIS" --version | head -n 1)" >&2
   if ((PIN)); then
-    echo "pinning: servers on CPU $SERVER_CPU, redis-benchmark on CPU $CLIENT_CPU" >&2
+    echo "pinning: servers on CPU $SERVER_CPU, client $(basename "$BENCH") on CPU $CLIENT_CPU" >&2
   fi
   echo "tests: ${TEST_LIST[*]}; -c $CLIENTS; -P $PIPELINES; -n $REQUESTS" \
     "(x$PIPELINE_SCALE when pipelined); $ROUNDS rounds" >&2
