@@ -434,7 +434,7 @@ print_table() {
 rps = median requests/s over $ROUNDS rounds; ratio = gigakv/redis (higher is better).
 *_cpu/M = server CPU seconds (user+sys, all threads) per million requests; cpu_r = gigakv/redis
 (lower is better); usr_r = the same ratio for user-space CPU only (the servers' own code, without
-the kernel's socket work, which is most of the cost at -P 1). cli% = redis-benchmark's own CPU use during gigakv's runs: near 100 means the
+the kernel's socket work, which is most of the cost at -P 1). cli% = the client's own CPU use during gigakv's runs: near 100 means the
 client, not the server, may be the limit (then the rps ratio is a lower bound). other% = the most
 CPU (% of one core) that other processes on the machine used during any run of that row: if it is
 more than a few %, something competed with the benchmark and the rps figures are unreliable (the
