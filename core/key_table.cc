@@ -583,6 +583,15 @@ void KeyTable::SetExpire(Slot slot, int64_t expire_ms) {
   MaybeCompact();
 }
 
+void KeyTable::OverwriteInline(Slot slot, std::string_view bytes) {
+  const size_t offset = OffsetOf(slot);
+  RecordLayout layout = Decode(arena_ + offset);
+  assert(IsInline(static_cast<ValueKind>(layout.header & kKindMask)));
+  assert(layout.payload_len == bytes.size());
+  std::memcpy(arena_ + offset + static_cast<size_t>(layout.payload - (arena_ + offset)),
+              bytes.data(), bytes.size());
+}
+
 void KeyTable::SetAccess(Slot slot, uint16_t access) {
   StoreLE<uint16_t>(arena_ + OffsetOf(slot) + 1, access);
 }

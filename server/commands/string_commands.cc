@@ -2,6 +2,7 @@
 // MSET, MSETNX, SETNX, SETEX, PSETEX, APPEND, STRLEN, INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT,
 // GETRANGE, SUBSTR, SETRANGE, LCS.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "server/commands/args.h"
@@ -423,13 +424,23 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
       return;
     }
     int64_t result = current + delta;
-    std::string text;
-    StrAppend(&text, result);
-    ValueSpec spec;
-    spec.kind = ValueKind::kStringInt;
-    spec.bytes = text;
-    access.slot =
-        access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    char digits[24];
+    std::string_view text(
+        digits,
+        static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), result).ptr - digits));
+    // Most increments keep the number of digits: rewrite them in place, as Redis updates an
+    // int-encoded object in place.
+    RecordView old = access.exists() ? access.view() : RecordView{};
+    if (access.exists() && old.kind == ValueKind::kStringInt && old.str.size() == text.size()) {
+      access.table.OverwriteInline(access.slot, text);
+      access.table.SetAccess(access.slot, NewStamp(ctx));
+    } else {
+      ValueSpec spec;
+      spec.kind = ValueKind::kStringInt;
+      spec.bytes = text;
+      access.slot =
+          access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    }
     LogStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Integer(result);

@@ -1,3 +1,6 @@
+#include <random>
+#include <string>
+
 #include "support/command_fixture.h"
 
 namespace gigakv::testing {
@@ -94,6 +97,40 @@ TEST_F(StringCommandsTest, IncrDecr) {
   EXPECT_EQ(Reply({"SET", "s", " 1"}), "+OK");
   EXPECT_EQ(Reply({"INCR", "s"}), "-ERR value is not an integer or out of range");
   EXPECT_EQ(Reply({"INCRBY", "s", "x"}), "-ERR value is not an integer or out of range");
+}
+
+// Increments that keep the digit count rewrite the value in place; the others re-store it. Both
+// must give the same value, encoding and TTL.
+TEST_F(StringCommandsTest, IncrInPlaceAndAcrossDigitCounts) {
+  EXPECT_EQ(Reply({"SET", "n", "8", "PX", "100000"}), "+OK");
+  for (const char* expected : {":9", ":10", ":11"}) EXPECT_EQ(Reply({"INCR", "n"}), expected);
+  EXPECT_EQ(Reply({"INCRBY", "n", "88"}), ":99");
+  EXPECT_EQ(Reply({"INCR", "n"}), ":100");
+  EXPECT_EQ(Reply({"DECRBY", "n", "110"}), ":-10");
+  EXPECT_EQ(Reply({"INCR", "n"}), ":-9");
+  EXPECT_EQ(Reply({"GET", "n"}), "\"-9\"");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "n"}), "\"int\"");
+  protocol::RespValue ttl = Run({"PTTL", "n"});
+  EXPECT_GT(ttl.integer, 0);
+  EXPECT_LE(ttl.integer, 100000);
+
+  // A raw string of digits (APPEND makes it raw) becomes an int again, as in Redis.
+  EXPECT_EQ(Reply({"SET", "r", "1"}), "+OK");
+  EXPECT_EQ(Reply({"APPEND", "r", "0"}), ":2");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "r"}), "\"raw\"");
+  EXPECT_EQ(Reply({"INCR", "r"}), ":11");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "r"}), "\"int\"");
+
+  // Seeded random deltas against a model, crossing digit counts and signs.
+  std::mt19937_64 rng(11);
+  int64_t model = 0;
+  for (int i = 0; i < 3000; ++i) {
+    int64_t delta = static_cast<int64_t>(rng() % 2001) - 1000;
+    if (i % 100 == 0) delta *= 1000003;
+    model += delta;
+    EXPECT_EQ(Reply({"INCRBY", "m", std::to_string(delta)}), ":" + std::to_string(model));
+  }
+  EXPECT_EQ(Reply({"GET", "m"}), "\"" + std::to_string(model) + "\"");
 }
 
 TEST_F(StringCommandsTest, IncrKeepsTtl) {

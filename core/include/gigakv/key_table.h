@@ -94,6 +94,9 @@ class KeyTable {
   // Sets (expire_ms > 0) or clears (0) the expiry. May move the record.
   void SetExpire(Slot slot, int64_t expire_ms);
   void SetAccess(Slot slot, uint16_t access);
+  // Rewrites an inline value's bytes in place (INCR from 41 to 42): `bytes` must be exactly as
+  // long as the value now stored. Kind, key, TTL and access stamp are kept. O(bytes).
+  void OverwriteInline(Slot slot, std::string_view bytes);
   // Frees everything.
   void Clear();
   // Exchanges the contents of two tables (SWAPDB, detaching a table to free it unlocked). Each
