@@ -176,7 +176,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return;
     }
     end_ += n;
-    server_.stats().total_net_input_bytes.fetch_add(n, std::memory_order_relaxed);
+    AddOwned(server_.LocalStats().net_input_bytes, n);
     server_.RefreshCoarseClock();  // One clock read per batch of requests.
     client_->last_interaction_ms.store(server_.CoarseNowMs(), std::memory_order_relaxed);
     ProcessInput();
@@ -318,7 +318,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void OnWrite(const asio::error_code& ec, size_t n) {
     write_pending_ = false;
-    server_.stats().total_net_output_bytes.fetch_add(n, std::memory_order_relaxed);
+    AddOwned(server_.LocalStats().net_output_bytes, n);
     client_->output_buffer_bytes.store(0, std::memory_order_relaxed);
     if (out_.capacity() > kMaxIdleInputBuffer) {
       std::string().swap(out_);

@@ -206,25 +206,40 @@ bool Server::EvictToLimit() {
   return freed > 0;
 }
 
-CommandCounters* Server::LocalCounters() {
+Server::ThreadSlot& Server::LocalSlot() {
   struct Cache {
     uint64_t instance = 0;
-    CommandCounters* counters = nullptr;
+    ThreadSlot* slot = nullptr;
   };
   thread_local Cache cache;
-  if (cache.instance == instance_id_) return cache.counters;
+  if (cache.instance == instance_id_) return *cache.slot;
   std::lock_guard<std::mutex> lock(counters_mutex_);
-  thread_counters_.push_back(std::make_unique<CommandCounters[]>(commands_.all().size()));
-  cache = {instance_id_, thread_counters_.back().get()};
-  return cache.counters;
+  auto slot = std::make_unique<ThreadSlot>();
+  slot->counters = std::make_unique<CommandCounters[]>(commands_.all().size());
+  thread_slots_.push_back(std::move(slot));
+  cache = {instance_id_, thread_slots_.back().get()};
+  return *cache.slot;
+}
+
+Server::StatTotals Server::stat_totals() {
+  StatTotals totals;
+  std::lock_guard<std::mutex> lock(counters_mutex_);
+  for (const auto& slot : thread_slots_) {
+    totals.keyspace_hits += slot->stats.keyspace_hits.load(std::memory_order_relaxed);
+    totals.keyspace_misses += slot->stats.keyspace_misses.load(std::memory_order_relaxed);
+    totals.dirty += slot->stats.dirty.load(std::memory_order_relaxed);
+    totals.net_input_bytes += slot->stats.net_input_bytes.load(std::memory_order_relaxed);
+    totals.net_output_bytes += slot->stats.net_output_bytes.load(std::memory_order_relaxed);
+  }
+  return totals;
 }
 
 CommandTotals Server::command_totals(const CommandSpec* spec) {
   uint32_t id = commands_.IdOf(spec);
   CommandTotals totals;
   std::lock_guard<std::mutex> lock(counters_mutex_);
-  for (const auto& counters : thread_counters_) {
-    const CommandCounters& c = counters[id];
+  for (const auto& slot : thread_slots_) {
+    const CommandCounters& c = slot->counters[id];
     totals.calls += c.calls.load(std::memory_order_relaxed);
     totals.usec += CycleClock::ToMicros(c.ticks.load(std::memory_order_relaxed));
     totals.rejected_calls += c.rejected_calls.load(std::memory_order_relaxed);
@@ -259,13 +274,17 @@ void Server::ResetStats() {
   {
     // Counters are written by their own threads; a reset racing a command may lose to it.
     std::lock_guard<std::mutex> lock(counters_mutex_);
-    for (const auto& counters : thread_counters_) {
+    for (const auto& slot : thread_slots_) {
       for (size_t i = 0; i < commands_.all().size(); ++i) {
-        counters[i].calls = 0;
-        counters[i].ticks = 0;
-        counters[i].rejected_calls = 0;
-        counters[i].failed_calls = 0;
+        slot->counters[i].calls = 0;
+        slot->counters[i].ticks = 0;
+        slot->counters[i].rejected_calls = 0;
+        slot->counters[i].failed_calls = 0;
       }
+      slot->stats.keyspace_hits = 0;
+      slot->stats.keyspace_misses = 0;
+      slot->stats.net_input_bytes = 0;
+      slot->stats.net_output_bytes = 0;
     }
   }
   {
@@ -274,10 +293,6 @@ void Server::ResetStats() {
   }
   stats_.total_connections_received = 0;
   stats_.rejected_connections = 0;
-  stats_.total_net_input_bytes = 0;
-  stats_.total_net_output_bytes = 0;
-  stats_.keyspace_hits = 0;
-  stats_.keyspace_misses = 0;
   stats_.total_error_replies = 0;
   stats_.client_query_buffer_limit_disconnections = 0;
   stats_.client_output_buffer_limit_disconnections = 0;

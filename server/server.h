@@ -57,15 +57,20 @@ struct CommandTotals {
 struct ServerStats {
   std::atomic<uint64_t> total_connections_received{0};
   std::atomic<uint64_t> rejected_connections{0};
-  std::atomic<uint64_t> total_net_input_bytes{0};
-  std::atomic<uint64_t> total_net_output_bytes{0};
-  std::atomic<uint64_t> keyspace_hits{0};
-  std::atomic<uint64_t> keyspace_misses{0};
   std::atomic<uint64_t> total_error_replies{0};
   std::atomic<uint64_t> client_query_buffer_limit_disconnections{0};
   std::atomic<uint64_t> client_output_buffer_limit_disconnections{0};
   std::atomic<int64_t> connected_clients{0};
+};
+
+// Counters that most commands bump: one set per thread that runs commands, written only by that
+// thread (AddOwned, so no locked instruction on the request path) and summed when read.
+struct ThreadStats {
+  std::atomic<uint64_t> keyspace_hits{0};
+  std::atomic<uint64_t> keyspace_misses{0};
   std::atomic<uint64_t> dirty{0};  // Changes since the last save (rdb_changes_since_last_save).
+  std::atomic<uint64_t> net_input_bytes{0};
+  std::atomic<uint64_t> net_output_bytes{0};
 };
 
 struct ServerOptions {
@@ -85,6 +90,14 @@ class Server {
   TransactionGate& transaction_gate() { return transaction_gate_; }
   WatchRegistry& watches() { return watches_; }
   ServerStats& stats() { return stats_; }
+  // The calling thread's ThreadStats (registered on first use); only this thread may add to it.
+  ThreadStats& LocalStats() { return LocalSlot().stats; }
+  // ThreadStats summed over every thread.
+  struct StatTotals {
+    uint64_t keyspace_hits = 0, keyspace_misses = 0, dirty = 0;
+    uint64_t net_input_bytes = 0, net_output_bytes = 0;
+  };
+  StatTotals stat_totals();
   // Sums of one command's counters over all threads.
   CommandTotals command_totals(const CommandSpec* spec);
   uint64_t total_commands_processed();
@@ -220,11 +233,16 @@ class Server {
   std::unique_ptr<Store> store_;
   CommandTable commands_;
   ServerStats stats_;
+  struct ThreadSlot {
+    std::unique_ptr<CommandCounters[]> counters;
+    ThreadStats stats;
+  };
   // This thread's counters for this server (registered on first use).
-  CommandCounters* LocalCounters();
+  ThreadSlot& LocalSlot();
+  CommandCounters* LocalCounters() { return LocalSlot().counters.get(); }
   const uint64_t instance_id_;  // Tells this server's thread-local counters from others'.
   std::mutex counters_mutex_;
-  std::vector<std::unique_ptr<CommandCounters[]>> thread_counters_;
+  std::vector<std::unique_ptr<ThreadSlot>> thread_slots_;
   std::mutex error_mutex_;
   std::map<std::string, uint64_t> error_stats_;
   BlockingRegistry blocking_;

@@ -107,7 +107,7 @@ void MemorySection(Server& server, std::string* out) {
 void PersistenceSection(Server& server, std::string* out) {
   Field(out, "loading", 0);
   Field(out, "async_loading", 0);
-  Field(out, "rdb_changes_since_last_save", server.stats().dirty.load());
+  Field(out, "rdb_changes_since_last_save", server.stat_totals().dirty);
   Field(out, "rdb_bgsave_in_progress", 0);
   Field(out, "rdb_last_save_time", server.lastsave_s());
   Field(out, "rdb_last_bgsave_status", "ok");
@@ -119,17 +119,18 @@ void PersistenceSection(Server& server, std::string* out) {
 
 void StatsSection(Server& server, std::string* out) {
   ServerStats& stats = server.stats();
+  Server::StatTotals totals = server.stat_totals();
   Field(out, "total_connections_received", stats.total_connections_received.load());
   Field(out, "total_commands_processed", server.total_commands_processed());
   Field(out, "instantaneous_ops_per_sec", server.instantaneous_ops_per_sec());
-  Field(out, "total_net_input_bytes", stats.total_net_input_bytes.load());
-  Field(out, "total_net_output_bytes", stats.total_net_output_bytes.load());
+  Field(out, "total_net_input_bytes", totals.net_input_bytes);
+  Field(out, "total_net_output_bytes", totals.net_output_bytes);
   Field(out, "rejected_connections", stats.rejected_connections.load());
   Field(out, "expired_keys", server.store().expired_keys());
   Field(out, "expired_stale_perc", absl::StrFormat("%.2f", server.expired_stale_ratio() * 100));
   Field(out, "evicted_keys", server.store().evicted_keys());
-  Field(out, "keyspace_hits", stats.keyspace_hits.load());
-  Field(out, "keyspace_misses", stats.keyspace_misses.load());
+  Field(out, "keyspace_hits", totals.keyspace_hits);
+  Field(out, "keyspace_misses", totals.keyspace_misses);
   Field(out, "pubsub_channels", 0);
   Field(out, "pubsub_patterns", 0);
   Field(out, "total_error_replies", stats.total_error_replies.load());

@@ -60,8 +60,8 @@ inline bool IsStringOrReply(CommandContext& ctx, const KeyAccess& access) {
 
 // Counts a read lookup in INFO's keyspace_hits / keyspace_misses.
 inline void CountLookup(CommandContext& ctx, bool hit) {
-  (hit ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses)
-      .fetch_add(1, std::memory_order_relaxed);
+  ThreadStats& stats = ctx.server.LocalStats();
+  AddOwned(hit ? stats.keyspace_hits : stats.keyspace_misses, 1);
 }
 
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
@@ -134,7 +134,7 @@ inline void LogExpiry(CommandContext& ctx, const KeyAccess& access) {
 
 // Counts one change for rdb_changes_since_last_save.
 inline void CountDirty(CommandContext& ctx, uint64_t changes = 1) {
-  ctx.server.stats().dirty.fetch_add(changes, std::memory_order_relaxed);
+  AddOwned(ctx.server.LocalStats().dirty, changes);
 }
 
 // Stores `value` as a string at the key, with `expire_ms` (0 = none). Chooses the encoding.

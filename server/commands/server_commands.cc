@@ -105,7 +105,7 @@ void CmdFlushDb(CommandContext& ctx) {
       ctx.store.FlushDb(ctx.db(), TouchWatchedKeysThatExist(ctx, ctx.db()));
   ctx.server.LogEffect(ctx.db(), {"FLUSHDB"});
   if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
-  ctx.server.stats().dirty.fetch_add(1);
+  AddOwned(ctx.server.LocalStats().dirty, 1);
   ctx.reply.Ok();
 }
 
@@ -114,7 +114,7 @@ void CmdFlushAll(CommandContext& ctx) {
   Store::DetachedTables tables = ctx.store.FlushAll(TouchWatchedKeysThatExist(ctx, -1));
   ctx.server.LogEffect(ctx.db(), {"FLUSHALL"});
   if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
-  ctx.server.stats().dirty.fetch_add(1);
+  AddOwned(ctx.server.LocalStats().dirty, 1);
   ctx.reply.Ok();
 }
 

@@ -114,6 +114,32 @@ def test_info_counters_move(server):
     assert _info(conn, "stats")["Stats"]["expired_keys"] == "1"
 
 
+def test_info_counters_sum_over_io_threads(server_factory):
+    # Hits, misses and changes are kept per I/O thread; connections land on threads round robin.
+    server = server_factory("--io-threads", "3")
+    conns = [server.raw() for _ in range(6)]
+    before_stats = _info(conns[0], "stats")["Stats"]
+    before_dirty = int(_info(conns[0], "persistence")["Persistence"]["rdb_changes_since_last_save"])
+    for n, conn in enumerate(conns):
+        conn.call("MSET", f"a{n}", "1", f"b{n}", "2")  # 2 changes
+        conn.call("INCR", f"a{n}")  # 1 change
+        assert conn.call("GET", f"b{n}") == b"2"
+        assert conn.call("GET", f"none{n}") is None
+    stats = _info(conns[0], "stats")["Stats"]
+    assert int(stats["keyspace_hits"]) - int(before_stats["keyspace_hits"]) == 6
+    assert int(stats["keyspace_misses"]) - int(before_stats["keyspace_misses"]) == 6
+    # Each connection sent its 4 commands (> 100 bytes) and got 4 replies (> 20 bytes).
+    sent = int(stats["total_net_input_bytes"]) - int(before_stats["total_net_input_bytes"])
+    received = int(stats["total_net_output_bytes"]) - int(before_stats["total_net_output_bytes"])
+    assert sent > 6 * 100
+    assert received > 6 * 20
+    dirty = int(_info(conns[0], "persistence")["Persistence"]["rdb_changes_since_last_save"])
+    assert dirty - before_dirty == 18
+    assert conns[0].call("CONFIG", "RESETSTAT") == "OK"
+    stats = _info(conns[0], "stats")["Stats"]
+    assert (stats["keyspace_hits"], stats["keyspace_misses"]) == ("0", "0")
+
+
 def test_info_connections_and_clients(server):
     admin = server.raw()
     received = int(_info(admin, "stats")["Stats"]["total_connections_received"])
