@@ -11,7 +11,7 @@ namespace {
 
 // The gate slot of the calling I/O thread (one server per I/O thread).
 thread_local const TransactionGate* tls_gate = nullptr;
-thread_local std::mutex* tls_slot = nullptr;
+thread_local TransactionGate::SlotMutex* tls_slot = nullptr;
 thread_local bool tls_slot_held = false;  // Inside a BatchScope (and not given up).
 thread_local bool tls_exclusive = false;  // Inside an ExclusiveScope.
 
@@ -24,7 +24,9 @@ void TransactionGate::RegisterThisThread() {
   tls_slot = &slots_.back()->mutex;
 }
 
-std::mutex* TransactionGate::SlotOfThisThread() { return tls_gate == this ? tls_slot : nullptr; }
+TransactionGate::SlotMutex* TransactionGate::SlotOfThisThread() {
+  return tls_gate == this ? tls_slot : nullptr;
+}
 
 TransactionGate::BatchScope::BatchScope(TransactionGate& gate)
     : gate_(gate), slot_(gate.SlotOfThisThread()) {
