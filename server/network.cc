@@ -77,6 +77,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Start() {
     asio::error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
+    socket_.non_blocking(true, ec);  // DoWrite's direct send must never block the thread.
     int keepalive = static_cast<int>(server_.config().GetInt("tcp-keepalive"));
     if (keepalive > 0) {
       socket_.set_option(asio::socket_base::keep_alive(true), ec);
@@ -309,10 +310,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
     write_pending_ = true;
     out_.swap(reply_.buffer());
     reply_.buffer().clear();
-    client_->output_buffer_bytes.store(out_.size(), std::memory_order_relaxed);
-    asio::async_write(socket_, asio::buffer(out_),
-                      [self = shared_from_this()](const asio::error_code& ec, size_t n) {
-                        self->OnWrite(ec, n);
+    // Most batches of replies fit the socket's send buffer: send them now, and go straight on
+    // to reading, without a trip of the write's completion through the event loop. Only what
+    // does not fit waits for the socket to become writable.
+    asio::error_code ec;
+    size_t sent = socket_.write_some(asio::buffer(out_), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
+    if (ec || sent == out_.size()) {
+      OnWrite(ec, sent);
+      return;
+    }
+    client_->output_buffer_bytes.store(out_.size() - sent, std::memory_order_relaxed);
+    asio::async_write(socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
+                      [self = shared_from_this(), sent](const asio::error_code& error, size_t n) {
+                        self->OnWrite(error, sent + n);
                       });
   }
 

@@ -197,6 +197,26 @@ def test_100mb_value_round_trip(server):
     assert client.delete("big") == 1
 
 
+def test_replies_larger_than_the_socket_buffer_arrive_whole_and_in_order(server):
+    # The server sends what fits at once and waits for the socket for the rest: a reader that
+    # starts late must still get every byte, in order, and INFO must count them.
+    admin = server.raw()
+    values = [bytes([65 + i]) * (3 * 1024 * 1024 + i) for i in range(4)]
+    for i, value in enumerate(values):
+        assert admin.call("SET", f"big{i}", value) == "OK"
+    before = int(parse_info(admin.call("INFO", "stats"))["Stats"]["total_net_output_bytes"])
+
+    reader = server.raw(timeout=30)
+    reader.send(b"".join(f"GET big{i}\r\n".encode() for i in range(4)) + b"PING\r\n")
+    time.sleep(0.3)
+    for value in values:
+        assert reader.read_reply() == value
+    assert reader.read_reply() == "PONG"
+
+    after = int(parse_info(admin.call("INFO", "stats"))["Stats"]["total_net_output_bytes"])
+    assert after - before >= sum(len(v) for v in values)
+
+
 def test_proto_max_bulk_len_set_live(server):
     conn = server.raw()
     assert conn.call_raw("CONFIG", "SET", "proto-max-bulk-len", "1mb") == b"+OK\r\n"
