@@ -116,6 +116,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (closed_) return;
     closed_ = true;
     if (client_->blocked.load()) server_.blocking().Remove(client_->id);
+    // Gone from CLIENT LIST and connected_clients now, as in Redis, not when the last pending
+    // handler lets go of this object (the destructor's second call is then a no-op).
+    server_.UnregisterClient(client_->id);
     block_timer_.cancel();
     owner_.connections.erase(this);
     asio::error_code ec;
