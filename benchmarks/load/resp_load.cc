@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -145,7 +146,10 @@ int64_t SkipReply(std::string_view buf, std::string_view* error) {
         break;
       case '$':
       case '*': {
-        int64_t n = std::strtoll(std::string(line).c_str(), nullptr, 10);
+        int64_t n = 0;
+        if (std::from_chars(line.data(), line.data() + line.size(), n).ec != std::errc()) {
+          return -1;
+        }
         if (type == '*') {
           if (n > 0) pending += n;
         } else if (n >= 0) {
