@@ -588,8 +588,7 @@ void KeyTable::OverwriteInline(Slot slot, std::string_view bytes) {
   RecordLayout layout = Decode(arena_ + offset);
   assert(IsInline(static_cast<ValueKind>(layout.header & kKindMask)));
   assert(layout.payload_len == bytes.size());
-  std::memcpy(arena_ + offset + static_cast<size_t>(layout.payload - (arena_ + offset)),
-              bytes.data(), bytes.size());
+  std::memcpy(arena_ + (layout.payload - arena_), bytes.data(), bytes.size());
 }
 
 void KeyTable::SetAccess(Slot slot, uint16_t access) {

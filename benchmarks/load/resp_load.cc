@@ -41,6 +41,8 @@
 #include <string_view>
 #include <vector>
 
+#include "client/client.h"
+
 namespace {
 
 struct Options {
@@ -66,17 +68,10 @@ struct Request {
 constexpr std::string_view kPlaceholder = "__rand_int__";  // 12 bytes, as the 12 digits.
 
 Request MakeRequest(std::string name, const std::vector<std::string>& args) {
-  Request request{std::move(name), {}, {}};
-  request.bytes = "*" + std::to_string(args.size()) + "\r\n";
-  for (const std::string& arg : args) {
-    request.bytes += "$" + std::to_string(arg.size()) + "\r\n";
-    size_t base = request.bytes.size();
-    request.bytes += arg;
-    request.bytes += "\r\n";
-    for (size_t at = arg.find(kPlaceholder); at != std::string::npos;
-         at = arg.find(kPlaceholder, at + kPlaceholder.size())) {
-      request.placeholders.push_back(base + at);
-    }
+  Request request{std::move(name), gigakv::client::EncodeCommand(args), {}};
+  for (size_t at = request.bytes.find(kPlaceholder); at != std::string::npos;
+       at = request.bytes.find(kPlaceholder, at + kPlaceholder.size())) {
+    request.placeholders.push_back(at);
   }
   return request;
 }

@@ -393,20 +393,20 @@ void CmdSetRange(CommandContext& ctx) {
 
 // --- Counters ----------------------------------------------------------------------------------
 
-// Reads the number stored at the key for a counter update: 0 and no TTL when missing; replies
-// WRONGTYPE or `not_a_number` and returns false when it cannot be used.
+// Reads the number stored at the key for a counter update into *current, and its record into
+// *view (both left as they are when the key is missing); replies WRONGTYPE or `not_a_number` and
+// returns false when it cannot be used.
 template <typename Number>
 bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
                        bool (*parse)(std::string_view, Number*), std::string_view not_a_number,
-                       Number* current, int64_t* expire_ms) {
+                       Number* current, RecordView* view) {
   if (!access.exists()) return true;
   if (!IsStringOrReply(ctx, access)) return false;
-  RecordView view = access.view();
-  if (!parse(view.str, current)) {
+  *view = access.view();
+  if (!parse(view->str, current)) {
     ctx.reply.Error(not_a_number);
     return false;
   }
-  *expire_ms = view.expire_ms;
   return true;
 }
 
@@ -414,8 +414,8 @@ bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
 void IncrementBy(CommandContext& ctx, int64_t delta) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     int64_t current = 0;
-    int64_t expire_ms = 0;
-    if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current, &expire_ms)) {
+    RecordView old;  // Of a missing key: kind raw, no expiry.
+    if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current, &old)) {
       return;
     }
     if ((delta < 0 && current < 0 && delta < INT64_MIN - current) ||
@@ -430,16 +430,15 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
         static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), result).ptr - digits));
     // Most increments keep the number of digits: rewrite them in place, as Redis updates an
     // int-encoded object in place.
-    RecordView old = access.exists() ? access.view() : RecordView{};
-    if (access.exists() && old.kind == ValueKind::kStringInt && old.str.size() == text.size()) {
+    if (old.kind == ValueKind::kStringInt && old.str.size() == text.size()) {
       access.table.OverwriteInline(access.slot, text);
       access.table.SetAccess(access.slot, NewStamp(ctx));
     } else {
       ValueSpec spec;
       spec.kind = ValueKind::kStringInt;
       spec.bytes = text;
-      access.slot =
-          access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+      access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, old.expire_ms,
+                                       NewStamp(ctx));
     }
     LogStringSet(ctx, access);
     CountDirty(ctx);
@@ -474,8 +473,8 @@ void CmdIncrByFloat(CommandContext& ctx) {
   }
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     long double current = 0;
-    int64_t expire_ms = 0;
-    if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current, &expire_ms)) {
+    RecordView old;  // Of a missing key: no expiry.
+    if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current, &old)) {
       return;
     }
     long double result = current + increment;
@@ -489,8 +488,8 @@ void CmdIncrByFloat(CommandContext& ctx) {
     spec.kind =
         text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
     spec.bytes = text;
-    access.slot =
-        access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, old.expire_ms,
+                                     NewStamp(ctx));
     LogStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Bulk(text);
