@@ -62,6 +62,14 @@ struct IoThread {
   std::thread thread;
   std::unordered_set<Connection*> connections;  // Touched only on this thread.
   std::unique_ptr<asio::steady_timer> timeout_timer;
+  // Connections whose replies wait to be sent, in the order their batches ran. Like Redis's
+  // clients_pending_write: the replies of all requests that one epoll wake-up delivered go out
+  // together, after the last of them has run (FlushPendingWrites), not one by one in between.
+  std::vector<std::shared_ptr<Connection>> pending_writes;
+  bool flush_posted = false;
+
+  void QueueWrite(std::shared_ptr<Connection> connection);
+  void FlushPendingWrites();
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -129,6 +137,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ClientState& client() { return *client_; }
 
  private:
+  friend struct IoThread;  // FlushPendingWrites calls DoWrite.
+
   protocol::ParserLimits Limits() const {
     protocol::ParserLimits limits;
     limits.max_bulk_len = server_.proto_max_bulk_len();
@@ -192,7 +202,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ContinueAfterInput() {
     if (closed_) return;
     if (!reply_.buffer().empty()) {
-      if (!write_pending_) DoWrite();
+      if (!write_pending_) {
+        write_pending_ = true;  // No read until the replies are out.
+        owner_.QueueWrite(shared_from_this());
+      }
     } else if (close_after_write_) {
       if (!write_pending_) Close();
     } else if (!write_pending_) {
@@ -309,8 +322,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
+  // Sends the replies now (the I/O thread's flush, or a write completion that found more).
   void DoWrite() {
     write_pending_ = true;
+    if (closed_) {
+      write_pending_ = false;
+      return;
+    }
     out_.swap(reply_.buffer());
     reply_.buffer().clear();
     // Most batches of replies fit the socket's send buffer: send them now, and go straight on
@@ -370,6 +388,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool parked_ = false;  // Blocked in BLPOP & co.
   asio::steady_timer block_timer_{owner_.io};
 };
+
+void IoThread::QueueWrite(std::shared_ptr<Connection> connection) {
+  pending_writes.push_back(std::move(connection));
+  if (flush_posted) return;
+  flush_posted = true;
+  // Runs after the handlers already queued: the rest of this wake-up's reads.
+  asio::post(io, [this] { FlushPendingWrites(); });
+}
+
+void IoThread::FlushPendingWrites() {
+  flush_posted = false;
+  std::vector<std::shared_ptr<Connection>> batch;
+  batch.swap(pending_writes);
+  for (auto& connection : batch) connection->DoWrite();
+  batch.clear();
+  if (pending_writes.empty()) pending_writes.swap(batch);  // Keeps the capacity.
+}
 
 }  // namespace
 

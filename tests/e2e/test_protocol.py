@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import socket
+import struct
 import threading
 import time
 
@@ -215,6 +217,41 @@ def test_replies_larger_than_the_socket_buffer_arrive_whole_and_in_order(server)
 
     after = int(parse_info(admin.call("INFO", "stats"))["Stats"]["total_net_output_bytes"])
     assert after - before >= sum(len(v) for v in values)
+
+
+def test_replies_of_many_clients_in_one_wakeup_while_others_vanish(server):
+    # Replies wait until every request that one wake-up of the server delivered has run, then
+    # go out together. Clients that reset their connection in the meantime, or QUIT, must not
+    # disturb the others: each live client gets exactly its own replies, in order.
+    rng = random.Random(7)
+    conns = [server.raw() for _ in range(40)]
+    roles = [rng.choice(["live", "live", "reset", "quit"]) for _ in conns]
+    for round_index in range(5):
+        for i, (conn, role) in enumerate(zip(conns, roles)):
+            if role == "gone":
+                continue
+            request = b"".join(
+                encode_command("INCR", f"c{i}") for _ in range(round_index + 1))
+            if role == "quit":
+                request += encode_command("QUIT")
+            conn.send(request)
+            if role == "reset":
+                conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                conn.close()
+                roles[i] = "gone"
+        for i, (conn, role) in enumerate(zip(conns, roles)):
+            if role == "live":
+                start = sum(range(1, round_index + 1))
+                for step in range(round_index + 1):
+                    assert conn.read_reply() == start + step + 1, (i, round_index, step)
+            elif role == "quit":
+                for step in range(round_index + 1):
+                    assert conn.read_reply() == step + 1
+                assert conn.read_reply() == "OK"
+                conn.read_until_closed(timeout=5)
+                roles[i] = "gone"
+    assert "live" in roles
+    assert server.raw().call("PING") == "PONG"
 
 
 def test_proto_max_bulk_len_set_live(server):
