@@ -109,7 +109,8 @@ void Store::Remove(Shard& shard, int db, uint32_t slot, std::string_view key, Re
   if (listener_) listener_(db, key_copy, cause);
 }
 
-uint32_t Store::FindLive(Shard& shard, int db, std::string_view key, uint64_t hash) {
+uint32_t Store::FindLive(Shard& shard, int db, std::string_view key, uint64_t hash,
+                         RecordView* found) {
   KeyTable* table = shard.FindTable(db);
   if (table == nullptr) return KeyTable::kNoSlot;
   uint32_t slot = table->Find(key, hash);
@@ -119,6 +120,7 @@ uint32_t Store::FindLive(Shard& shard, int db, std::string_view key, uint64_t ha
     Remove(shard, db, slot, view.key, RemovalCause::kExpired);
     return KeyTable::kNoSlot;
   }
+  if (found != nullptr) *found = view;
   return slot;
 }
 

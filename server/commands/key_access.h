@@ -23,6 +23,9 @@ struct KeyAccess {
   std::string_view key;
   uint64_t hash;
   uint32_t slot;
+  // The record as the lookup found it (meaningful only when exists()). Readers use it to skip
+  // a second decode; it goes stale as soon as the command changes the key: use view() then.
+  RecordView found{};
 
   bool exists() const { return slot != KeyTable::kNoSlot; }
   RecordView view() const { return table.View(slot); }
@@ -34,8 +37,9 @@ decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Fn&& fn, int d
   if (db < 0) db = ctx.db();
   uint64_t hash = ctx.store.Hash(key);
   return ctx.store.WithShardOf(key, [&](Shard& shard) {
-    uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
-    KeyAccess access{shard, shard.Table(db), db, key, hash, slot};
+    RecordView found;
+    uint32_t slot = ctx.store.FindLive(shard, db, key, hash, &found);
+    KeyAccess access{shard, shard.Table(db), db, key, hash, slot, found};
     return fn(access);
   });
 }
@@ -45,8 +49,9 @@ inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, int db = 
   if (db < 0) db = ctx.db();
   uint64_t hash = ctx.store.Hash(key);
   Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
-  uint32_t slot = ctx.store.FindLive(shard, db, key, hash);
-  return KeyAccess{shard, shard.Table(db), db, key, hash, slot};
+  RecordView found;
+  uint32_t slot = ctx.store.FindLive(shard, db, key, hash, &found);
+  return KeyAccess{shard, shard.Table(db), db, key, hash, slot, found};
 }
 
 // Replies WRONGTYPE and returns false when the key exists and does not hold a string.
@@ -69,7 +74,8 @@ inline uint16_t NewStamp(CommandContext& ctx) {
   return NewAccessStamp(ctx.server.access_mode(), ctx.server.CoarseNowMs());
 }
 
-// Forward declaration (defined below).
+// Forward declarations (defined below).
+inline void Touch(CommandContext& ctx, KeyAccess& access, uint16_t current_stamp);
 inline void Touch(CommandContext& ctx, KeyAccess& access);
 
 // The read path of commands on strings that answer an integer for a missing key (STRLEN,
@@ -82,23 +88,30 @@ inline bool ReadStringOrReply(CommandContext& ctx, KeyAccess& access, int64_t if
     ctx.reply.Integer(if_missing);
     return false;
   }
-  if (!IsStringOrReply(ctx, access)) return false;
-  *value = access.view().str;
-  Touch(ctx, access);
+  if (!access.found.is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  *value = access.found.str;
+  Touch(ctx, access, access.found.access);
   return true;
 }
 
 // Marks the key as accessed now (LRU clock or LFU counter, for eviction and OBJECT IDLETIME /
 // FREQ) unless the client asked for CLIENT NO-TOUCH.
-inline void Touch(CommandContext& ctx, KeyAccess& access) {
+inline void Touch(CommandContext& ctx, KeyAccess& access, uint16_t current_stamp) {
   if (ctx.client.no_touch || !access.exists()) return;
   thread_local uint64_t random_state = 0x9e3779b97f4a7c15ULL ^ ctx.client.id;
   random_state ^= random_state << 13;
   random_state ^= random_state >> 7;
   random_state ^= random_state << 17;
-  access.table.SetAccess(access.slot,
-                         TouchAccessStamp(ctx.server.access_mode(), access.view().access,
-                                          ctx.server.CoarseNowMs(), random_state));
+  access.table.SetAccess(access.slot, TouchAccessStamp(ctx.server.access_mode(), current_stamp,
+                                                       ctx.server.CoarseNowMs(), random_state));
+}
+
+inline void Touch(CommandContext& ctx, KeyAccess& access) {
+  if (ctx.client.no_touch || !access.exists()) return;
+  Touch(ctx, access, access.view().access);
 }
 
 // Hands a write's effect to the log. Call it while the key's shard lock is held, so effects on

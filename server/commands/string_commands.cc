@@ -13,21 +13,24 @@ namespace gigakv::server {
 namespace {
 
 // Replies the string at `key` (nil if missing); false (WRONGTYPE sent) for other types.
+// Uses the record as looked up: call it before the command changes the key.
 bool ReplyStringOrWrongType(CommandContext& ctx, KeyAccess& access) {
   if (!access.exists()) {
     ctx.reply.Null();
     return true;
   }
-  if (!IsStringOrReply(ctx, access)) return false;
-  RecordView view = access.view();
-  ctx.reply.Bulk(view.str);
+  if (!access.found.is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  ctx.reply.Bulk(access.found.str);
   return true;
 }
 
 void CmdGet(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     CountLookup(ctx, access.exists());
-    if (ReplyStringOrWrongType(ctx, access)) Touch(ctx, access);
+    if (ReplyStringOrWrongType(ctx, access)) Touch(ctx, access, access.found.access);
   });
 }
 
@@ -401,8 +404,11 @@ bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
                        bool (*parse)(std::string_view, Number*), std::string_view not_a_number,
                        Number* current, RecordView* view) {
   if (!access.exists()) return true;
-  if (!IsStringOrReply(ctx, access)) return false;
-  *view = access.view();
+  if (!access.found.is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  *view = access.found;
   if (!parse(view->str, current)) {
     ctx.reply.Error(not_a_number);
     return false;

@@ -132,7 +132,10 @@ class Store {
 
   // Lookup with lazy expiry: returns the key's slot in `shard.Table(db)` or KeyTable::kNoSlot;
   // an expired key is deleted (and reported) first. The shard's lock must be held.
-  uint32_t FindLive(Shard& shard, int db, std::string_view key, uint64_t hash);
+  // `found`, when given, receives the live record's view (left untouched for a missing key), so
+  // a reader need not decode the record again.
+  uint32_t FindLive(Shard& shard, int db, std::string_view key, uint64_t hash,
+                    RecordView* found = nullptr);
   // True if `key` has a record in `db`, expired or not (nothing is removed). Lock must be held.
   bool HasRecord(Shard& shard, int db, std::string_view key) {
     KeyTable* table = shard.FindTable(db);
