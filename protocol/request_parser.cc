@@ -17,6 +17,24 @@ int HexDigitValue(char c) {
 
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
+// The common case of a "*<count>" or "$<length>" line in one pass, without memchr and a second
+// parse: from `p` (just after the '*' or '$'), plain digits (no sign, no leading zero, at most
+// 18) then '\r' and at least one more byte. Anything else, a line not complete yet included,
+// returns false and goes the general way (first '\r' of the buffer, ParseRespInteger), which
+// then decides exactly as it would have. On success `*cr` is the '\r'.
+inline bool ScanPlainLength(const char* p, const char* end, int64_t* value, const char** cr) {
+  const char* q = p;
+  int64_t v = 0;
+  while (q < end && q - p < 18 && static_cast<unsigned>(*q - '0') <= 9) {
+    v = v * 10 + (*q - '0');
+    ++q;
+  }
+  if (q == p || q + 1 >= end || *q != '\r' || (*p == '0' && q - p > 1)) return false;
+  *value = v;
+  *cr = q;
+  return true;
+}
+
 }  // namespace
 
 bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
@@ -150,17 +168,25 @@ RequestParser::Result RequestParser::Feed(std::string_view input) {
     if (input.empty()) return Result::kNeedMore;
     if (input[0] != '*') return ParseInline(input);
     // Multibulk count line.
-    const void* cr = std::memchr(input.data(), '\r', input.size());
-    if (cr == nullptr || static_cast<const char*>(cr) + 1 >= input.data() + input.size()) {
-      if (input.size() > limits_.max_inline_len) {
-        return Fail("Protocol error: too big mbulk count string");
-      }
-      return Result::kNeedMore;
-    }
-    size_t cr_pos = static_cast<const char*>(cr) - input.data();
     int64_t count;
-    if (!ParseRespInteger(input.substr(1, cr_pos - 1), &count) ||
-        count > limits_.max_multibulk_len) {
+    size_t cr_pos;
+    const char* cr_at;
+    if (ScanPlainLength(input.data() + 1, input.data() + input.size(), &count, &cr_at)) {
+      cr_pos = static_cast<size_t>(cr_at - input.data());
+    } else {
+      const void* cr = std::memchr(input.data(), '\r', input.size());
+      if (cr == nullptr || static_cast<const char*>(cr) + 1 >= input.data() + input.size()) {
+        if (input.size() > limits_.max_inline_len) {
+          return Fail("Protocol error: too big mbulk count string");
+        }
+        return Result::kNeedMore;
+      }
+      cr_pos = static_cast<const char*>(cr) - input.data();
+      if (!ParseRespInteger(input.substr(1, cr_pos - 1), &count)) {
+        return Fail("Protocol error: invalid multibulk length");
+      }
+    }
+    if (count > limits_.max_multibulk_len) {
       return Fail("Protocol error: invalid multibulk length");
     }
     if (count > 10 && limits_.unauthenticated) {
@@ -181,22 +207,29 @@ RequestParser::Result RequestParser::Feed(std::string_view input) {
     if (state_ == State::kBulkHeader) {
       if (pos_ >= input.size()) return Result::kNeedMore;
       std::string_view rest = input.substr(pos_);
-      const void* cr = std::memchr(rest.data(), '\r', rest.size());
-      if (cr == nullptr || static_cast<const char*>(cr) + 1 >= rest.data() + rest.size()) {
-        if (rest.size() > limits_.max_inline_len) {
-          return Fail("Protocol error: too big bulk count string");
-        }
-        return Result::kNeedMore;
-      }
-      if (rest[0] != '$') {
-        return Fail(std::string("Protocol error: expected '$', got '") + rest[0] + "'");
-      }
-      size_t cr_pos = static_cast<const char*>(cr) - rest.data();
       int64_t len;
-      if (!ParseRespInteger(rest.substr(1, cr_pos - 1), &len) || len < 0 ||
-          len > limits_.max_bulk_len) {
-        return Fail("Protocol error: invalid bulk length");
+      size_t cr_pos;
+      const char* cr_at;
+      if (rest[0] == '$' &&
+          ScanPlainLength(rest.data() + 1, rest.data() + rest.size(), &len, &cr_at)) {
+        cr_pos = static_cast<size_t>(cr_at - rest.data());
+      } else {
+        const void* cr = std::memchr(rest.data(), '\r', rest.size());
+        if (cr == nullptr || static_cast<const char*>(cr) + 1 >= rest.data() + rest.size()) {
+          if (rest.size() > limits_.max_inline_len) {
+            return Fail("Protocol error: too big bulk count string");
+          }
+          return Result::kNeedMore;
+        }
+        if (rest[0] != '$') {
+          return Fail(std::string("Protocol error: expected '$', got '") + rest[0] + "'");
+        }
+        cr_pos = static_cast<const char*>(cr) - rest.data();
+        if (!ParseRespInteger(rest.substr(1, cr_pos - 1), &len) || len < 0) {
+          return Fail("Protocol error: invalid bulk length");
+        }
       }
+      if (len > limits_.max_bulk_len) return Fail("Protocol error: invalid bulk length");
       if (len > 16384 && limits_.unauthenticated) {
         return Fail("Protocol error: unauthenticated bulk length");
       }

@@ -119,16 +119,45 @@ TEST_P(ProtocolErrorTest, GivesRedisText) {
 
 INSTANTIATE_TEST_SUITE_P(
     Errors, ProtocolErrorTest,
-    ::testing::Values(ErrorCase{"*abc\r\n", "Protocol error: invalid multibulk length"},
-                      ErrorCase{"*1048577\r\n", "Protocol error: invalid multibulk length"},
-                      ErrorCase{"*+1\r\n", "Protocol error: invalid multibulk length"},
-                      ErrorCase{"*1\r\nfoo\r\n", "Protocol error: expected '$', got 'f'"},
-                      ErrorCase{"*1\r\n$-1\r\n", "Protocol error: invalid bulk length"},
-                      ErrorCase{"*1\r\n$x\r\n", "Protocol error: invalid bulk length"},
-                      ErrorCase{"*1\r\n$536870913\r\n", "Protocol error: invalid bulk length"},
-                      ErrorCase{"SET k \"abc\n", "Protocol error: unbalanced quotes in request"},
-                      ErrorCase{"SET k 'abc\n", "Protocol error: unbalanced quotes in request"},
-                      ErrorCase{"SET k \"a\"b\n", "Protocol error: unbalanced quotes in request"}));
+    ::testing::Values(
+        ErrorCase{"*abc\r\n", "Protocol error: invalid multibulk length"},
+        ErrorCase{"*1048577\r\n", "Protocol error: invalid multibulk length"},
+        ErrorCase{"*+1\r\n", "Protocol error: invalid multibulk length"},
+        ErrorCase{"*1\r\nfoo\r\n", "Protocol error: expected '$', got 'f'"},
+        ErrorCase{"*1\r\n$-1\r\n", "Protocol error: invalid bulk length"},
+        ErrorCase{"*1\r\n$x\r\n", "Protocol error: invalid bulk length"},
+        ErrorCase{"*1\r\n$536870913\r\n", "Protocol error: invalid bulk length"},
+        // Leading zeros and lengths of 18 and 19 digits (Redis 7.0's replies).
+        ErrorCase{"*01\r\n", "Protocol error: invalid multibulk length"},
+        ErrorCase{"*1\r\n$01\r\n", "Protocol error: invalid bulk length"},
+        ErrorCase{"*1\r\n$999999999999999999\r\n", "Protocol error: invalid bulk length"},
+        ErrorCase{"*1\r\n$9999999999999999999\r\n", "Protocol error: invalid bulk length"},
+        ErrorCase{"*1\r\n$1x\r\n", "Protocol error: invalid bulk length"},
+        ErrorCase{"*2x\r\n", "Protocol error: invalid multibulk length"},
+        ErrorCase{"SET k \"abc\n", "Protocol error: unbalanced quotes in request"},
+        ErrorCase{"SET k 'abc\n", "Protocol error: unbalanced quotes in request"},
+        ErrorCase{"SET k \"a\"b\n", "Protocol error: unbalanced quotes in request"}));
+
+TEST(RequestParserTest, ZeroAndNegativeCountsAndEmptyBulks) {
+  Parsed parsed =
+      FeedInChunks("*0\r\n*-1\r\n*1\r\n$0\r\n\r\n*2\r\n$1\r\na\r\n$10\r\n0123456789\r\n", 3);
+  EXPECT_EQ(parsed.error, "");
+  ASSERT_EQ(parsed.commands.size(), 2u);
+  EXPECT_THAT(parsed.commands[0], ElementsAre(""));
+  EXPECT_THAT(parsed.commands[1], ElementsAre("a", "0123456789"));
+  EXPECT_EQ(parsed.leftover, 0u);
+}
+
+// A length line split anywhere (even between '\r' and '\n') waits for the rest.
+TEST(RequestParserTest, LengthLinesSplitAtEveryByte) {
+  const std::string request =
+      "*3\r\n$3\r\nSET\r\n$12\r\nkey:00000001\r\n$100\r\n" + std::string(100, 'v') + "\r\n";
+  for (size_t chunk = 1; chunk <= request.size(); ++chunk) {
+    Parsed parsed = FeedInChunks(request + request, chunk);
+    ASSERT_EQ(parsed.commands.size(), 2u) << chunk;
+    EXPECT_THAT(parsed.commands[1], ElementsAre("SET", "key:00000001", std::string(100, 'v')));
+  }
+}
 
 TEST(RequestParserTest, TooBigInlineRequest) {
   Parsed parsed = FeedInChunks(std::string(70 * 1024, 'a'), 4096);
