@@ -214,8 +214,9 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"command|docs", "[command-name...]", "O(N) where N is the number of commands to look up"},
       {"command|list", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]",
        "O(N) where N is the total number of Redis commands"},
-      {"command|getkeys", "command [arg...]",
-       "O(N) where N is the number of arguments to the command"},
+      // Redis 7.0 documents no arguments for these two.
+      {"command|getkeys", "", "O(N) where N is the number of arguments to the command"},
+      {"command|getkeysandflags", "", "O(N) where N is the number of arguments to the command"},
       {"command|help", "", "O(1)"},
       {"config", "", "Depends on subcommand."},
       {"config|get", "parameter...",
@@ -403,7 +404,7 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"brpoplpush", "source destination timeout", "O(1)"},
       {"blmpop", "timeout numkeys key... {LEFT|RIGHT} [COUNT count]",
        "O(N+M) where N is the number of provided keys and M is the number of elements returned."},
-      // sorted_set
+      // sorted-set
       {"zadd", "key [NX|XX] [GT|LT] [CH] [INCR] {score member}...",
        "O(log(N)) for each item added, where N is the number of elements in the sorted set."},
       {"zincrby", "key increment member",

@@ -15,6 +15,7 @@
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
 #include "server/command_docs.h"
+#include "server/command_key_specs.h"
 #include "server/commands/args.h"
 #include "server/server.h"
 
@@ -143,23 +144,23 @@ const MovableKeys* FindMovableKeys(std::string_view command) {
   return nullptr;
 }
 
-// The keys of a movable-keys command (`args` without "COMMAND GETKEYS"); false when its
-// arguments do not say (numkeys not a positive integer, or more keys than arguments).
-bool MovableKeyArgs(const MovableKeys& movable, const std::vector<std::string_view>& args,
-                    std::vector<std::string_view>* keys) {
+// The positions in `args` (the full command, name first) of a movable-keys command's keys;
+// false when its arguments do not say (numkeys not a positive integer, or more keys than
+// arguments).
+bool MovableKeyPositions(const MovableKeys& movable, const std::vector<std::string_view>& args,
+                         std::vector<size_t>* positions, size_t* store_position) {
   if (movable.numkeys_index == 0) {  // SORT key [BY p] [LIMIT o c] [GET p]... [STORE dst]
-    keys->push_back(args[1]);
-    std::optional<std::string_view> store;
+    positions->push_back(1);
     for (size_t i = 2; i < args.size(); ++i) {
       if (EqualsIgnoreCase(args[i], "limit")) {
         i += 2;
       } else if (EqualsIgnoreCase(args[i], "get") || EqualsIgnoreCase(args[i], "by")) {
         i += 1;
       } else if (EqualsIgnoreCase(args[i], "store") && i + 1 < args.size()) {
-        store = args[++i];
+        *store_position = ++i;  // The last STORE wins.
       }
     }
-    if (store) keys->push_back(*store);
+    if (*store_position != 0) positions->push_back(*store_position);
     return true;
   }
   const auto index = static_cast<size_t>(movable.numkeys_index);
@@ -168,8 +169,101 @@ bool MovableKeyArgs(const MovableKeys& movable, const std::vector<std::string_vi
       numkeys > static_cast<int64_t>(args.size() - index - 1)) {
     return false;
   }
-  if (movable.destination_first) keys->push_back(args[1]);
-  for (int64_t i = 1; i <= numkeys; ++i) keys->push_back(args[index + static_cast<size_t>(i)]);
+  if (movable.destination_first) positions->push_back(1);
+  for (int64_t i = 1; i <= numkeys; ++i) positions->push_back(index + static_cast<size_t>(i));
+  return true;
+}
+
+// The access flags of SET and BITFIELD (key spec flag variable_flags) depend on their options,
+// as COMMAND GETKEYSANDFLAGS reports them: SET with GET reads the key, BITFIELD with only
+// GET/OVERFLOW subcommands (well formed) does not write it.
+std::string_view VariableKeyFlags(std::string_view command,
+                                  const std::vector<std::string_view>& args,
+                                  std::string_view declared) {
+  if (command == "set") {
+    for (size_t i = 3; i < args.size(); ++i) {
+      if (EqualsIgnoreCase(args[i], "get")) return "RW access update";
+    }
+    return "OW update";
+  }
+  if (command == "bitfield") {
+    for (size_t i = 2; i < args.size(); ++i) {
+      size_t remaining = args.size() - i - 1;
+      if (EqualsIgnoreCase(args[i], "get") && remaining >= 2) {
+        i += 2;
+      } else if (EqualsIgnoreCase(args[i], "overflow") && remaining >= 1) {
+        i += 1;
+      } else {
+        return "RW access update";  // SET, INCRBY, or not well formed: assume a write.
+      }
+    }
+    return "RO access";
+  }
+  return declared;
+}
+
+struct KeyUse {
+  size_t position;         // In the full command's arguments.
+  std::string_view flags;  // Space-separated key spec flags.
+};
+
+// Where the keys of the full command `args` (name first) are and how it uses them, found as
+// Redis 7.0 finds them: a movable-keys command parses its arguments, any other follows its key
+// specs. False with `*error` set (the COMMAND GETKEYS error text) when there are none.
+bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                 std::vector<KeyUse>* uses, std::string_view* error) {
+  std::span<const KeySpec> specs = KeySpecsOf(spec.name);
+  auto flags_of = [&](size_t i) { return i < specs.size() ? specs[i].flags : std::string_view(); };
+  if (const MovableKeys* movable = FindMovableKeys(spec.name)) {
+    std::vector<size_t> positions;
+    size_t store_position = 0;
+    if (!MovableKeyPositions(*movable, args, &positions, &store_position)) {
+      *error = "ERR Invalid arguments specified for command";
+      return false;
+    }
+    // The keys counted by numkeys carry the flags of the keynum spec; a destination or SORT's
+    // key those of the first spec; SORT's STORE destination those of its last.
+    std::string_view counted = flags_of(0);
+    for (const KeySpec& key_spec : specs) {
+      if (key_spec.find.type == FindKeys::Type::kKeynum) counted = key_spec.flags;
+    }
+    for (size_t position : positions) {
+      std::string_view flags = counted;
+      if (movable->numkeys_index == 0) {
+        flags = position == store_position ? flags_of(specs.size() - 1) : flags_of(0);
+      } else if (movable->destination_first && position == 1) {
+        flags = flags_of(0);
+      }
+      uses->push_back({position, flags});
+    }
+    return true;
+  }
+  const int argc = static_cast<int>(args.size());
+  for (const KeySpec& key_spec : specs) {
+    if (key_spec.begin.type != BeginSearch::Type::kIndex ||
+        key_spec.find.type != FindKeys::Type::kRange) {
+      continue;
+    }
+    const int first = key_spec.begin.index;
+    const FindKeys& find = key_spec.find;
+    int last = find.last_key >= 0 ? first + find.last_key
+               : find.limit <= 1  ? argc + find.last_key
+                                  : first + ((argc - first) / find.limit + find.last_key);
+    std::string_view flags = VariableKeyFlags(spec.name, args, key_spec.flags);
+    for (int i = first; i <= last && i < argc; i += find.key_step) {
+      uses->push_back({static_cast<size_t>(i), flags});
+    }
+  }
+  if (specs.empty() && spec.first_key > 0) {  // No key specs: the legacy key positions.
+    int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+    for (int i = spec.first_key; i <= last && i < argc; i += spec.key_step) {
+      uses->push_back({static_cast<size_t>(i), std::string_view()});
+    }
+  }
+  if (uses->empty()) {
+    *error = "ERR The command has no key arguments";
+    return false;
+  }
   return true;
 }
 
@@ -238,7 +332,7 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   if (with_group) {
     std::string_view group = spec.group;
     if (group == "generic") categories.push_back("keyspace");
-    if (group == "sorted_set") categories.push_back("sortedset");
+    if (group == "sorted-set") categories.push_back("sortedset");
     if (group == "transactions") categories.push_back("transaction");
     for (std::string_view same : {"string", "list", "set", "hash", "bitmap", "connection"}) {
       if (group == same) categories.push_back(same);
@@ -259,6 +353,68 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   return ordered;
 }
 
+// A set of key spec flags ("RW access update") as simple strings.
+void ReplyKeyFlags(protocol::ReplyBuilder& reply, std::string_view flags) {
+  std::vector<std::string> names = SplitNonEmpty(flags, ' ');
+  reply.SetHeader(static_cast<int64_t>(names.size()));
+  for (const std::string& name : names) reply.SimpleString(name);
+}
+
+// One key spec as COMMAND INFO sends it: a map of notes (if any), flags, begin_search and
+// find_keys.
+void ReplyKeySpec(protocol::ReplyBuilder& reply, const KeySpec& key_spec) {
+  reply.MapHeader(key_spec.notes.empty() ? 3 : 4);
+  if (!key_spec.notes.empty()) {
+    reply.Bulk("notes");
+    reply.Bulk(key_spec.notes);
+  }
+  reply.Bulk("flags");
+  ReplyKeyFlags(reply, key_spec.flags);
+  reply.Bulk("begin_search");
+  reply.MapHeader(2);
+  reply.Bulk("type");
+  if (key_spec.begin.type == BeginSearch::Type::kIndex) {
+    reply.Bulk("index");
+    reply.Bulk("spec");
+    reply.MapHeader(1);
+    reply.Bulk("index");
+    reply.Integer(key_spec.begin.index);
+  } else {
+    reply.Bulk("unknown");
+    reply.Bulk("spec");
+    reply.MapHeader(0);
+  }
+  reply.Bulk("find_keys");
+  reply.MapHeader(2);
+  reply.Bulk("type");
+  const FindKeys& find = key_spec.find;
+  if (find.type == FindKeys::Type::kRange) {
+    reply.Bulk("range");
+    reply.Bulk("spec");
+    reply.MapHeader(3);
+    reply.Bulk("lastkey");
+    reply.Integer(find.last_key);
+    reply.Bulk("keystep");
+    reply.Integer(find.key_step);
+    reply.Bulk("limit");
+    reply.Integer(find.limit);
+  } else if (find.type == FindKeys::Type::kKeynum) {
+    reply.Bulk("keynum");
+    reply.Bulk("spec");
+    reply.MapHeader(3);
+    reply.Bulk("keynumidx");
+    reply.Integer(find.keynum_index);
+    reply.Bulk("firstkey");
+    reply.Integer(find.first_key);
+    reply.Bulk("keystep");
+    reply.Integer(find.key_step);
+  } else {
+    reply.Bulk("unknown");
+    reply.Bulk("spec");
+    reply.MapHeader(0);
+  }
+}
+
 void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.ArrayHeader(10);
   ctx.reply.Bulk(spec.name);
@@ -273,11 +429,19 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
   auto categories = AclCategories(spec);
   ctx.reply.SetHeader(static_cast<int64_t>(categories.size()));
   for (std::string_view category : categories) ctx.reply.SimpleString(StrCat("@", category));
-  ctx.reply.SetHeader(0);    // Tips.
-  ctx.reply.ArrayHeader(0);  // Key specs.
+  std::vector<std::string> tips = SplitNonEmpty(TipsOf(spec.name), ' ');
+  ctx.reply.SetHeader(static_cast<int64_t>(tips.size()));
+  for (const std::string& tip : tips) ctx.reply.Bulk(tip);
+  std::span<const KeySpec> key_specs = KeySpecsOf(spec.name);
+  ctx.reply.SetHeader(static_cast<int64_t>(key_specs.size()));
+  for (const KeySpec& key_spec : key_specs) ReplyKeySpec(ctx.reply, key_spec);
   auto subs = ctx.server.commands().Subcommands(spec.name);
-  ctx.reply.ArrayHeader(static_cast<int64_t>(subs.size()));
-  for (const CommandSpec* sub : subs) ReplyCommandInfo(ctx, *sub);
+  if (subs.empty()) {
+    ctx.reply.SetHeader(0);  // As Redis 7.0 sends it: "~0" in RESP3 for a plain command.
+  } else {
+    ctx.reply.ArrayHeader(static_cast<int64_t>(subs.size()));
+    for (const CommandSpec* sub : subs) ReplyCommandInfo(ctx, *sub);
+  }
 }
 
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
@@ -329,6 +493,15 @@ void CmdCommandCount(CommandContext& ctx) {
   ctx.reply.Integer(static_cast<int64_t>(TopLevelCommands(ctx.server.commands()).size()));
 }
 
+// A command by name, "container|sub" naming a subcommand (as COMMAND INFO and DOCS accept).
+const CommandSpec* FindCommandOrSubcommand(CommandContext& ctx, std::string_view name) {
+  size_t bar = name.find('|');
+  if (bar == std::string_view::npos) return ctx.server.commands().Find(name);
+  const CommandSpec* container = ctx.server.commands().Find(name.substr(0, bar));
+  if (container == nullptr) return nullptr;
+  return ctx.server.commands().FindSub(container->name, name.substr(bar + 1));
+}
+
 void CmdCommandInfo(CommandContext& ctx) {
   if (ctx.argc() == 2) {
     CmdCommand(ctx);
@@ -336,7 +509,7 @@ void CmdCommandInfo(CommandContext& ctx) {
   }
   ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 2));
   for (size_t i = 2; i < ctx.argc(); ++i) {
-    const CommandSpec* spec = ctx.server.commands().Find(ctx.arg(i));
+    const CommandSpec* spec = FindCommandOrSubcommand(ctx, ctx.arg(i));
     if (spec == nullptr) {
       ctx.reply.Null();
     } else {
@@ -351,7 +524,7 @@ void CmdCommandDocs(CommandContext& ctx) {
     specs = TopLevelCommands(ctx.server.commands());
   } else {
     for (size_t i = 2; i < ctx.argc(); ++i) {
-      if (const CommandSpec* spec = ctx.server.commands().Find(ctx.arg(i))) specs.push_back(spec);
+      if (const CommandSpec* spec = FindCommandOrSubcommand(ctx, ctx.arg(i))) specs.push_back(spec);
     }
   }
   ctx.reply.MapHeader(static_cast<int64_t>(specs.size()));
@@ -369,8 +542,13 @@ void CmdCommandList(CommandContext& ctx) {
              (ArgIs(ctx.arg(3), "aclcat") || ArgIs(ctx.arg(3), "module"))) {
     std::vector<std::string_view> names;
     if (ArgIs(ctx.arg(3), "aclcat")) {
-      for (const CommandSpec* spec : TopLevelCommands(ctx.server.commands())) {
-        if (EqualsIgnoreCase(spec->group, ctx.arg(4))) names.push_back(spec->name);
+      for (const CommandSpec* spec : ctx.server.commands().all()) {
+        for (std::string_view category : AclCategories(*spec)) {
+          if (EqualsIgnoreCase(category, ctx.arg(4))) {
+            names.push_back(spec->name);
+            break;
+          }
+        }
       }
     }
     ctx.reply.ArrayHeader(static_cast<int64_t>(names.size()));
@@ -390,46 +568,65 @@ void CmdCommandList(CommandContext& ctx) {
   for (std::string_view name : names) ctx.reply.Bulk(name);
 }
 
-void CmdCommandGetKeys(CommandContext& ctx) {
-  const CommandSpec* spec = ctx.server.commands().Find(ctx.arg(2));
+// COMMAND GETKEYS / GETKEYSANDFLAGS: the keys of the full command after the subcommand name.
+bool CommandKeyUsesOrReply(CommandContext& ctx, std::vector<std::string_view>* args,
+                           std::vector<KeyUse>* uses) {
+  args->assign(ctx.args.begin() + 2, ctx.args.end());
+  const CommandSpec* spec = ctx.server.commands().Find((*args)[0]);
+  if (spec != nullptr && spec->handler == nullptr && args->size() >= 2) {
+    spec = ctx.server.commands().FindSub(spec->name, (*args)[1]);  // OBJECT ENCODING key...
+  }
   if (spec == nullptr) {
     ctx.reply.Error("ERR Invalid command specified");
-    return;
+    return false;
   }
-  size_t argc = ctx.argc() - 2;
+  size_t argc = args->size();
   if ((spec->arity > 0 && argc != static_cast<size_t>(spec->arity)) ||
       (spec->arity < 0 && argc < static_cast<size_t>(-spec->arity))) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
-    return;
+    return false;
   }
-  std::vector<std::string_view> keys;
-  if (const MovableKeys* movable = FindMovableKeys(spec->name)) {
-    std::vector<std::string_view> args(ctx.args.begin() + 2, ctx.args.end());
-    if (!MovableKeyArgs(*movable, args, &keys)) {
-      ctx.reply.Error("ERR Invalid arguments specified for command");
-      return;
-    }
-  } else {
-    if (spec->first_key <= 0) {
-      ctx.reply.Error("ERR The command has no key arguments");
-      return;
-    }
-    int last = spec->last_key < 0 ? static_cast<int>(argc) + spec->last_key : spec->last_key;
-    for (int i = spec->first_key; i <= last && i < static_cast<int>(argc); i += spec->key_step) {
-      keys.push_back(ctx.arg(static_cast<size_t>(i) + 2));
-    }
+  std::string_view error;
+  if (!FindKeyUses(*spec, *args, uses, &error)) {
+    ctx.reply.Error(error);
+    return false;
   }
-  ctx.reply.ArrayHeader(static_cast<int64_t>(keys.size()));
-  for (std::string_view key : keys) ctx.reply.Bulk(key);
+  return true;
+}
+
+void CmdCommandGetKeys(CommandContext& ctx) {
+  std::vector<std::string_view> args;
+  std::vector<KeyUse> uses;
+  if (!CommandKeyUsesOrReply(ctx, &args, &uses)) return;
+  ctx.reply.ArrayHeader(static_cast<int64_t>(uses.size()));
+  for (const KeyUse& use : uses) ctx.reply.Bulk(args[use.position]);
+}
+
+void CmdCommandGetKeysAndFlags(CommandContext& ctx) {
+  std::vector<std::string_view> args;
+  std::vector<KeyUse> uses;
+  if (!CommandKeyUsesOrReply(ctx, &args, &uses)) return;
+  ctx.reply.ArrayHeader(static_cast<int64_t>(uses.size()));
+  for (const KeyUse& use : uses) {
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(args[use.position]);
+    ReplyKeyFlags(ctx.reply, use.flags);
+  }
 }
 
 void CmdCommandHelp(CommandContext& ctx) {
-  ReplyHelp(ctx, {"(no subcommand)", "    Return details about all Redis commands.", "COUNT",
-                  "    Return the total number of commands in this Redis server.", "LIST",
-                  "    Return a list of all commands in this Redis server.",
-                  "INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
-                  "DOCS [<command-name> ...]", "    Return documentation details about commands.",
-                  "GETKEYS <full-command>", "    Return the keys from a full Redis command."});
+  ReplyHelp(ctx,
+            {"(no subcommand)", "    Return details about all Redis commands.", "COUNT",
+             "    Return the total number of commands in this Redis server.", "LIST",
+             "    Return a list of all commands in this Redis server.", "INFO [<command-name> ...]",
+             "    Return details about multiple Redis commands.",
+             "    If no command names are given, documentation details for all",
+             "    commands are returned.", "DOCS [<command-name> ...]",
+             "    Return documentation details about multiple Redis commands.",
+             "    If no command names are given, documentation details for all",
+             "    commands are returned.", "GETKEYS <full-command>",
+             "    Return the keys from a full Redis command.", "GETKEYSANDFLAGS <full-command>",
+             "    Return the keys and the access flags from a full Redis command."});
 }
 
 // COMMAND with no subcommand lists everything; otherwise it dispatches like a container.
@@ -721,6 +918,8 @@ const std::vector<CommandSpec>& ServerCommands() {
          "Get an array of Redis command names.", "7.0.0"},
         {"command|getkeys", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
          "Extract keys given a full Redis command.", "2.8.13"},
+        {"command|getkeysandflags", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeysAndFlags,
+         "server", "Extract keys and access flags given a full Redis command", "7.0.0"},
         {"command|help", 2, kLoading | kStale, 0, 0, 0, CmdCommandHelp, "server",
          "Show helpful text about the different subcommands.", "5.0.0"},
         {"config", -2, 0, 0, 0, 0, nullptr, "server",

@@ -157,8 +157,7 @@ def test_client_setinfo_and_no_touch(server):
 
 def test_command_info_flags_and_acl_categories_match_redis(server, real_redis):
     """Every command gigakv has (subcommands included) reports the same flags (movablekeys
-    included), key positions and ACL categories, in the same order, as redis-server 7.0. Key
-    specs are not compared (gigakv does not report them yet)."""
+    included), key positions and ACL categories, in the same order, as redis-server 7.0."""
     conn, reference = server.raw(), real_redis.raw()
 
     def walk(entries, out):
@@ -173,7 +172,7 @@ def test_command_info_flags_and_acl_categories_match_redis(server, real_redis):
         name = entry[0]
         expected = reference.call("COMMAND", "INFO", name)[0]
         if expected is None:
-            continue  # Not a Redis 7.0 command (none today).
+            continue  # Not a Redis 7.0 command (CLIENT NO-TOUCH, CLIENT SETINFO).
         ours = [entry[1], [str(f) for f in entry[2]], entry[3:6], [str(c) for c in entry[6]]]
         theirs = [expected[1], [str(f) for f in expected[2]], expected[3:6],
                   [str(c) for c in expected[6]]]
@@ -182,12 +181,73 @@ def test_command_info_flags_and_acl_categories_match_redis(server, real_redis):
     assert not differences, "\n".join(differences)
 
 
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_command_info_replies_are_byte_identical_to_redis(server, real_redis, protocol):
+    """COMMAND INFO of every command and subcommand, tips and key specs included, is the very
+    reply redis-server 7.0 sends, in RESP2 and RESP3. Containers (CLIENT, CONFIG...) are left
+    out: Redis lists their subcommands in its hash table's order, and has more of them."""
+    conn, reference = server.raw(), real_redis.raw()
+    if protocol == 3:
+        conn.call("HELLO", "3")
+        reference.call("HELLO", "3")
+    names = [name.decode() for name in conn.call("COMMAND", "LIST")]
+    containers = {name.split("|")[0] for name in names if "|" in name}
+    compared, differences = 0, []
+    for name in names:
+        if name in containers:
+            continue
+        expected = reference.call_raw("COMMAND", "INFO", name)
+        if expected in (b"*1\r\n$-1\r\n", b"*1\r\n_\r\n"):
+            continue  # Not a Redis 7.0 command.
+        compared += 1
+        got = conn.call_raw("COMMAND", "INFO", name)
+        if got != expected:
+            differences.append(f"{name}:\n  gigakv {got!r}\n  redis  {expected!r}")
+    assert compared > 150
+    assert not differences, "\n".join(differences[:10])
+
+
+@pytest.mark.parametrize("command", [
+    "set k v", "set k v NX", "set k v GET", "SET k v xx get ex 10", "set k get",
+    "bitfield k GET u8 0", "bitfield k SET u8 0 1", "bitfield k INCRBY u8 0 1", "bitfield k",
+    "bitfield k overflow sat", "bitfield k get u8 0 incrby u8 0 1", "bitfield k get u8",
+    "bitfield k foo", "bitfield_ro k GET u8 0", "lmove a b LEFT RIGHT", "bitop and d a b",
+    "sort k", "sort k BY w_* GET g_* STORE d store e", "sort_ro k GET #", "zunionstore d 2 a b",
+    "zinter 2 a b", "lmpop 2 a b LEFT", "blmpop 0 2 a b LEFT", "mset a 1 b 2", "msetnx a 1 b 2",
+    "object encoding k", "copy a b", "smove a b m", "zrangestore d s 0 1", "del a b",
+    "getex k persist", "watch a b", "nosuch a", "ping x", "object nosuch k", "lmpop x a LEFT",
+    "set k", "get",
+])
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_command_getkeysandflags_matches_redis(server, real_redis, command, protocol):
+    conn, reference = server.raw(), real_redis.raw()
+    if protocol == 3:
+        conn.call("HELLO", "3")
+        reference.call("HELLO", "3")
+    args = ["COMMAND", "GETKEYSANDFLAGS"] + command.split()
+    assert conn.call_raw(*args) == reference.call_raw(*args)
+
+
+@pytest.mark.parametrize("category", ["sortedset", "list", "write", "read", "fast", "keyspace"])
+def test_command_list_filterby_aclcat_matches_redis(server, real_redis, category):
+    ours = set(server.raw().call("COMMAND", "LIST", "FILTERBY", "ACLCAT", category))
+    theirs = set(real_redis.raw().call("COMMAND", "LIST", "FILTERBY", "ACLCAT", category))
+    names = set(server.raw().call("COMMAND", "LIST"))
+    assert ours
+    assert ours == theirs & names
+
+
+def test_command_help_matches_redis(server, real_redis):
+    assert server.raw().call_raw("COMMAND", "HELP") == real_redis.raw().call_raw("COMMAND", "HELP")
+
+
 @pytest.mark.parametrize("command", [
     "zunionstore d 2 a b", "zinterstore d 1 a WEIGHTS 2", "zdiffstore d 1 a", "zunion 2 a b",
     "zinter 1 a", "zdiff 2 a b", "zintercard 2 a b LIMIT 1", "sintercard 1 s", "lmpop 2 a b LEFT",
     "zmpop 1 z MIN", "blmpop 0 2 a b LEFT", "bzmpop 1 1 z MIN", "sort k", "sort k STORE d",
     "sort k BY w_* LIMIT 0 1 GET g_* store d2 STORE d3", "sort_ro k GET #", "lmpop 0 a LEFT",
     "lmpop 5 a LEFT", "lmpop x a LEFT", "zunionstore d -1 a", "get k", "mset a 1 b 2",
+    "object encoding k", "object freq k", "object nosuch k", "bitop or d a b c", "ping x",
 ])
 def test_command_getkeys_matches_redis(server, real_redis, command):
     args = ["COMMAND", "GETKEYS"] + command.split()
