@@ -229,7 +229,7 @@ int64_t Store::AverageTtlMs(int db) {
 
 uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
                      const std::function<bool(std::string_view, KeyType)>& filter,
-                     bool delete_expired) {
+                     const std::function<bool(std::string_view)>& delete_expired) {
   // Cursor layout: shard index in the bits above 32, fingerprint position below.
   uint64_t shard_index = cursor >> 32;
   uint64_t position = cursor & 0xffffffffULL;
@@ -251,7 +251,7 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
           RecordView view = table->View(slot);
           ++visited;
           if (view.expire_ms > 0 && view.expire_ms <= now) {
-            if (delete_expired) expired.emplace_back(view.key);
+            if (delete_expired && delete_expired(view.key)) expired.emplace_back(view.key);
             continue;
           }
           if (filter && !filter(view.key, view.type())) continue;

@@ -287,7 +287,8 @@ void CmdScan(CommandContext& ctx) {
         if (options.has_type && (!known_type || key_type != type)) return false;
         return options.Matches(key);
       },
-      /*delete_expired=*/true);
+      // As in Redis 7.0: expired keys are removed only if they match the pattern.
+      [&](std::string_view key) { return options.Matches(key); });
   ctx.reply.ArrayHeader(2);
   ctx.reply.Bulk(StrCat(next));
   ctx.reply.ArrayHeader(static_cast<int64_t>(keys.size()));

@@ -70,6 +70,25 @@ def test_debug_set_active_expire_off_leaves_keys_for_lazy_expiry(client):
     wait_until(lambda: client.dbsize() == 0, 5, interval=0.05, message="active expiry resumed")
 
 
+def test_scan_removes_only_the_expired_keys_its_pattern_matches(client):
+    # As Redis 7.0 does: SCAN skips every expired key, but deletes only those matching MATCH
+    # (with TYPE, those too: its type lookup expires them); the others wait for an access.
+    assert client.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"OK"
+    try:
+        for prefix in ("a", "b"):
+            for i in range(5):
+                client.set(f"{prefix}{i}", "v", pxat=1)  # Stored, already expired.
+            client.set(f"{prefix}live", "v")
+        assert client.dbsize() == 12
+        assert sorted(client.scan_iter(match="a*", count=3)) == [b"alive"]
+        assert client.dbsize() == 7
+        assert sorted(client.scan_iter(match="b*", count=100, _type="string")) == [b"blive"]
+        assert client.dbsize() == 2
+        assert sorted(client.scan_iter()) == [b"alive", b"blive"]
+    finally:
+        assert client.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1") == b"OK"
+
+
 def test_set_options(client):
     assert client.set("k", "1", nx=True) is True
     assert client.set("k", "2", nx=True) is None

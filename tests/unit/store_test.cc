@@ -148,6 +148,24 @@ TEST_F(StoreTest, ScanSeesEveryKeyOnce) {
   EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 2000u);
 }
 
+TEST_F(StoreTest, ScanSkipsExpiredKeysAndRemovesOnlyThoseItIsToldTo) {
+  Store store(Options());
+  for (int i = 0; i < 40; ++i) {
+    store.Set(0, (i % 2 ? "odd:" : "even:") + std::to_string(i), "v", /*ttl_ms=*/i < 20 ? 10 : 0);
+  }
+  clock_.AdvanceMs(10);  // The first 20 keys are expired now, but still stored.
+  ASSERT_EQ(store.DbSize(0), 40u);
+  std::vector<std::string> returned;
+  uint64_t cursor = 0;
+  do {
+    cursor = store.Scan(0, cursor, 7, &returned, nullptr,
+                        [](std::string_view key) { return key.starts_with("even:"); });
+  } while (cursor != 0);
+  EXPECT_EQ(returned.size(), 20u);  // Only the live keys.
+  EXPECT_EQ(store.DbSize(0), 30u);  // The 10 expired odd keys stay until something looks.
+  EXPECT_EQ(store.expired_keys(), 10u);
+}
+
 TEST_F(StoreTest, HashTagsShareAShard) {
   Store store(Options());
   EXPECT_EQ(store.ShardIndex("{user1000}.following"), store.ShardIndex("{user1000}.followers"));

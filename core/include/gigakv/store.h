@@ -168,10 +168,11 @@ class Store {
   int64_t AverageTtlMs(int db);
   // One SCAN step: appends up to about `count` keys; returns the next cursor (0 = done). Every
   // key present during the whole iteration is returned exactly once. Expired keys are skipped;
-  // with `delete_expired` they are also removed (and reported), as Redis's SCAN does.
+  // those for which `delete_expired` (if given) returns true are also removed (and reported):
+  // Redis's SCAN removes the expired keys that match its pattern, and leaves the others.
   uint64_t Scan(int db, uint64_t cursor, size_t count, std::vector<std::string>* keys,
                 const std::function<bool(std::string_view key, KeyType type)>& filter = nullptr,
-                bool delete_expired = false);
+                const std::function<bool(std::string_view key)>& delete_expired = nullptr);
   // Empties database `db` (or all of them). With every shard locked, `before` (if given) runs
   // (it may look at the keys about to go, without locking) and the tables are detached and
   // returned, so the caller chooses where the memory is freed (FLUSHALL ASYNC frees it on a
