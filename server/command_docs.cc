@@ -244,19 +244,30 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"swapdb", "index1 index2",
        "O(N) where N is the count of clients watching or blocking on keys from both databases."},
       // generic
-      {"del", "key...", "O(N) where N is the number of keys that will be removed."},
-      {"unlink", "key...", "O(1) for each key removed regardless of its size."},
+      {"del", "key...",
+       "O(N) where N is the number of keys that will be removed. When a key to remove holds a "
+       "value other than a string, the individual complexity for this key is O(M) where M is the "
+       "number of elements in the list, set, sorted set or hash. Removing a single key that holds "
+       "a string value is O(1)."},
+      {"unlink", "key...",
+       "O(1) for each key removed regardless of its size. Then the command does O(N) work in a "
+       "different thread in order to reclaim memory, where N is the number of allocations the "
+       "deleted objects where composed of."},
       {"exists", "key...", "O(N) where N is the number of keys to check."},
       {"touch", "key...", "O(N) where N is the number of keys that will be touched."},
       {"type", "key", "O(1)"},
       {"rename", "key newkey", "O(1)"},
       {"renamenx", "key newkey", "O(1)"},
       {"copy", "source destination [DB destination-db] [REPLACE]",
-       "O(N) worst case for collections"},
+       "O(N) worst case for collections, where N is the number of nested items. O(1) for string "
+       "values."},
       {"move", "key db", "O(1)"},
-      {"keys", "pattern", "O(N) with N being the number of keys in the database"},
+      {"keys", "pattern",
+       "O(N) with N being the number of keys in the database, under the assumption that the key "
+       "names in the database and the given pattern have limited length."},
       {"scan", "cursor [MATCH pattern] [COUNT count] [TYPE type]",
-       "O(1) for every call. O(N) for a complete iteration."},
+       "O(1) for every call. O(N) for a complete iteration, including enough command calls for the "
+       "cursor to return back to 0. N is the number of elements inside the collection."},
       {"randomkey", "", "O(1)"},
       {"object", "", "Depends on subcommand."},
       {"object|encoding", "key", "O(1)"},
@@ -297,11 +308,23 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"mget", "key...", "O(N) where N is the number of keys to retrieve."},
       {"mset", "{key value}...", "O(N) where N is the number of keys to set."},
       {"msetnx", "{key value}...", "O(N) where N is the number of keys to set."},
-      {"append", "key value", "O(1)"},
+      {"append", "key value",
+       "O(1). The amortized time complexity is O(1) assuming the appended value is small and the "
+       "already present value is of any size, since the dynamic string library used by Redis will "
+       "double the free space available on every reallocation."},
       {"strlen", "key", "O(1)"},
-      {"getrange", "key start end", "O(N) where N is the length of the returned string."},
-      {"substr", "key start end", "O(N) where N is the length of the returned string."},
-      {"setrange", "key offset value", "O(1)"},
+      {"getrange", "key start end",
+       "O(N) where N is the length of the returned string. The complexity is ultimately determined "
+       "by the returned length, but because creating a substring from an existing string is very "
+       "cheap, it can be considered O(1) for small strings."},
+      {"substr", "key start end",
+       "O(N) where N is the length of the returned string. The complexity is ultimately determined "
+       "by the returned length, but because creating a substring from an existing string is very "
+       "cheap, it can be considered O(1) for small strings."},
+      {"setrange", "key offset value",
+       "O(1), not counting the time taken to copy the new string in place. Usually, this string is "
+       "very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being "
+       "the length of the value argument."},
       {"incr", "key", "O(1)"},
       {"decr", "key", "O(1)"},
       {"incrby", "key increment", "O(1)"},
@@ -350,20 +373,32 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"hrandfield", "key [count [WITHVALUES]]", "O(N) where N is the number of fields returned"},
       {"hscan", "key cursor [MATCH pattern] [COUNT count]",
        "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
-       "the cursor to return back to 0. N is the number of elements inside the collection."},
+       "the cursor to return back to 0. N is the number of elements inside the collection.."},
       // set
-      {"sadd", "key member...", "O(1) for each element added"},
+      {"sadd", "key member...",
+       "O(1) for each element added, so O(N) to add N elements when the command is called with "
+       "multiple arguments."},
       {"srem", "key member...", "O(N) where N is the number of members to be removed."},
       {"scard", "key", "O(1)"},
       {"sismember", "key member", "O(1)"},
-      {"smismember", "key member...", "O(N) where N is the number of elements being checked"},
+      {"smismember", "key member...",
+       "O(N) where N is the number of elements being checked for membership"},
       {"smembers", "key", "O(N) where N is the set cardinality."},
-      {"spop", "key [count]", "Without the count argument O(1), otherwise O(N)"},
-      {"srandmember", "key [count]", "Without the count argument O(1), otherwise O(N)"},
+      {"spop", "key [count]",
+       "Without the count argument O(1), otherwise O(N) where N is the value of the passed count."},
+      {"srandmember", "key [count]",
+       "Without the count argument O(1), otherwise O(N) where N is the absolute value of the "
+       "passed count."},
       {"smove", "source destination member", "O(1)"},
-      {"sinter", "key...", "O(N*M) worst case"},
-      {"sintercard", "numkeys key... [LIMIT limit]", "O(N*M) worst case"},
-      {"sinterstore", "destination key...", "O(N*M) worst case"},
+      {"sinter", "key...",
+       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
+       "sets."},
+      {"sintercard", "numkeys key... [LIMIT limit]",
+       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
+       "sets."},
+      {"sinterstore", "destination key...",
+       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
+       "sets."},
       {"sunion", "key...", "O(N) where N is the total number of elements in all given sets."},
       {"sunionstore", "destination key...",
        "O(N) where N is the total number of elements in all given sets."},
@@ -371,29 +406,47 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"sdiffstore", "destination key...",
        "O(N) where N is the total number of elements in all given sets."},
       {"sscan", "key cursor [MATCH pattern] [COUNT count]",
-       "O(1) for every call. O(N) for a complete iteration."},
+       "O(1) for every call. O(N) for a complete iteration, including enough command calls for the "
+       "cursor to return back to 0. N is the number of elements inside the collection.."},
       // list
-      {"lpush", "key element...", "O(1) for each element added"},
-      {"rpush", "key element...", "O(1) for each element added"},
-      {"lpushx", "key element...", "O(1) for each element added"},
-      {"rpushx", "key element...", "O(1) for each element added"},
+      {"lpush", "key element...",
+       "O(1) for each element added, so O(N) to add N elements when the command is called with "
+       "multiple arguments."},
+      {"rpush", "key element...",
+       "O(1) for each element added, so O(N) to add N elements when the command is called with "
+       "multiple arguments."},
+      {"lpushx", "key element...",
+       "O(1) for each element added, so O(N) to add N elements when the command is called with "
+       "multiple arguments."},
+      {"rpushx", "key element...",
+       "O(1) for each element added, so O(N) to add N elements when the command is called with "
+       "multiple arguments."},
       {"lpop", "key [count]", "O(N) where N is the number of elements returned"},
       {"rpop", "key [count]", "O(N) where N is the number of elements returned"},
       {"llen", "key", "O(1)"},
-      {"lindex", "key index", "O(N) where N is the number of elements to traverse"},
-      {"lset", "key index element", "O(N) where N is the length of the list"},
+      {"lindex", "key index",
+       "O(N) where N is the number of elements to traverse to get to the element at index. This "
+       "makes asking for the first or the last element of the list O(1)."},
+      {"lset", "key index element",
+       "O(N) where N is the length of the list. Setting either the first or the last element of "
+       "the list is O(1)."},
       {"lrange", "key start stop",
        "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest "
        "end (HEAD or TAIL) for large lists; and N is the number of elements in the specified "
        "range."},
-      {"ltrim", "key start stop", "O(N) where N is the number of elements to be removed"},
+      {"ltrim", "key start stop",
+       "O(N) where N is the number of elements to be removed by the operation."},
       {"lrem", "key count element",
        "O(N+M) where N is the length of the list and M is the "
        "number of elements removed."},
       {"linsert", "key {BEFORE|AFTER} pivot element",
-       "O(N) where N is the number of elements to traverse before seeing the value pivot."},
+       "O(N) where N is the number of elements to traverse before seeing the value pivot. This "
+       "means that inserting somewhere on the left end on the list (head) can be considered O(1) "
+       "and inserting somewhere on the right end (tail) is O(N)."},
       {"lpos", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]",
-       "O(N) where N is the number of elements in the list"},
+       "O(N) where N is the number of elements in the list, for the average case. When searching "
+       "for elements near the head or the tail of the list, or when the MAXLEN option is provided, "
+       "the command may run in constant time."},
       {"lmove", "source destination {LEFT|RIGHT} {LEFT|RIGHT}", "O(1)"},
       {"rpoplpush", "source destination", "O(1)"},
       {"lmpop", "numkeys key... {LEFT|RIGHT} [COUNT count]",
@@ -423,16 +476,20 @@ const std::vector<CommandDoc>& AllCommandDocs() {
        "elements stored into the destination key."},
       {"zrangebyscore", "key min max [WITHSCORES] [LIMIT offset count]",
        "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-       "elements being returned."},
+       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
+       "with LIMIT), you can consider it O(log(N))."},
       {"zrevrangebyscore", "key max min [WITHSCORES] [LIMIT offset count]",
        "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-       "elements being returned."},
+       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
+       "with LIMIT), you can consider it O(log(N))."},
       {"zrangebylex", "key min max [LIMIT offset count]",
        "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-       "elements being returned."},
+       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
+       "with LIMIT), you can consider it O(log(N))."},
       {"zrevrangebylex", "key max min [LIMIT offset count]",
        "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-       "elements being returned."},
+       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
+       "with LIMIT), you can consider it O(log(N))."},
       {"zrevrange", "key start stop [WITHSCORES]",
        "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
        "elements returned."},
@@ -486,7 +543,7 @@ const std::vector<CommandDoc>& AllCommandDocs() {
        "sorted sets."},
       {"zscan", "key cursor [MATCH pattern] [COUNT count]",
        "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
-       "the cursor to return back to 0. N is the number of elements inside the collection."},
+       "the cursor to return back to 0. N is the number of elements inside the collection.."},
       {"bzpopmin", "key... timeout",
        "O(log(N)) with N being the number of elements in the sorted set."},
       {"bzpopmax", "key... timeout",
@@ -501,6 +558,178 @@ const std::vector<CommandDoc>& AllCommandDocs() {
 const CommandDoc* FindCommandDoc(std::string_view name) {
   for (const CommandDoc& doc : AllCommandDocs()) {
     if (doc.name == name) return &doc;
+  }
+  return nullptr;
+}
+
+const CommandDocExtras* FindCommandDocExtras(std::string_view name) {
+  // Redis 7.0's doc flags, deprecations and histories, as its COMMAND DOCS reports them
+  // (checked against redis-server by tests/e2e/test_server_commands.py).
+  static const auto* extras = new std::vector<CommandDocExtras>{
+      {"auth", "", "", "", {{"6.0.0", "Added ACL style (username and password)."}}},
+      {"bitcount", "", "", "", {{"7.0.0", "Added the `BYTE|BIT` option."}}},
+      {"bitpos", "", "", "", {{"7.0.0", "Added the `BYTE|BIT` option."}}},
+      {"blpop",
+       "",
+       "",
+       "",
+       {{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}}},
+      {"brpop",
+       "",
+       "",
+       "",
+       {{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}}},
+      {"brpoplpush",
+       "deprecated",
+       "6.2.0",
+       "`BLMOVE` with the `RIGHT` and `LEFT` arguments",
+       {{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}}},
+      {"bzpopmax",
+       "",
+       "",
+       "",
+       {{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}}},
+      {"bzpopmin",
+       "",
+       "",
+       "",
+       {{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}}},
+      {"client|kill",
+       "",
+       "",
+       "",
+       {{"2.8.12", "Added new filter format."},
+        {"2.8.12", "`ID` option."},
+        {"3.2.0", "Added `master` type in for `TYPE` option."},
+        {"5.0.0",
+         "Replaced `slave` `TYPE` with `replica`. `slave` still supported for backward "
+         "compatibility."},
+        {"6.2.0", "`LADDR` option."}}},
+      {"client|list",
+       "",
+       "",
+       "",
+       {{"2.8.12", "Added unique client `id` field."},
+        {"5.0.0", "Added optional `TYPE` filter."},
+        {"6.0.0", "Added `user` field."},
+        {"6.2.0",
+         "Added `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter."},
+        {"7.0.0", "Added `resp`, `multi-mem`, `rbs` and `rbp` fields."},
+        {"7.0.3", "Added `ssub` field."}}},
+      {"command|info",
+       "",
+       "",
+       "",
+       {{"7.0.0", "Allowed to be called with no argument to get info on all commands."}}},
+      {"config|get",
+       "",
+       "",
+       "",
+       {{"7.0.0", "Added the ability to pass multiple pattern parameters in one call"}}},
+      {"config|set",
+       "",
+       "",
+       "",
+       {{"7.0.0", "Added the ability to set multiple parameters in one call."}}},
+      {"debug", "syscmd", "", "", {}},
+      {"exists", "", "", "", {{"3.0.3", "Accepts multiple `key` arguments."}}},
+      {"expire", "", "", "", {{"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`."}}},
+      {"expireat", "", "", "", {{"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`."}}},
+      {"flushall",
+       "",
+       "",
+       "",
+       {{"4.0.0", "Added the `ASYNC` flushing mode modifier."},
+        {"6.2.0", "Added the `SYNC` flushing mode modifier."}}},
+      {"flushdb",
+       "",
+       "",
+       "",
+       {{"4.0.0", "Added the `ASYNC` flushing mode modifier."},
+        {"6.2.0", "Added the `SYNC` flushing mode modifier."}}},
+      {"getset", "deprecated", "6.2.0", "`SET` with the `!GET` argument", {}},
+      {"hdel", "", "", "", {{"2.4.0", "Accepts multiple `field` arguments."}}},
+      {"hello",
+       "",
+       "",
+       "",
+       {{"6.2.0",
+         "`protover` made optional; when called without arguments the command reports the current "
+         "connection's context."}}},
+      {"hmset", "deprecated", "4.0.0", "`HSET` with multiple field-value pairs", {}},
+      {"hset", "", "", "", {{"4.0.0", "Accepts multiple `field` and `value` arguments."}}},
+      {"info", "", "", "", {{"7.0.0", "Added support for taking multiple section arguments."}}},
+      {"lpop", "", "", "", {{"6.2.0", "Added the `count` argument."}}},
+      {"lpush", "", "", "", {{"2.4.0", "Accepts multiple `element` arguments."}}},
+      {"lpushx", "", "", "", {{"4.0.0", "Accepts multiple `element` arguments."}}},
+      {"pexpire", "", "", "", {{"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`."}}},
+      {"pexpireat", "", "", "", {{"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`."}}},
+      {"pttl", "", "", "", {{"2.8.0", "Added the -2 reply."}}},
+      {"renamenx",
+       "",
+       "",
+       "",
+       {{"3.2.0",
+         "The command no longer returns an error when source and destination names are the "
+         "same."}}},
+      {"rpop", "", "", "", {{"6.2.0", "Added the `count` argument."}}},
+      {"rpoplpush", "deprecated", "6.2.0", "`LMOVE` with the `RIGHT` and `LEFT` arguments", {}},
+      {"rpush", "", "", "", {{"2.4.0", "Accepts multiple `element` arguments."}}},
+      {"rpushx", "", "", "", {{"4.0.0", "Accepts multiple `element` arguments."}}},
+      {"sadd", "", "", "", {{"2.4.0", "Accepts multiple `member` arguments."}}},
+      {"scan", "", "", "", {{"6.0.0", "Added the `TYPE` subcommand."}}},
+      {"script|flush",
+       "",
+       "",
+       "",
+       {{"6.2.0", "Added the `ASYNC` and `SYNC` flushing mode modifiers."}}},
+      {"set",
+       "",
+       "",
+       "",
+       {{"2.6.12", "Added the `EX`, `PX`, `NX` and `XX` options."},
+        {"6.0.0", "Added the `KEEPTTL` option."},
+        {"6.2.0", "Added the `GET`, `EXAT` and `PXAT` option."},
+        {"7.0.0", "Allowed the `NX` and `GET` options to be used together."}}},
+      {"shutdown", "", "", "", {{"7.0.0", "Added the `NOW`, `FORCE` and `ABORT` modifiers."}}},
+      {"spop", "", "", "", {{"3.2.0", "Added the `count` argument."}}},
+      {"srandmember", "", "", "", {{"2.6.0", "Added the optional `count` argument."}}},
+      {"srem", "", "", "", {{"2.4.0", "Accepts multiple `member` arguments."}}},
+      {"substr", "deprecated", "2.0.0", "`GETRANGE`", {}},
+      {"ttl", "", "", "", {{"2.8.0", "Added the -2 reply."}}},
+      {"zadd",
+       "",
+       "",
+       "",
+       {{"2.4.0", "Accepts multiple elements."},
+        {"3.0.2", "Added the `XX`, `NX`, `CH` and `INCR` options."},
+        {"6.2.0", "Added the `GT` and `LT` options."}}},
+      {"zrange",
+       "",
+       "",
+       "",
+       {{"6.2.0", "Added the `REV`, `BYSCORE`, `BYLEX` and `LIMIT` options."}}},
+      {"zrangebylex", "deprecated", "6.2.0", "`ZRANGE` with the `BYLEX` argument", {}},
+      {"zrangebyscore",
+       "deprecated",
+       "6.2.0",
+       "`ZRANGE` with the `BYSCORE` argument",
+       {{"2.0.0", "Added the `WITHSCORES` modifier."}}},
+      {"zrem", "", "", "", {{"2.4.0", "Accepts multiple elements."}}},
+      {"zrevrange", "deprecated", "6.2.0", "`ZRANGE` with the `REV` argument", {}},
+      {"zrevrangebylex",
+       "deprecated",
+       "6.2.0",
+       "`ZRANGE` with the `REV` and `BYLEX` arguments",
+       {}},
+      {"zrevrangebyscore",
+       "deprecated",
+       "6.2.0",
+       "`ZRANGE` with the `REV` and `BYSCORE` arguments",
+       {{"2.1.6", "`min` and `max` can be exclusive."}}},
+  };
+  for (const CommandDocExtras& entry : *extras) {
+    if (entry.name == name) return &entry;
   }
   return nullptr;
 }

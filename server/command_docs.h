@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocol/reply_builder.h"
@@ -25,8 +26,21 @@ struct CommandDoc {
   std::string_view complexity;
 };
 
+// The rest of a command's COMMAND DOCS entry, for the commands that have any: doc flags
+// (space-separated, e.g. "deprecated"), the version that deprecated it and what replaces it,
+// and its history as (version, change) pairs. Redis 7.0's texts.
+struct CommandDocExtras {
+  std::string_view name;
+  std::string_view doc_flags;
+  std::string_view deprecated_since;
+  std::string_view replaced_by;
+  std::vector<std::pair<std::string_view, std::string_view>> history;
+};
+
 // Docs for `name`, or nullptr.
 const CommandDoc* FindCommandDoc(std::string_view name);
+// Extras for `name`, or nullptr when it has none.
+const CommandDocExtras* FindCommandDocExtras(std::string_view name);
 const std::vector<CommandDoc>& AllCommandDocs();
 
 struct ArgumentDoc {

@@ -244,7 +244,7 @@ void CmdInfo(CommandContext& ctx) {
 // INFO is registered with the server family's table; see server_commands.cc.
 void RegisterInfo(std::vector<CommandSpec>* table) {
   table->push_back({"info", -1, kLoading | kStale, 0, 0, 0, CmdInfo, "server",
-                    "Get information and statistics about the server."});
+                    "Get information and statistics about the server"});
 }
 
 }  // namespace gigakv::server

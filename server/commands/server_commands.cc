@@ -449,8 +449,15 @@ void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   const CommandDoc* doc = FindCommandDoc(spec.name);
   std::vector<ArgumentDoc> arguments;
   if (doc != nullptr) arguments = ParseSyntax(doc->syntax);
-  ctx.reply.MapHeader(3 + (doc != nullptr ? 1 : 0) + (arguments.empty() ? 0 : 1) +
-                      (subs.empty() ? 0 : 1));
+  const CommandDocExtras* extras = FindCommandDocExtras(spec.name);
+  std::vector<std::string> doc_flags;
+  if (extras != nullptr) doc_flags = SplitNonEmpty(extras->doc_flags, ' ');
+  const bool deprecated = extras != nullptr && !extras->deprecated_since.empty();
+  const bool replaced = extras != nullptr && !extras->replaced_by.empty();
+  const bool history = extras != nullptr && !extras->history.empty();
+  ctx.reply.MapHeader(3 + (doc != nullptr ? 1 : 0) + (doc_flags.empty() ? 0 : 1) +
+                      (deprecated ? 1 : 0) + (replaced ? 1 : 0) + (history ? 1 : 0) +
+                      (arguments.empty() ? 0 : 1) + (subs.empty() ? 0 : 1));
   ctx.reply.Bulk("summary");
   ctx.reply.Bulk(spec.summary);
   ctx.reply.Bulk("since");
@@ -460,6 +467,28 @@ void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   if (doc != nullptr) {
     ctx.reply.Bulk("complexity");
     ctx.reply.Bulk(doc->complexity);
+  }
+  if (!doc_flags.empty()) {
+    ctx.reply.Bulk("doc_flags");
+    ctx.reply.SetHeader(static_cast<int64_t>(doc_flags.size()));
+    for (const std::string& flag : doc_flags) ctx.reply.SimpleString(flag);
+  }
+  if (deprecated) {
+    ctx.reply.Bulk("deprecated_since");
+    ctx.reply.Bulk(extras->deprecated_since);
+  }
+  if (replaced) {
+    ctx.reply.Bulk("replaced_by");
+    ctx.reply.Bulk(extras->replaced_by);
+  }
+  if (history) {
+    ctx.reply.Bulk("history");
+    ctx.reply.SetHeader(static_cast<int64_t>(extras->history.size()));
+    for (const auto& [version, change] : extras->history) {
+      ctx.reply.ArrayHeader(2);
+      ctx.reply.Bulk(version);
+      ctx.reply.Bulk(change);
+    }
   }
   if (!arguments.empty()) {
     ctx.reply.Bulk("arguments");
@@ -894,69 +923,69 @@ void RegisterInfo(std::vector<CommandSpec>* table);  // info.cc
 const std::vector<CommandSpec>& ServerCommands() {
   static const std::vector<CommandSpec> kCommands = [] {
     std::vector<CommandSpec> commands = {
-        {"ping", -1, kFast, 0, 0, 0, CmdPing, "connection", "Ping the server."},
+        {"ping", -1, kFast, 0, 0, 0, CmdPing, "connection", "Ping the server"},
         {"echo", 2, kLoading | kStale | kFast, 0, 0, 0, CmdEcho, "connection",
-         "Echo the given string."},
+         "Echo the given string"},
         {"time", 1, kLoading | kStale | kFast, 0, 0, 0, CmdTime, "server",
-         "Return the current server time.", "2.6.0"},
+         "Return the current server time", "2.6.0"},
         {"dbsize", 1, kReadonly | kFast, 0, 0, 0, CmdDbSize, "server",
-         "Return the number of keys in the selected database."},
+         "Return the number of keys in the selected database"},
         {"flushdb", -1, kWrite, 0, 0, 0, CmdFlushDb, "server",
-         "Remove all keys from the current database."},
+         "Remove all keys from the current database"},
         {"flushall", -1, kWrite, 0, 0, 0, CmdFlushAll, "server",
-         "Remove all keys from all databases."},
+         "Remove all keys from all databases"},
         {"command", -1, kLoading | kStale, 0, 0, 0, CmdCommandEntry, "server",
-         "Get array of Redis command details.", "2.8.13"},
+         "Get array of Redis command details", "2.8.13"},
         {"command|count", 2, kLoading | kStale, 0, 0, 0, CmdCommandCount, "server",
-         "Get total number of Redis commands.", "2.8.13"},
+         "Get total number of Redis commands", "2.8.13"},
         {"command|info", -2, kLoading | kStale, 0, 0, 0, CmdCommandInfo, "server",
          "Get array of specific Redis command details, or all when no argument is given.",
          "2.8.13"},
         {"command|docs", -2, kLoading | kStale, 0, 0, 0, CmdCommandDocs, "server",
-         "Get array of specific Redis command documentation.", "7.0.0"},
+         "Get array of specific Redis command documentation", "7.0.0"},
         {"command|list", -2, kLoading | kStale, 0, 0, 0, CmdCommandList, "server",
-         "Get an array of Redis command names.", "7.0.0"},
+         "Get an array of Redis command names", "7.0.0"},
         {"command|getkeys", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
-         "Extract keys given a full Redis command.", "2.8.13"},
+         "Extract keys given a full Redis command", "2.8.13"},
         {"command|getkeysandflags", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeysAndFlags,
          "server", "Extract keys and access flags given a full Redis command", "7.0.0"},
         {"command|help", 2, kLoading | kStale, 0, 0, 0, CmdCommandHelp, "server",
-         "Show helpful text about the different subcommands.", "5.0.0"},
+         "Show helpful text about the different subcommands", "5.0.0"},
         {"config", -2, 0, 0, 0, 0, nullptr, "server",
-         "A container for server configuration commands.", "2.0.0"},
+         "A container for server configuration commands", "2.0.0"},
         {"config|get", -3, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigGet, "server",
-         "Get the values of configuration parameters.", "2.0.0"},
+         "Get the values of configuration parameters", "2.0.0"},
         {"config|set", -4, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigSet, "server",
-         "Set configuration parameters to the given values.", "2.0.0"},
+         "Set configuration parameters to the given values", "2.0.0"},
         {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigResetStat,
-         "server", "Reset the stats returned by INFO.", "2.0.0"},
+         "server", "Reset the stats returned by INFO", "2.0.0"},
         {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigRewrite,
-         "server", "Rewrite the configuration file with the in memory configuration.", "2.8.0"},
+         "server", "Rewrite the configuration file with the in memory configuration", "2.8.0"},
         {"config|help", 2, kLoading | kStale, 0, 0, 0, CmdConfigHelp, "server",
-         "Show helpful text about the different subcommands.", "5.0.0"},
+         "Show helpful text about the different subcommands", "5.0.0"},
         {"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy, 0, 0, 0,
          CmdShutdown, "server",
-         "Synchronously save the dataset to disk and then shut down the server."},
+         "Synchronously save the dataset to disk and then shut down the server"},
         {"lastsave", 1, kLoading | kStale | kFast, 0, 0, 0, CmdLastSave, "server",
-         "Get the UNIX time stamp of the last successful save to disk."},
+         "Get the UNIX time stamp of the last successful save to disk"},
         {"debug", -2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdDebug, "server",
-         "A container for debugging commands."},
-        {"memory", -2, 0, 0, 0, 0, nullptr, "server",
-         "A container for memory diagnostics commands.", "4.0.0"},
+         "A container for debugging commands"},
+        {"memory", -2, 0, 0, 0, 0, nullptr, "server", "A container for memory diagnostics commands",
+         "4.0.0"},
         {"memory|usage", -3, kReadonly, 2, 2, 1, CmdMemoryUsage, "server",
-         "Estimate the memory usage of a key.", "4.0.0"},
-        {"memory|stats", 2, 0, 0, 0, 0, CmdMemoryStats, "server", "Show memory usage details.",
+         "Estimate the memory usage of a key", "4.0.0"},
+        {"memory|stats", 2, 0, 0, 0, 0, CmdMemoryStats, "server", "Show memory usage details",
          "4.0.0"},
         {"memory|purge", 2, 0, 0, 0, 0, CmdMemoryPurge, "server",
-         "Ask the allocator to release memory.", "4.0.0"},
+         "Ask the allocator to release memory", "4.0.0"},
         {"memory|help", 2, kLoading | kStale, 0, 0, 0, CmdMemoryHelp, "server",
-         "Show helpful text about the different subcommands.", "4.0.0"},
-        {"function", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for function commands.",
+         "Show helpful text about the different subcommands", "4.0.0"},
+        {"function", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for function commands",
          "7.0.0"},
         {"function|flush", -2, kWrite | kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
-         "Delete all functions.", "7.0.0"},
+         "Deleting all functions", "7.0.0"},
         {"script", -2, 0, 0, 0, 0, nullptr, "scripting",
-         "A container for Lua scripts management commands.", "2.6.0"},
+         "A container for Lua scripts management commands", "2.6.0"},
         {"script|flush", -2, kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
          "Remove all the scripts from the script cache.", "2.6.0"},
     };

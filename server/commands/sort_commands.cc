@@ -298,7 +298,7 @@ void CmdSortRo(CommandContext& ctx) { SortGeneric(ctx, /*readonly=*/true); }
 const std::vector<CommandSpec>& SortCommands() {
   static const std::vector<CommandSpec> kCommands = {
       {"sort", -2, kWrite | kDenyOom, 1, 1, 1, CmdSort, "generic",
-       "Sort the elements in a list, set or sorted set, return or store the result."},
+       "Sort the elements in a list, set or sorted set"},
       {"sort_ro", -2, kReadonly, 1, 1, 1, CmdSortRo, "generic",
        "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0"},
   };
