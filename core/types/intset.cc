@@ -157,6 +157,26 @@ bool Intset::Contains(int64_t value) const {
   return Search(value, &index);
 }
 
+bool Intset::RawContains(std::string_view raw, int64_t value) {
+  if (raw.size() < kHeader) return false;
+  const auto* data = reinterpret_cast<const uint8_t*>(raw.data());
+  const size_t width = LoadU32(data);
+  if (WidthFor(value) > width) return false;
+  size_t low = 0;
+  size_t high = LoadU32(data + 4);  // Search [low, high).
+  while (low < high) {
+    size_t middle = low + (high - low) / 2;
+    int64_t at = LoadValue(data + kHeader + middle * width, width);
+    if (at == value) return true;
+    if (at < value) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return false;
+}
+
 void Intset::Upgrade(size_t new_width, size_t count) {
   size_t n = size();
   size_t old_width = width();

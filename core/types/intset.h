@@ -42,6 +42,8 @@ class Intset {
   size_t bytes() const;
 
   bool Contains(int64_t value) const;
+  // Contains() on a buffer as raw() returns it, read in place (inline records). O(log n).
+  static bool RawContains(std::string_view raw, int64_t value);
   // Inserts `value` in order; false if it was already present.
   bool Add(int64_t value);
   // Removes `value`; false if it was absent. Frees the buffer when the last value goes.

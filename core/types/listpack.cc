@@ -377,6 +377,26 @@ typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Find(std::string_
 }
 
 template <bool kBacklen>
+bool BasicListpack<kBacklen>::EntriesContain(std::string_view entries, std::string_view value) {
+  uint8_t encoded_stack[80];
+  std::string encoded_heap;
+  uint8_t* encoded = encoded_stack;
+  if (value.size() + 5 > sizeof(encoded_stack)) {
+    encoded_heap.resize(value.size() + 5);
+    encoded = reinterpret_cast<uint8_t*>(encoded_heap.data());
+  }
+  size_t encoded_size = EncodeString(value, encoded);
+  const auto* p = reinterpret_cast<const uint8_t*>(entries.data());
+  const uint8_t* end = p + entries.size();
+  while (p < end) {
+    size_t size = EncodedSize(p);
+    if (size == encoded_size && std::memcmp(p, encoded, size) == 0) return true;
+    p += EntrySizeFor<kBacklen>(size);
+  }
+  return false;
+}
+
+template <bool kBacklen>
 typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::SpliceIn(Pos before,
                                                                         const uint8_t* encoded,
                                                                         size_t encoded_size) {

@@ -104,6 +104,9 @@ class BasicListpack {
   // Finds the first entry equal to `value` among the entries at `start`, then every
   // (skip + 1)-th one after it (skip = 1 looks at the fields of field/value pairs). kEnd if none.
   Pos Find(std::string_view value, Pos start, size_t skip = 0) const;
+  // Whether `entries` (bytes as entries() returns them) hold an entry equal to `value`, read in
+  // place without building a listpack: for inline records. O(n).
+  static bool EntriesContain(std::string_view entries, std::string_view value);
 
   // Inserts `value` before the entry at `before` (kEnd appends); returns the new entry's position.
   Pos Insert(Pos before, std::string_view value);

@@ -345,6 +345,12 @@ std::unique_ptr<Set> Set::FromCompact(Encoding encoding, std::string_view bytes)
   return set;
 }
 
+bool Set::CompactContains(Encoding encoding, std::string_view bytes, std::string_view member) {
+  if (encoding == Encoding::kListpack) return DenseListpack::EntriesContain(bytes, member);
+  int64_t value;
+  return ParseCanonicalInt64(member, &value) && Intset::RawContains(bytes, value);
+}
+
 std::string_view Set::CompactBytes() const {
   if (const auto* intset = std::get_if<Intset>(&rep_)) return intset->raw();
   if (const auto* listpack = std::get_if<DenseListpack>(&rep_)) return listpack->entries();

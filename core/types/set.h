@@ -129,6 +129,9 @@ class Set final : public Object {
   // or the listpack's entries (DenseListpack::entries); else empty. Valid until the next
   // mutation.
   std::string_view CompactBytes() const;
+  // Contains() on bytes as CompactBytes() returned them for `encoding` (kIntset or kListpack),
+  // read in place: lets a command answer from an inline record without building the set.
+  static bool CompactContains(Encoding encoding, std::string_view bytes, std::string_view member);
   bool empty() const { return Length() == 0; }
 
   // Adds `member`; false if it was present. Converts per the rules above. O(1) expected for the

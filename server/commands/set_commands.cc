@@ -77,9 +77,33 @@ class DeferredMembers {
 
 // --- Single-key commands -----------------------------------------------------------------------
 
+// True when the key holds an inline set that already has every member in args[from..]: then
+// SADD changes nothing and can answer from the record, without building the set and storing it
+// back (what a write to an inline collection costs, once per batch of commands).
+bool InlineSetHasAll(CommandContext& ctx, const KeyAccess& access, size_t from) {
+  if (!access.exists()) return false;
+  Set::Encoding encoding;
+  if (access.found.kind == ValueKind::kInlineSet) {
+    encoding = Set::Encoding::kListpack;
+  } else if (access.found.kind == ValueKind::kInlineIntset) {
+    encoding = Set::Encoding::kIntset;
+  } else {
+    return false;
+  }
+  for (size_t i = from; i < ctx.argc(); ++i) {
+    if (!Set::CompactContains(encoding, access.found.str, ctx.arg(i))) return false;
+  }
+  return true;
+}
+
 void CmdSAdd(CommandContext& ctx) {
   CollectionLimits limits = ctx.server.collection_limits();
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (InlineSetHasAll(ctx, access, 2)) {
+      Touch(ctx, access, access.found.access);
+      ctx.reply.Integer(0);
+      return;
+    }
     bool wrong_type;
     Set* set = WriteObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;

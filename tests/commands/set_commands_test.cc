@@ -85,6 +85,30 @@ TEST_P(SetCommandsTest, IntegerMembers) {
             (std::vector<std::string>{"-0", "-7", "02", "1", "2", "3", "9223372036854775807"}));
 }
 
+// SADD of members all present answers 0 and changes nothing: not the members, the encoding, the
+// TTL, nor the log; a new member among them is still added.
+TEST_P(SetCommandsTest, AddingOnlyPresentMembersChangesNothing) {
+  Fill("n", {"1", "2", "3"});
+  Fill("s", {"a", "b", "7"});
+  EXPECT_EQ(Reply({"PEXPIRE", "s", "100000"}), ":1");
+  effects_.Take();
+  for (const char* key : {"n", "s"}) {
+    std::string encoding = Encoding(key);
+    std::vector<std::string> members = Members(key);
+    EXPECT_EQ(Reply({"SADD", key, members[0], members[1], members[0]}), ":0");
+    EXPECT_EQ(Reply({"SADD", key, members[2]}), ":0");
+    EXPECT_EQ(Encoding(key), encoding);
+    EXPECT_EQ(Members(key), members);
+  }
+  EXPECT_EQ(Reply({"SADD", "n", "02"}), ":1");  // Not the integer 2.
+  EXPECT_EQ(Reply({"SADD", "s", "b", "c"}), ":1");
+  EXPECT_EQ(effects_.Take(), (std::vector<std::string>{"0: SADD n 02", "0: SADD s b c"}));
+  EXPECT_GT(Run({"PTTL", "s"}).integer, 0);
+  EXPECT_EQ(Reply({"SADD", "s", "a", "zz"}), ":1");
+  EXPECT_EQ(Reply({"SET", "str", "x"}), "+OK");
+  EXPECT_EQ(Reply({"SADD", "str", "x"}), kWrongType);
+}
+
 TEST_P(SetCommandsTest, ReplyShapesInBothProtocols) {
   Fill("s", {"a", "b"});
   for (int resp : {2, 3}) {

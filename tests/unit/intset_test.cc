@@ -98,6 +98,7 @@ TEST(IntsetTest, RandomOperationsMatchStdSet) {
     };
     for (int step = 0; step < 20000; ++step) {
       int64_t value = draw();
+      ASSERT_EQ(Intset::RawContains(ints.raw(), value), model.count(value) == 1) << value;
       switch (rng() % 5) {
         case 0:
         case 1:
@@ -105,6 +106,7 @@ TEST(IntsetTest, RandomOperationsMatchStdSet) {
           break;
         case 2:
           ASSERT_EQ(ints.Remove(value), model.erase(value) == 1) << value;
+          ASSERT_FALSE(Intset::RawContains(ints.raw(), value)) << value;
           break;
         case 3:
           if (!model.empty()) {
