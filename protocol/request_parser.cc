@@ -35,6 +35,27 @@ inline bool ScanPlainLength(const char* p, const char* end, int64_t* value, cons
   return true;
 }
 
+enum class LengthLine { kOk, kIncomplete, kNotInteger };
+
+// Reads the "*<count>" or "$<length>" line at the start of `rest` (its first byte, the sigil, is
+// not looked at: the caller checks it). kIncomplete while no '\r' with a byte after it is in
+// `rest`; otherwise *cr_pos is that first '\r', and the text between the sigil and it must be
+// an integer (ParseRespInteger's rules), else kNotInteger.
+LengthLine ReadLengthLine(std::string_view rest, int64_t* value, size_t* cr_pos) {
+  const char* cr_at;
+  if (ScanPlainLength(rest.data() + 1, rest.data() + rest.size(), value, &cr_at)) {
+    *cr_pos = static_cast<size_t>(cr_at - rest.data());
+    return LengthLine::kOk;
+  }
+  const void* cr = std::memchr(rest.data(), '\r', rest.size());
+  if (cr == nullptr || static_cast<const char*>(cr) + 1 >= rest.data() + rest.size()) {
+    return LengthLine::kIncomplete;
+  }
+  *cr_pos = static_cast<size_t>(static_cast<const char*>(cr) - rest.data());
+  return ParseRespInteger(rest.substr(1, *cr_pos - 1), value) ? LengthLine::kOk
+                                                              : LengthLine::kNotInteger;
+}
+
 }  // namespace
 
 bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
@@ -170,21 +191,16 @@ RequestParser::Result RequestParser::Feed(std::string_view input) {
     // Multibulk count line.
     int64_t count;
     size_t cr_pos;
-    const char* cr_at;
-    if (ScanPlainLength(input.data() + 1, input.data() + input.size(), &count, &cr_at)) {
-      cr_pos = static_cast<size_t>(cr_at - input.data());
-    } else {
-      const void* cr = std::memchr(input.data(), '\r', input.size());
-      if (cr == nullptr || static_cast<const char*>(cr) + 1 >= input.data() + input.size()) {
+    switch (ReadLengthLine(input, &count, &cr_pos)) {
+      case LengthLine::kIncomplete:
         if (input.size() > limits_.max_inline_len) {
           return Fail("Protocol error: too big mbulk count string");
         }
         return Result::kNeedMore;
-      }
-      cr_pos = static_cast<const char*>(cr) - input.data();
-      if (!ParseRespInteger(input.substr(1, cr_pos - 1), &count)) {
+      case LengthLine::kNotInteger:
         return Fail("Protocol error: invalid multibulk length");
-      }
+      case LengthLine::kOk:
+        break;
     }
     if (count > limits_.max_multibulk_len) {
       return Fail("Protocol error: invalid multibulk length");
@@ -209,27 +225,19 @@ RequestParser::Result RequestParser::Feed(std::string_view input) {
       std::string_view rest = input.substr(pos_);
       int64_t len;
       size_t cr_pos;
-      const char* cr_at;
-      if (rest[0] == '$' &&
-          ScanPlainLength(rest.data() + 1, rest.data() + rest.size(), &len, &cr_at)) {
-        cr_pos = static_cast<size_t>(cr_at - rest.data());
-      } else {
-        const void* cr = std::memchr(rest.data(), '\r', rest.size());
-        if (cr == nullptr || static_cast<const char*>(cr) + 1 >= rest.data() + rest.size()) {
-          if (rest.size() > limits_.max_inline_len) {
-            return Fail("Protocol error: too big bulk count string");
-          }
-          return Result::kNeedMore;
+      LengthLine line = ReadLengthLine(rest, &len, &cr_pos);
+      if (line == LengthLine::kIncomplete) {
+        if (rest.size() > limits_.max_inline_len) {
+          return Fail("Protocol error: too big bulk count string");
         }
-        if (rest[0] != '$') {
-          return Fail(std::string("Protocol error: expected '$', got '") + rest[0] + "'");
-        }
-        cr_pos = static_cast<const char*>(cr) - rest.data();
-        if (!ParseRespInteger(rest.substr(1, cr_pos - 1), &len) || len < 0) {
-          return Fail("Protocol error: invalid bulk length");
-        }
+        return Result::kNeedMore;
       }
-      if (len > limits_.max_bulk_len) return Fail("Protocol error: invalid bulk length");
+      if (rest[0] != '$') {
+        return Fail(std::string("Protocol error: expected '$', got '") + rest[0] + "'");
+      }
+      if (line == LengthLine::kNotInteger || len < 0 || len > limits_.max_bulk_len) {
+        return Fail("Protocol error: invalid bulk length");
+      }
       if (len > 16384 && limits_.unauthenticated) {
         return Fail("Protocol error: unauthenticated bulk length");
       }

@@ -351,10 +351,14 @@ ListpackEntry BasicListpack<kBacklen>::Get(Pos pos) const {
   return entry;
 }
 
+namespace {
+
+// The first entry in [p, end) equal to `value`, then every (skip + 1)-th one after it; nullptr
+// if none. Compares encoded forms: equal strings have equal encodings, so one memcmp per
+// candidate.
 template <bool kBacklen>
-typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Find(std::string_view value,
-                                                                    Pos start, size_t skip) const {
-  // Compare encoded forms: equal strings have equal encodings, so one memcmp per candidate.
+const uint8_t* FindEntry(const uint8_t* p, const uint8_t* end, std::string_view value,
+                         size_t skip) {
   uint8_t encoded_stack[80];
   std::string encoded_heap;
   uint8_t* encoded = encoded_stack;
@@ -363,37 +367,29 @@ typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Find(std::string_
     encoded = reinterpret_cast<uint8_t*>(encoded_heap.data());
   }
   size_t encoded_size = EncodeString(value, encoded);
-  uint32_t end = total();
-  Pos pos = start;
-  while (pos != kEnd && pos < end) {
-    const uint8_t* p = data_ + pos;
+  while (p < end) {
     size_t size = EncodedSize(p);
-    if (size == encoded_size && std::memcmp(p, encoded, size) == 0) return pos;
-    pos += static_cast<Pos>(EntrySizeFor<kBacklen>(size));
-    for (size_t i = 0; i < skip && pos < end; ++i)
-      pos += static_cast<Pos>(EntryTotalSize<kBacklen>(data_ + pos));
+    if (size == encoded_size && std::memcmp(p, encoded, size) == 0) return p;
+    p += EntrySizeFor<kBacklen>(size);
+    for (size_t i = 0; i < skip && p < end; ++i) p += EntryTotalSize<kBacklen>(p);
   }
-  return kEnd;
+  return nullptr;
+}
+
+}  // namespace
+
+template <bool kBacklen>
+typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Find(std::string_view value,
+                                                                    Pos start, size_t skip) const {
+  if (start == kEnd || data_ == nullptr) return kEnd;
+  const uint8_t* found = FindEntry<kBacklen>(data_ + start, data_ + total(), value, skip);
+  return found == nullptr ? kEnd : static_cast<Pos>(found - data_);
 }
 
 template <bool kBacklen>
 bool BasicListpack<kBacklen>::EntriesContain(std::string_view entries, std::string_view value) {
-  uint8_t encoded_stack[80];
-  std::string encoded_heap;
-  uint8_t* encoded = encoded_stack;
-  if (value.size() + 5 > sizeof(encoded_stack)) {
-    encoded_heap.resize(value.size() + 5);
-    encoded = reinterpret_cast<uint8_t*>(encoded_heap.data());
-  }
-  size_t encoded_size = EncodeString(value, encoded);
   const auto* p = reinterpret_cast<const uint8_t*>(entries.data());
-  const uint8_t* end = p + entries.size();
-  while (p < end) {
-    size_t size = EncodedSize(p);
-    if (size == encoded_size && std::memcmp(p, encoded, size) == 0) return true;
-    p += EntrySizeFor<kBacklen>(size);
-  }
-  return false;
+  return FindEntry<kBacklen>(p, p + entries.size(), value, 0) != nullptr;
 }
 
 template <bool kBacklen>

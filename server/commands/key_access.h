@@ -63,6 +63,16 @@ inline bool IsStringOrReply(CommandContext& ctx, const KeyAccess& access) {
   return true;
 }
 
+// IsStringOrReply on the record as looked up (KeyAccess::found): for readers, before the
+// command changes the key.
+inline bool FoundStringOrReply(CommandContext& ctx, const KeyAccess& access) {
+  if (access.exists() && !access.found.is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  return true;
+}
+
 // Counts a read lookup in INFO's keyspace_hits / keyspace_misses.
 inline void CountLookup(CommandContext& ctx, bool hit) {
   ThreadStats& stats = ctx.server.LocalStats();
@@ -88,10 +98,7 @@ inline bool ReadStringOrReply(CommandContext& ctx, KeyAccess& access, int64_t if
     ctx.reply.Integer(if_missing);
     return false;
   }
-  if (!access.found.is_string()) {
-    ctx.reply.Error(errors::kWrongType);
-    return false;
-  }
+  if (!FoundStringOrReply(ctx, access)) return false;
   *value = access.found.str;
   Touch(ctx, access, access.found.access);
   return true;

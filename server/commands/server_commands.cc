@@ -254,12 +254,6 @@ bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& a
       uses->push_back({static_cast<size_t>(i), flags});
     }
   }
-  if (specs.empty() && spec.first_key > 0) {  // No key specs: the legacy key positions.
-    int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
-    for (int i = spec.first_key; i <= last && i < argc; i += spec.key_step) {
-      uses->push_back({static_cast<size_t>(i), std::string_view()});
-    }
-  }
   if (uses->empty()) {
     *error = "ERR The command has no key arguments";
     return false;
@@ -360,6 +354,20 @@ void ReplyKeyFlags(protocol::ReplyBuilder& reply, std::string_view flags) {
   for (const std::string& name : names) reply.SimpleString(name);
 }
 
+// A key spec's "begin_search" or "find_keys" map: its type, then its spec's integer fields.
+void ReplySearchStep(protocol::ReplyBuilder& reply, std::string_view type,
+                     std::initializer_list<std::pair<std::string_view, int>> fields) {
+  reply.MapHeader(2);
+  reply.Bulk("type");
+  reply.Bulk(type);
+  reply.Bulk("spec");
+  reply.MapHeader(static_cast<int64_t>(fields.size()));
+  for (const auto& [name, value] : fields) {
+    reply.Bulk(name);
+    reply.Integer(value);
+  }
+}
+
 // One key spec as COMMAND INFO sends it: a map of notes (if any), flags, begin_search and
 // find_keys.
 void ReplyKeySpec(protocol::ReplyBuilder& reply, const KeySpec& key_spec) {
@@ -371,47 +379,28 @@ void ReplyKeySpec(protocol::ReplyBuilder& reply, const KeySpec& key_spec) {
   reply.Bulk("flags");
   ReplyKeyFlags(reply, key_spec.flags);
   reply.Bulk("begin_search");
-  reply.MapHeader(2);
-  reply.Bulk("type");
   if (key_spec.begin.type == BeginSearch::Type::kIndex) {
-    reply.Bulk("index");
-    reply.Bulk("spec");
-    reply.MapHeader(1);
-    reply.Bulk("index");
-    reply.Integer(key_spec.begin.index);
+    ReplySearchStep(reply, "index", {{"index", key_spec.begin.index}});
   } else {
-    reply.Bulk("unknown");
-    reply.Bulk("spec");
-    reply.MapHeader(0);
+    ReplySearchStep(reply, "unknown", {});
   }
   reply.Bulk("find_keys");
-  reply.MapHeader(2);
-  reply.Bulk("type");
   const FindKeys& find = key_spec.find;
-  if (find.type == FindKeys::Type::kRange) {
-    reply.Bulk("range");
-    reply.Bulk("spec");
-    reply.MapHeader(3);
-    reply.Bulk("lastkey");
-    reply.Integer(find.last_key);
-    reply.Bulk("keystep");
-    reply.Integer(find.key_step);
-    reply.Bulk("limit");
-    reply.Integer(find.limit);
-  } else if (find.type == FindKeys::Type::kKeynum) {
-    reply.Bulk("keynum");
-    reply.Bulk("spec");
-    reply.MapHeader(3);
-    reply.Bulk("keynumidx");
-    reply.Integer(find.keynum_index);
-    reply.Bulk("firstkey");
-    reply.Integer(find.first_key);
-    reply.Bulk("keystep");
-    reply.Integer(find.key_step);
-  } else {
-    reply.Bulk("unknown");
-    reply.Bulk("spec");
-    reply.MapHeader(0);
+  switch (find.type) {
+    case FindKeys::Type::kRange:
+      ReplySearchStep(
+          reply, "range",
+          {{"lastkey", find.last_key}, {"keystep", find.key_step}, {"limit", find.limit}});
+      break;
+    case FindKeys::Type::kKeynum:
+      ReplySearchStep(reply, "keynum",
+                      {{"keynumidx", find.keynum_index},
+                       {"firstkey", find.first_key},
+                       {"keystep", find.key_step}});
+      break;
+    case FindKeys::Type::kUnknown:
+      ReplySearchStep(reply, "unknown", {});
+      break;
   }
 }
 

@@ -19,10 +19,7 @@ bool ReplyStringOrWrongType(CommandContext& ctx, KeyAccess& access) {
     ctx.reply.Null();
     return true;
   }
-  if (!access.found.is_string()) {
-    ctx.reply.Error(errors::kWrongType);
-    return false;
-  }
+  if (!FoundStringOrReply(ctx, access)) return false;
   ctx.reply.Bulk(access.found.str);
   return true;
 }
@@ -404,10 +401,7 @@ bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
                        bool (*parse)(std::string_view, Number*), std::string_view not_a_number,
                        Number* current, RecordView* view) {
   if (!access.exists()) return true;
-  if (!access.found.is_string()) {
-    ctx.reply.Error(errors::kWrongType);
-    return false;
-  }
+  if (!FoundStringOrReply(ctx, access)) return false;
   *view = access.found;
   if (!parse(view->str, current)) {
     ctx.reply.Error(not_a_number);

@@ -5,6 +5,7 @@
 #include "gigakv/strings.h"
 #include "gtest/gtest.h"
 #include "server/command.h"
+#include "server/command_key_specs.h"
 
 namespace gigakv::server {
 namespace {
@@ -39,6 +40,17 @@ TEST(CommandTableTest, UnknownNamesAreNotFound) {
   }
   EXPECT_EQ(table.Find(std::string(1000, 'a')), nullptr);
   EXPECT_EQ(table.Find(std::string_view("get\0", 4)), nullptr);
+}
+
+// COMMAND GETKEYS/GETKEYSANDFLAGS find keys only through key specs: a command that takes keys
+// and has none would report no keys at all.
+TEST(CommandTableTest, EveryCommandWithKeysHasKeySpecs) {
+  CommandTable table;
+  for (const CommandSpec* spec : table.all()) {
+    if (spec->first_key > 0) {
+      EXPECT_FALSE(KeySpecsOf(spec->name).empty()) << spec->name;
+    }
+  }
 }
 
 }  // namespace
