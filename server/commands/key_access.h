@@ -37,9 +37,10 @@ decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Fn&& fn, int d
   if (db < 0) db = ctx.db();
   uint64_t hash = ctx.store.Hash(key);
   return ctx.store.WithShardOf(key, [&](Shard& shard) {
-    RecordView found;
-    uint32_t slot = ctx.store.FindLive(shard, db, key, hash, &found);
-    KeyAccess access{shard, shard.Table(db), db, key, hash, slot, found};
+    // The lookup writes the record straight into `access` (a copy of it stalls the load that
+    // reads it back).
+    KeyAccess access{shard, shard.Table(db), db, key, hash, KeyTable::kNoSlot};
+    access.slot = ctx.store.FindLive(shard, db, key, hash, &access.found);
     return fn(access);
   });
 }
@@ -49,9 +50,9 @@ inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, int db = 
   if (db < 0) db = ctx.db();
   uint64_t hash = ctx.store.Hash(key);
   Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
-  RecordView found;
-  uint32_t slot = ctx.store.FindLive(shard, db, key, hash, &found);
-  return KeyAccess{shard, shard.Table(db), db, key, hash, slot, found};
+  KeyAccess access{shard, shard.Table(db), db, key, hash, KeyTable::kNoSlot};
+  access.slot = ctx.store.FindLive(shard, db, key, hash, &access.found);
+  return access;
 }
 
 // Replies WRONGTYPE and returns false when the key exists and does not hold a string.
