@@ -328,6 +328,11 @@ size_t Hash::MemoryUsage() const {
 
 size_t Hash::Length() const { return table_ == nullptr ? listpack_.size() / 2 : table_->size(); }
 
+bool Hash::CompactHasValue(std::string_view bytes, std::string_view field, std::string_view value) {
+  ListpackEntry current;
+  return DenseListpack::EntriesFindPair(bytes, field, &current) && current.Equals(value);
+}
+
 std::unique_ptr<Hash> Hash::FromListpack(std::string_view bytes) {
   auto hash = std::make_unique<Hash>();
   hash->listpack_ = DenseListpack::FromEntries(bytes);

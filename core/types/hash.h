@@ -125,6 +125,10 @@ class Hash final : public Object {
   // The listpack's entries (DenseListpack::entries) while the hash is a non-empty "listpack",
   // else empty. Valid until the next mutation.
   std::string_view CompactBytes() const { return is_listpack() ? listpack_.entries() : ""; }
+  // Whether `bytes` (as CompactBytes() returned them, e.g. an inline record) hold `field` with
+  // exactly `value`, read in place without building the hash. O(n).
+  static bool CompactHasValue(std::string_view bytes, std::string_view field,
+                              std::string_view value);
 
   // Sets `field` to `value`; returns true when the field is new. Converts to "hashtable" first if
   // the field or value is longer than hash-max-listpack-value, and after inserting if the hash

@@ -328,9 +328,10 @@ typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::Seek(int64_t inde
   return pos;
 }
 
-template <bool kBacklen>
-ListpackEntry BasicListpack<kBacklen>::Get(Pos pos) const {
-  const uint8_t* p = data_ + pos;
+namespace {
+
+// The entry whose encoding starts at `p`.
+ListpackEntry DecodeEntry(const uint8_t* p) {
   ListpackEntry entry;
   uint8_t tag = p[0];
   if (tag < 0x80) {
@@ -349,6 +350,13 @@ ListpackEntry BasicListpack<kBacklen>::Get(Pos pos) const {
     entry.int_value = LoadSigned(p + 1, width);
   }
   return entry;
+}
+
+}  // namespace
+
+template <bool kBacklen>
+ListpackEntry BasicListpack<kBacklen>::Get(Pos pos) const {
+  return DecodeEntry(data_ + pos);
 }
 
 namespace {
@@ -390,6 +398,19 @@ template <bool kBacklen>
 bool BasicListpack<kBacklen>::EntriesContain(std::string_view entries, std::string_view value) {
   const auto* p = reinterpret_cast<const uint8_t*>(entries.data());
   return FindEntry<kBacklen>(p, p + entries.size(), value, 0) != nullptr;
+}
+
+template <bool kBacklen>
+bool BasicListpack<kBacklen>::EntriesFindPair(std::string_view entries, std::string_view key,
+                                              ListpackEntry* value) {
+  const auto* p = reinterpret_cast<const uint8_t*>(entries.data());
+  const uint8_t* end = p + entries.size();
+  const uint8_t* found = FindEntry<kBacklen>(p, end, key, 1);
+  if (found == nullptr) return false;
+  const uint8_t* next = found + EntryTotalSize<kBacklen>(found);
+  if (next >= end) return false;  // A key without its value: not a pair listpack.
+  *value = DecodeEntry(next);
+  return true;
 }
 
 template <bool kBacklen>

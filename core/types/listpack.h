@@ -107,6 +107,10 @@ class BasicListpack {
   // Whether `entries` (bytes as entries() returns them) hold an entry equal to `value`, read in
   // place without building a listpack: for inline records. O(n).
   static bool EntriesContain(std::string_view entries, std::string_view value);
+  // For entries holding key, value, key, value... (a hash's fields and values, a sorted set's
+  // members and scores), read in place like EntriesContain: finds the pair whose key equals
+  // `key` and sets *value to its second entry (a view into `entries`). False when absent. O(n).
+  static bool EntriesFindPair(std::string_view entries, std::string_view key, ListpackEntry* value);
 
   // Inserts `value` before the entry at `before` (kEnd appends); returns the new entry's position.
   Pos Insert(Pos before, std::string_view value);

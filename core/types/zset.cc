@@ -482,6 +482,12 @@ size_t ZSet::MemoryUsage() const {
   return sizeof(ZSet) + sizeof(Large) + large_->blob_bytes + table + nodes;
 }
 
+std::optional<double> ZSet::CompactScore(std::string_view bytes, std::string_view member) {
+  ListpackEntry score;
+  if (!DenseListpack::EntriesFindPair(bytes, member, &score)) return std::nullopt;
+  return DecodeScore(score);
+}
+
 std::unique_ptr<ZSet> ZSet::FromListpack(std::string_view bytes) {
   auto zset = std::make_unique<ZSet>();
   zset->listpack_ = DenseListpack::FromEntries(bytes);

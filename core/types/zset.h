@@ -101,6 +101,9 @@ class ZSet final : public Object {
   // The listpack's entries (DenseListpack::entries) while the set is a non-empty listpack, else
   // empty. Valid until the next mutation.
   std::string_view CompactBytes() const { return is_listpack() ? listpack_.entries() : ""; }
+  // The score of `member` in `bytes` (as CompactBytes() returned them, e.g. an inline record),
+  // read in place without building the set; nullopt when absent. O(n).
+  static std::optional<double> CompactScore(std::string_view bytes, std::string_view member);
 
   // Adds or updates `member` (Redis's zsetAdd). *new_score receives the member's score after the
   // call for kAdded/kUpdated/kUnchanged. Converts to the skiplist encoding first when the add

@@ -61,6 +61,17 @@ std::mt19937_64& Rng() {
 // --- Writes ------------------------------------------------------------------------------------
 
 // HSET key field value [field value ...] and HMSET (same, but replies OK).
+// True when the key holds an inline hash in which every field of args[2..] already has the
+// value given: then HSET changes nothing in the record and needs neither to build the hash nor
+// to store it back (what a write to an inline collection costs, once per batch of commands).
+bool InlineHashHasAll(CommandContext& ctx, const KeyAccess& access) {
+  if (!access.exists() || access.found.kind != ValueKind::kInlineHash) return false;
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    if (!Hash::CompactHasValue(access.found.str, ctx.arg(i), ctx.arg(i + 1))) return false;
+  }
+  return true;
+}
+
 void CmdHSet(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
     ReplyWrongArity(ctx.reply, ctx.spec.name);
@@ -68,12 +79,18 @@ void CmdHSet(CommandContext& ctx) {
   }
   CollectionLimits limits = ctx.server.collection_limits();
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    Hash* hash = WriteHashOrCreate(ctx, access);
-    if (hash == nullptr) return;
     int64_t added = 0;
-    for (size_t i = 2; i < ctx.argc(); i += 2) {
-      added += hash->Set(ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
+    if (InlineHashHasAll(ctx, access)) {
+      Touch(ctx, access, access.found.access);
+    } else {
+      Hash* hash = WriteHashOrCreate(ctx, access);
+      if (hash == nullptr) return;
+      for (size_t i = 2; i < ctx.argc(); i += 2) {
+        added += hash->Set(ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
+      }
     }
+    // As in Redis, even a write of the values already there counts as a change (WATCH, the log,
+    // dirty).
     LogVariadic(ctx, access, "HSET", {ctx.args.begin() + 2, ctx.args.end()});
     CountDirty(ctx, (ctx.argc() - 2) / 2);
     if (ctx.spec.name == "hmset") {

@@ -188,6 +188,26 @@ std::vector<std::string> MembersOf(const ZSet& zset, size_t begin, size_t end) {
 
 // --- ZADD / ZINCRBY ----------------------------------------------------------------------------
 
+// True when the key holds an inline sorted set that ZADD (without INCR) would leave as it is:
+// every member already has the score given, or is skipped by NX/XX/GT/LT (as ZSet::Add decides).
+// Then ZADD answers 0 without building the set and storing it back (what a write to an inline
+// collection costs, once per batch of commands); like Redis it then signals no change.
+bool InlineZSetUnchanged(CommandContext& ctx, const KeyAccess& access, const ZAddFlags& flags,
+                         const std::vector<double>& scores, size_t score_index) {
+  if (flags.incr || !access.exists() || access.found.kind != ValueKind::kInlineZSet) return false;
+  for (size_t j = 0; j < scores.size(); ++j) {
+    std::optional<double> current =
+        ZSet::CompactScore(access.found.str, ctx.arg(score_index + 2 * j + 1));
+    double score = scores[j];
+    bool unchanged = current.has_value()
+                         ? flags.nx || score == *current || (flags.gt && score <= *current) ||
+                               (flags.lt && score >= *current)
+                         : flags.xx;
+    if (!unchanged) return false;
+  }
+  return true;
+}
+
 // The shared body of ZADD and ZINCRBY (zaddGenericCommand). `score_index` is where the first
 // score-member pair starts, after the options.
 void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_index) {
@@ -214,6 +234,11 @@ void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_ind
     if (!ParseScoreOrReply(ctx, ctx.arg(score_index + 2 * j), &scores[j])) return;
   }
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (InlineZSetUnchanged(ctx, access, flags, scores, score_index)) {
+      Touch(ctx, access, access.found.access);
+      ctx.reply.Integer(0);
+      return;
+    }
     bool wrong_type;
     auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
     if (wrong_type) return;

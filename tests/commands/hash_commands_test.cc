@@ -378,6 +378,28 @@ TEST_P(HashCommandsTest, Effects) {
                                            "0: HSET h c 14", "0: HSET h c 14.5", "0: HDEL h a"));
 }
 
+// HSET of the values already there answers 0 and keeps the fields, the encoding and the TTL
+// but, as in Redis, still counts as a write: logged (which also fails a WATCH) and dirty.
+TEST_P(HashCommandsTest, SettingTheValuesAlreadyThere) {
+  EXPECT_EQ(Reply({"HSET", "h", "a", "1", "b", "text", "c", ""}), ":3");
+  EXPECT_EQ(Reply({"PEXPIRE", "h", "100000"}), ":1");
+  effects_.Take();
+  uint64_t dirty = server_.stat_totals().dirty;
+  EXPECT_EQ(Reply({"HSET", "h", "a", "1", "c", ""}), ":0");
+  EXPECT_EQ(Reply({"HMSET", "h", "b", "text"}), "+OK");
+  EXPECT_EQ(server_.stat_totals().dirty, dirty + 3);
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "h"}), ExpectedEncoding());
+  EXPECT_GT(Run({"PTTL", "h"}).integer, 0);
+  // Another value, an integer-looking text of another form, or a new field do change it.
+  EXPECT_EQ(Reply({"HSET", "h", "a", "01"}), ":0");
+  EXPECT_EQ(Reply({"HSET", "h", "b", "text", "d", "4"}), ":1");
+  EXPECT_EQ(Pairs(Run({"HGETALL", "h"})), (std::map<std::string, std::string>{
+                                              {"a", "01"}, {"b", "text"}, {"c", ""}, {"d", "4"}}));
+  EXPECT_THAT(effects_.Take(), ElementsAre("0: HSET h a 1 c ", "0: HSET h b text", "0: HSET h a 01",
+                                           "0: HSET h b text d 4"));
+  EXPECT_GT(Run({"PTTL", "h"}).integer, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Encodings, HashCommandsTest,
                          ::testing::Values(Encoding{"Listpack", "128"}, Encoding{"Hashtable", "0"}),
                          [](const auto& info) { return std::string(info.param.name); });

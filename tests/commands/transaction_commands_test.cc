@@ -140,7 +140,10 @@ TEST_F(TransactionCommandsTest, OnlyRealChangesFailExec) {
       {{"SET", "other", "1"}, {"FLUSHALL"}, false},
       {{"HSET", "w", "f", "v"}, {"HSET", "w", "g", "v"}, true},
       {{"HSET", "w", "f", "v"}, {"HDEL", "w", "nofield"}, false},
+      {{"HSET", "w", "f", "v"}, {"HSET", "w", "f", "v"}, true},  // Redis: HSET always counts.
+      {{"HSET", "w", "f", "v"}, {"HMSET", "w", "f", "v"}, true},
       {{"SADD", "w", "a"}, {"SADD", "w", "b"}, true},
+      {{"SADD", "w", "a"}, {"SADD", "w", "a"}, false},
       {{"SADD", "w", "a"}, {"SREM", "w", "b"}, false},
       {{"SADD", "w", "a"}, {"SPOP", "w"}, true},
       {{"SADD", "s1", "a"}, {"SINTERSTORE", "w", "s1"}, true},
@@ -149,6 +152,11 @@ TEST_F(TransactionCommandsTest, OnlyRealChangesFailExec) {
       {{"RPUSH", "w", "a", "b"}, {"LMOVE", "w", "other", "LEFT", "LEFT"}, true},
       {{"RPUSH", "src", "a"}, {"LMOVE", "src", "w", "LEFT", "LEFT"}, true},
       {{"ZADD", "w", "1", "a"}, {"ZINCRBY", "w", "1", "a"}, true},
+      {{"ZADD", "w", "1", "a"}, {"ZADD", "w", "1", "a"}, false},  // Same score: no change.
+      {{"ZADD", "w", "1", "a"}, {"ZADD", "w", "NX", "5", "a"}, false},
+      {{"ZADD", "w", "1", "a"}, {"ZADD", "w", "GT", "0", "a"}, false},
+      {{"ZADD", "w", "1", "a"}, {"ZADD", "w", "XX", "0", "b"}, false},
+      {{"ZADD", "w", "1", "a"}, {"ZADD", "w", "2", "a"}, true},
       {{"ZADD", "w", "1", "a"}, {"ZREM", "w", "b"}, false},
       {{"ZADD", "w", "1", "a"}, {"ZPOPMIN", "w"}, true},
   };

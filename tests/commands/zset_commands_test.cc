@@ -114,6 +114,39 @@ TEST_P(ZSetCommandsTest, AddOptions) {
   EXPECT_EQ(Reply({"ZSCORE", "z", "c"}), "\"inf\"");
 }
 
+// ZADD that keeps every score (the same score, or NX/XX/GT/LT skipping the member) answers 0 and
+// changes nothing: not the scores, the encoding, the TTL, nor the log (Redis signals no change).
+TEST_P(ZSetCommandsTest, AddThatChangesNothing) {
+  EXPECT_EQ(Reply({"ZADD", "z", "1", "a", "2.5", "b", "-3", "7"}), ":3");
+  EXPECT_EQ(Reply({"PEXPIRE", "z", "100000"}), ":1");
+  effects_.Take();
+  std::string contents = Reply({"ZRANGE", "z", "0", "-1", "WITHSCORES"});
+  const std::vector<std::vector<std::string>> no_ops = {
+      {"ZADD", "z", "1", "a"},
+      {"ZADD", "z", "CH", "2.5", "b", "-3", "7", "1.0", "a"},
+      {"ZADD", "z", "NX", "9", "a"},
+      {"ZADD", "z", "XX", "9", "missing"},
+      {"ZADD", "z", "GT", "CH", "0", "a", "2", "b"},
+      {"ZADD", "z", "LT", "CH", "5", "a"},
+      {"ZADD", "z", "XX", "GT", "1", "a"},
+  };
+  for (const auto& command : no_ops) {
+    SCOPED_TRACE(command[2]);
+    EXPECT_EQ(Reply(command), ":0");
+  }
+  EXPECT_EQ(Reply({"ZRANGE", "z", "0", "-1", "WITHSCORES"}), contents);
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "z"}), Encoding());
+  EXPECT_GT(Run({"PTTL", "z"}).integer, 0);
+  EXPECT_TRUE(effects_.Take().empty());
+  // A changed score, a new member among present ones, or INCR by 0 still go the full way.
+  EXPECT_EQ(Reply({"ZADD", "z", "CH", "1", "a", "3", "b"}), ":1");
+  EXPECT_EQ(Reply({"ZADD", "z", "1", "a", "4", "c"}), ":1");
+  EXPECT_EQ(Reply({"ZADD", "z", "INCR", "0", "a"}), "\"1\"");
+  EXPECT_EQ(effects_.Take(), (std::vector<std::string>{"0: ZADD z 3 b", "0: ZADD z 4 c"}));
+  EXPECT_EQ(Reply({"SET", "str", "x"}), "+OK");
+  EXPECT_EQ(Reply({"ZADD", "str", "1", "x"}), kWrongType);
+}
+
 TEST_P(ZSetCommandsTest, AddErrors) {
   EXPECT_EQ(Reply({"ZADD", "z", "1"}), "-ERR wrong number of arguments for 'zadd' command");
   EXPECT_EQ(Reply({"ZADD", "z", "1", "a", "2"}), "-ERR syntax error");

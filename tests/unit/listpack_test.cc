@@ -99,6 +99,28 @@ TYPED_TEST(ListpackTest, FindWithSkipLooksOnlyAtFields) {
   EXPECT_EQ(lp.Find("f3", lp.First(), 1), lp.Seek(4));
 }
 
+TEST(DenseListpackTest, EntriesFindPairReadsTheValueOfAKeyInPlace) {
+  DenseListpack lp;
+  // "v" is a value, then a key; "7" and "-3" are stored as integers.
+  for (const char* s : {"f1", "v", "v", "f2", "7", "-3", "f3", "text"}) lp.Append(s);
+  ListpackEntry value;
+  ASSERT_TRUE(DenseListpack::EntriesFindPair(lp.entries(), "v", &value));
+  EXPECT_EQ(value.ToString(), "f2");  // The pair at index 2, not the value at index 1.
+  ASSERT_TRUE(DenseListpack::EntriesFindPair(lp.entries(), "7", &value));
+  EXPECT_TRUE(value.is_int);
+  EXPECT_EQ(value.int_value, -3);
+  ASSERT_TRUE(DenseListpack::EntriesFindPair(lp.entries(), "f3", &value));
+  EXPECT_EQ(value.ToString(), "text");
+  EXPECT_FALSE(DenseListpack::EntriesFindPair(lp.entries(), "f2", &value));    // A value only.
+  EXPECT_FALSE(DenseListpack::EntriesFindPair(lp.entries(), "text", &value));  // Likewise.
+  EXPECT_FALSE(DenseListpack::EntriesFindPair(lp.entries(), "missing", &value));
+  EXPECT_FALSE(DenseListpack::EntriesFindPair("", "f1", &value));
+  // A key without its value (not a pair listpack) is not found rather than read past the end.
+  DenseListpack odd;
+  odd.Append("k");
+  EXPECT_FALSE(DenseListpack::EntriesFindPair(odd.entries(), "k", &value));
+}
+
 TYPED_TEST(ListpackTest, CloneIsDeep) {
   TypeParam lp;
   lp.Append("a");
