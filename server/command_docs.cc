@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <map>
+
+#include "gigakv/strings.h"
 
 namespace gigakv::server {
 namespace {
@@ -125,6 +130,7 @@ class SyntaxParser {
       item.name = token;
       item.type = TypeForName(token);
     }
+    if (item.type == "key") item.key_spec_index = 0;
     if (pos_ < tokens_.size() && tokens_[pos_] == "...") {
       item.multiple = true;
       ++pos_;
@@ -142,30 +148,136 @@ std::vector<ArgumentDoc> ParseSyntax(std::string_view syntax) {
   return SyntaxParser(syntax).ParseAll();
 }
 
+absl::StatusOr<std::vector<std::pair<std::string, std::vector<ArgumentDoc>>>> ParseArgumentTrees(
+    std::string_view text) {
+  std::vector<std::pair<std::string, std::vector<ArgumentDoc>>> commands;
+  // open[l] is the argument list that level-(l + 1) lines append to.
+  std::vector<std::vector<ArgumentDoc>*> open;
+  int line_number = 0;
+  while (!text.empty()) {
+    size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    ++line_number;
+    if (line.empty()) continue;
+    auto error = [&](std::string_view what) {
+      return absl::InvalidArgumentError(StrCat("line ", line_number, ": ", what));
+    };
+    size_t spaces = line.find_first_not_of(' ');
+    if (spaces == std::string_view::npos || spaces % 2 != 0) return error("bad indentation");
+    size_t level = spaces / 2;
+    std::vector<std::string_view> words;
+    for (std::string_view rest = line.substr(spaces);;) {
+      size_t space = rest.find(' ');
+      words.push_back(rest.substr(0, space));
+      if (space == std::string_view::npos) break;
+      rest.remove_prefix(space + 1);
+    }
+    if (level == 0) {
+      if (words.size() != 1) return error("a command line holds only the name");
+      commands.emplace_back(std::string(words[0]), std::vector<ArgumentDoc>{});
+      open.assign(1, &commands.back().second);
+      continue;
+    }
+    if (level > open.size()) return error("argument without a parent");
+    if (words.size() < 2 || words[0].empty() || words[1].empty()) {
+      return error("an argument needs a name and a type");
+    }
+    ArgumentDoc argument;
+    argument.name = std::string(words[0]);
+    argument.type = std::string(words[1]);
+    for (size_t i = 2; i < words.size(); ++i) {
+      std::string_view word = words[i];
+      if (word.empty()) return error("empty attribute");
+      std::string_view value = word.substr(1);
+      switch (word[0]) {
+        case '#':
+          if (value.empty() ||
+              std::from_chars(value.data(), value.data() + value.size(), argument.key_spec_index)
+                      .ptr != value.data() + value.size()) {
+            return error("bad #index");
+          }
+          break;
+        case '=':
+          argument.token = std::string(value);
+          break;
+        case '^':
+          argument.since = std::string(value);
+          break;
+        case '!':
+          argument.deprecated_since = std::string(value);
+          break;
+        case '?':
+        case '*':
+        case '+':
+          if (!value.empty()) return error("a flag takes no value");
+          (word[0] == '?'   ? argument.optional
+           : word[0] == '*' ? argument.multiple
+                            : argument.multiple_token) = true;
+          break;
+        default:
+          return error(StrCat("unknown attribute ", word));
+      }
+    }
+    open.resize(level);  // Closes the deeper levels.
+    std::vector<ArgumentDoc>* siblings = open.back();
+    siblings->push_back(std::move(argument));
+    open.push_back(&siblings->back().arguments);
+  }
+  return commands;
+}
+
+const std::vector<ArgumentDoc>* RedisArgumentsOf(std::string_view name) {
+  using Trees = std::map<std::string, std::vector<ArgumentDoc>, std::less<>>;
+  static const Trees* trees = [] {
+    auto parsed = ParseArgumentTrees(RedisArgumentTreesText());
+    // The text is generated and checked by a test: a parse error is a build defect.
+    if (!parsed.ok()) std::abort();
+    auto* map = new Trees();
+    for (auto& [command, arguments] : *parsed) map->emplace(command, std::move(arguments));
+    return map;
+  }();
+  auto it = trees->find(name);
+  return it == trees->end() ? nullptr : &it->second;
+}
+
 void ReplyArguments(protocol::ReplyBuilder& reply, const std::vector<ArgumentDoc>& arguments) {
   reply.ArrayHeader(static_cast<int64_t>(arguments.size()));
+  // Fields in Redis 7.0's order; absent ones are left out.
   for (const ArgumentDoc& argument : arguments) {
-    bool has_flags = argument.optional || argument.multiple;
-    int64_t fields = 2 + (argument.type == "key" ? 1 : 0) + (argument.token.empty() ? 0 : 1) +
-                     (has_flags ? 1 : 0) + (argument.arguments.empty() ? 0 : 1);
+    int64_t flags = (argument.optional ? 1 : 0) + (argument.multiple ? 1 : 0) +
+                    (argument.multiple_token ? 1 : 0);
+    int64_t fields = 2 + (argument.key_spec_index >= 0 ? 1 : 0) + (argument.token.empty() ? 0 : 1) +
+                     (argument.since.empty() ? 0 : 1) +
+                     (argument.deprecated_since.empty() ? 0 : 1) + (flags > 0 ? 1 : 0) +
+                     (argument.arguments.empty() ? 0 : 1);
     reply.MapHeader(fields);
     reply.Bulk("name");
     reply.Bulk(argument.name);
     reply.Bulk("type");
     reply.Bulk(argument.type);
-    if (argument.type == "key") {
+    if (argument.key_spec_index >= 0) {
       reply.Bulk("key_spec_index");
-      reply.Integer(0);
+      reply.Integer(argument.key_spec_index);
     }
     if (!argument.token.empty()) {
       reply.Bulk("token");
       reply.Bulk(argument.token);
     }
-    if (has_flags) {
+    if (!argument.since.empty()) {
+      reply.Bulk("since");
+      reply.Bulk(argument.since);
+    }
+    if (!argument.deprecated_since.empty()) {
+      reply.Bulk("deprecated_since");
+      reply.Bulk(argument.deprecated_since);
+    }
+    if (flags > 0) {
       reply.Bulk("flags");
-      reply.SetHeader((argument.optional ? 1 : 0) + (argument.multiple ? 1 : 0));
+      reply.SetHeader(flags);
       if (argument.optional) reply.SimpleString("optional");
       if (argument.multiple) reply.SimpleString("multiple");
+      if (argument.multiple_token) reply.SimpleString("multiple_token");
     }
     if (!argument.arguments.empty()) {
       reply.Bulk("arguments");

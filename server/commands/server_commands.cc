@@ -436,8 +436,12 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   auto subs = ctx.server.commands().Subcommands(spec.name);
   const CommandDoc* doc = FindCommandDoc(spec.name);
-  std::vector<ArgumentDoc> arguments;
-  if (doc != nullptr) arguments = ParseSyntax(doc->syntax);
+  // Redis 7.0's own tree; the syntax line for the commands it does not have.
+  std::vector<ArgumentDoc> parsed;
+  const std::vector<ArgumentDoc>* redis_arguments = RedisArgumentsOf(spec.name);
+  if (redis_arguments == nullptr && doc != nullptr) parsed = ParseSyntax(doc->syntax);
+  const std::vector<ArgumentDoc>& arguments =
+      redis_arguments != nullptr ? *redis_arguments : parsed;
   const CommandDocExtras* extras = FindCommandDocExtras(spec.name);
   std::vector<std::string> doc_flags;
   if (extras != nullptr) doc_flags = SplitNonEmpty(extras->doc_flags, ' ');
