@@ -365,7 +365,7 @@ uint64_t NextRandom() {
 
 // Larger score = better eviction victim.
 double EvictionScore(Store::EvictionPolicy policy, const RecordView& view, int64_t now_ms,
-                     uint64_t random) {
+                     int lfu_decay_minutes, uint64_t random) {
   using Policy = Store::EvictionPolicy;
   switch (policy) {
     case Policy::kAllKeysLru:
@@ -373,7 +373,7 @@ double EvictionScore(Store::EvictionPolicy policy, const RecordView& view, int64
       return static_cast<double>(IdleSeconds(view.access, now_ms));
     case Policy::kAllKeysLfu:
     case Policy::kVolatileLfu:
-      return 255.0 - LfuCounter(view.access, now_ms);
+      return 255.0 - LfuCounter(view.access, now_ms, lfu_decay_minutes);
     case Policy::kVolatileTtl:
       return -static_cast<double>(view.expire_ms);  // Sooner expiry first.
     default:
@@ -383,12 +383,12 @@ double EvictionScore(Store::EvictionPolicy policy, const RecordView& view, int64
 
 }  // namespace
 
-size_t Store::EvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
+size_t Store::EvictOne(EvictionPolicy policy, int samples, int64_t now_ms, int lfu_decay_minutes) {
   if (policy == EvictionPolicy::kNoEviction) return 0;
   // The chosen victim can vanish between sampling and eviction (another thread deleted or
   // evicted it): pick again a few times before reporting that nothing can be evicted.
   for (int attempt = 0; attempt < 4; ++attempt) {
-    std::optional<size_t> bytes = TryEvictOne(policy, samples, now_ms);
+    std::optional<size_t> bytes = TryEvictOne(policy, samples, now_ms, lfu_decay_minutes);
     if (!bytes) return 0;  // No candidate at all.
     if (*bytes > 0) return *bytes;
   }
@@ -438,7 +438,8 @@ Store::ExpirySample Store::SampleExpired(int samples) {
   return result;
 }
 
-std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms) {
+std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms,
+                                         int lfu_decay_minutes) {
   const bool volatile_only =
       policy == EvictionPolicy::kVolatileLru || policy == EvictionPolicy::kVolatileLfu ||
       policy == EvictionPolicy::kVolatileRandom || policy == EvictionPolicy::kVolatileTtl;
@@ -450,7 +451,7 @@ std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int
   };
   std::optional<Candidate> best;
   ForEachRandomRecord(volatile_only, samples, [&](uint32_t index, int db, const RecordView& view) {
-    double score = EvictionScore(policy, view, now_ms, NextRandom());
+    double score = EvictionScore(policy, view, now_ms, lfu_decay_minutes, NextRandom());
     if (!best || score > best->score) best = Candidate{score, index, db, std::string(view.key)};
   });
   if (!best) return std::nullopt;

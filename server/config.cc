@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -10,6 +13,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "gigakv/glob.h"
 #include "gigakv/numbers.h"
@@ -20,6 +24,74 @@ namespace gigakv::server {
 namespace {
 
 constexpr int64_t kMb = 1024 * 1024;
+
+// Help texts of the Redis directives gigakv accepts without acting on them.
+constexpr std::string_view kNoEffect =
+    "Accepted for compatibility (a redis.conf loads unchanged); no effect in gigakv.";
+constexpr std::string_view kNoReplication =
+    "Accepted for compatibility; no effect: gigakv has no replication.";
+constexpr std::string_view kNoCluster =
+    "Accepted for compatibility; no effect: gigakv has no cluster mode.";
+constexpr std::string_view kNoTls = "Accepted for compatibility; no effect: gigakv serves no TLS.";
+constexpr std::string_view kNoSnapshots =
+    "Accepted for compatibility; no effect: gigakv writes no RDB or AOF files (its durability "
+    "comes from its own log).";
+constexpr std::string_view kNoScripting =
+    "Accepted for compatibility; no effect: gigakv runs no scripts.";
+constexpr std::string_view kNoDefrag =
+    "Accepted for compatibility; no effect: gigakv's shards compact their arenas themselves.";
+
+// Why a value that needs a feature gigakv lacks is refused, or empty when it is fine. `text` is
+// the value's canonical form.
+std::string_view UnsupportedValueReason(std::string_view name, std::string_view text) {
+  if (name == "appendonly" && text == "yes") {
+    return "appendonly yes is not available in this build yet";
+  }
+  if (name == "cluster-enabled" && text == "yes") return "cluster mode is not supported by gigakv";
+  if (name == "tls-port" && text != "0") return "TLS is not supported by gigakv";
+  if (name == "unixsocket" && !text.empty()) {
+    return "unix sockets are not supported by gigakv: it listens on TCP only";
+  }
+  return {};
+}
+
+// notify-keyspace-events classes (Redis's keyspaceEventsStringToFlags / FlagsToString): the
+// letters in the order CONFIG GET prints them; 'A' stands for "g$lshzxetd".
+constexpr std::string_view kEventClasses = "g$lshzxetdnKEm";
+constexpr std::string_view kAllEventClasses = "g$lshzxetd";
+
+bool NormalizeKeyspaceEvents(std::string_view classes, std::string* out) {
+  std::string present;
+  for (char c : classes) {
+    if (c == 'A') {
+      present += kAllEventClasses;
+    } else if (kEventClasses.find(c) != std::string_view::npos) {
+      present += c;
+    } else {
+      return false;
+    }
+  }
+  auto has = [&](char c) { return present.find(c) != std::string::npos; };
+  bool all = std::all_of(kAllEventClasses.begin(), kAllEventClasses.end(), has);
+  out->clear();
+  if (all) *out = "A";
+  for (char c : kEventClasses) {
+    bool in_all = kAllEventClasses.find(c) != std::string_view::npos;
+    // With 'A', Redis 7.0 prints neither the classes it covers nor 'n'.
+    if (has(c) && !(all && (in_all || c == 'n'))) *out += c;
+  }
+  return true;
+}
+
+// One latency-tracking-info-percentiles value as Redis prints it: "%f" without trailing zeros.
+std::string FormatPercentile(double value) {
+  std::string text = absl::StrFormat("%f", value);
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
 
 std::string DefaultIoThreads() {
   unsigned cores = std::thread::hardware_concurrency();
@@ -185,7 +257,7 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        1,
        {},
        false,
-       "Only 'no' is supported: run in the foreground under a supervisor."},
+       "Run in the background, as redis-server does (the standard streams go to /dev/null)."},
       {"pidfile", DirectiveType::kString, "", 0, 0, {}, false, "Write the pid here if set."},
       {"hz",
        DirectiveType::kInt,
@@ -356,6 +428,487 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        {},
        false,
        "gigakv: keyspace shards (power of two); each has its own lock and arena."},
+      // The rest of Redis 7.0's directives, so that a redis.conf loads unchanged and CONFIG
+      // GET/SET know every name Redis knows, with Redis's defaults, ranges and value checks.
+      // Most have no effect here (the help says why); values that would need a feature gigakv
+      // lacks (cluster-enabled yes, a TLS port, a unix socket, replicaof) are refused.
+      {"acl-pubsub-default",
+       DirectiveType::kEnum,
+       "resetchannels",
+       0,
+       0,
+       {"allchannels", "resetchannels"},
+       true,
+       kNoEffect},
+      {"aclfile", DirectiveType::kString, "", 0, 0, {}, false, kNoEffect},
+      {"acllog-max-len", DirectiveType::kInt, "128", 0, INT64_MAX, {}, true, kNoEffect},
+      {"active-defrag-cycle-max", DirectiveType::kInt, "25", 1, 99, {}, true, kNoDefrag},
+      {"active-defrag-cycle-min", DirectiveType::kInt, "1", 1, 99, {}, true, kNoDefrag},
+      {"active-defrag-ignore-bytes",
+       DirectiveType::kMemory,
+       "104857600",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       kNoDefrag},
+      {"active-defrag-max-scan-fields",
+       DirectiveType::kInt,
+       "1000",
+       1,
+       INT64_MAX,
+       {},
+       true,
+       kNoDefrag},
+      {"active-defrag-threshold-lower", DirectiveType::kInt, "10", 0, 1000, {}, true, kNoDefrag},
+      {"active-defrag-threshold-upper", DirectiveType::kInt, "100", 0, 1000, {}, true, kNoDefrag},
+      {"active-expire-effort", DirectiveType::kInt, "1", 1, 10, {}, true, kNoEffect},
+      {"activedefrag", DirectiveType::kBool, "no", 0, 1, {}, true, kNoDefrag},
+      {"activerehashing", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},
+      {"always-show-logo", DirectiveType::kBool, "no", 0, 1, {}, false, kNoEffect},
+      {"aof-disable-auto-gc", DirectiveType::kBool, "no", 0, 1, {}, true, kNoSnapshots},
+      {"aof-load-truncated", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
+      {"aof-rewrite-incremental-fsync", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
+      {"aof-timestamp-enabled", DirectiveType::kBool, "no", 0, 1, {}, true, kNoSnapshots},
+      {"aof-use-rdb-preamble", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
+      {"aof_rewrite_cpulist", DirectiveType::kString, "", 0, 0, {}, false, kNoSnapshots},
+      {"appenddirname", DirectiveType::kString, "appendonlydir", 0, 0, {}, false, kNoSnapshots},
+      {"appendfilename", DirectiveType::kString, "appendonly.aof", 0, 0, {}, false, kNoSnapshots},
+      {"appendfsync",
+       DirectiveType::kEnum,
+       "everysec",
+       0,
+       0,
+       {"everysec", "always", "no"},
+       true,
+       kNoSnapshots},
+      {"auto-aof-rewrite-min-size",
+       DirectiveType::kMemory,
+       "67108864",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       kNoSnapshots},
+      {"auto-aof-rewrite-percentage",
+       DirectiveType::kInt,
+       "100",
+       0,
+       2147483647,
+       {},
+       true,
+       kNoSnapshots},
+      {"bgsave_cpulist", DirectiveType::kString, "", 0, 0, {}, false, kNoSnapshots},
+      {"bind-source-addr", DirectiveType::kString, "", 0, 0, {}, true, kNoEffect},
+      {"bio_cpulist", DirectiveType::kString, "", 0, 0, {}, false, kNoEffect},
+      {"busy-reply-threshold", DirectiveType::kInt, "5000", 0, INT64_MAX, {}, true, kNoScripting},
+      {"cluster-allow-pubsubshard-when-down",
+       DirectiveType::kBool,
+       "yes",
+       0,
+       1,
+       {},
+       true,
+       kNoCluster},
+      {"cluster-allow-reads-when-down", DirectiveType::kBool, "no", 0, 1, {}, true, kNoCluster},
+      {"cluster-allow-replica-migration", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoCluster},
+      {"cluster-announce-bus-port", DirectiveType::kInt, "0", 0, 65535, {}, true, kNoCluster},
+      {"cluster-announce-hostname", DirectiveType::kSpecial, "", 0, 0, {}, true, kNoCluster},
+      {"cluster-announce-ip", DirectiveType::kString, "", 0, 0, {}, true, kNoCluster},
+      {"cluster-announce-port", DirectiveType::kInt, "0", 0, 65535, {}, true, kNoCluster},
+      {"cluster-announce-tls-port", DirectiveType::kInt, "0", 0, 65535, {}, true, kNoCluster},
+      {"cluster-config-file", DirectiveType::kString, "nodes.conf", 0, 0, {}, false, kNoCluster},
+      {"cluster-enabled",
+       DirectiveType::kBool,
+       "no",
+       0,
+       1,
+       {},
+       false,
+       "Only 'no': gigakv has no cluster mode (refused rather than ignored)."},
+      {"cluster-link-sendbuf-limit",
+       DirectiveType::kMemory,
+       "0",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       kNoCluster},
+      {"cluster-migration-barrier", DirectiveType::kInt, "1", 0, 2147483647, {}, true, kNoCluster},
+      {"cluster-node-timeout", DirectiveType::kInt, "15000", 0, INT64_MAX, {}, true, kNoCluster},
+      {"cluster-port", DirectiveType::kInt, "0", 0, 65535, {}, false, kNoCluster},
+      {"cluster-preferred-endpoint-type",
+       DirectiveType::kEnum,
+       "ip",
+       0,
+       0,
+       {"ip", "hostname", "unknown-endpoint"},
+       true,
+       kNoCluster},
+      {"cluster-replica-no-failover",
+       DirectiveType::kBool,
+       "no",
+       0,
+       1,
+       {},
+       true,
+       kNoCluster,
+       "cluster-slave-no-failover"},
+      {"cluster-replica-validity-factor",
+       DirectiveType::kInt,
+       "10",
+       0,
+       2147483647,
+       {},
+       true,
+       kNoCluster,
+       "cluster-slave-validity-factor"},
+      {"cluster-require-full-coverage", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoCluster},
+      {"crash-log-enabled", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},
+      {"crash-memcheck-enabled", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},
+      {"dbfilename", DirectiveType::kString, "dump.rdb", 0, 0, {}, true, kNoSnapshots},
+      {"disable-thp", DirectiveType::kBool, "yes", 0, 1, {}, false, kNoEffect},
+      {"dynamic-hz", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},
+      {"enable-debug-command",
+       DirectiveType::kEnum,
+       "no",
+       0,
+       0,
+       {"no", "yes", "local"},
+       false,
+       kNoEffect},
+      {"enable-module-command",
+       DirectiveType::kEnum,
+       "no",
+       0,
+       0,
+       {"no", "yes", "local"},
+       false,
+       kNoEffect},
+      {"enable-protected-configs",
+       DirectiveType::kEnum,
+       "no",
+       0,
+       0,
+       {"no", "yes", "local"},
+       false,
+       kNoEffect},
+      {"hll-sparse-max-bytes", DirectiveType::kMemory, "3000", 0, INT64_MAX, {}, true, kNoEffect},
+      {"ignore-warnings", DirectiveType::kString, "", 0, 0, {}, true, kNoEffect},
+      {"io-threads-do-reads", DirectiveType::kBool, "no", 0, 1, {}, false, kNoEffect},
+      {"jemalloc-bg-thread", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},
+      {"latency-monitor-threshold", DirectiveType::kInt, "0", 0, INT64_MAX, {}, true, kNoEffect},
+      {"latency-tracking", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},
+      {"latency-tracking-info-percentiles",
+       DirectiveType::kSpecial,
+       "50 99 99.9",
+       0,
+       0,
+       {},
+       true,
+       kNoEffect},
+      {"lazyfree-lazy-eviction", DirectiveType::kBool, "no", 0, 1, {}, true, kNoEffect},
+      {"lazyfree-lazy-expire", DirectiveType::kBool, "no", 0, 1, {}, true, kNoEffect},
+      {"lazyfree-lazy-server-del", DirectiveType::kBool, "no", 0, 1, {}, true, kNoEffect},
+      {"lazyfree-lazy-user-del", DirectiveType::kBool, "no", 0, 1, {}, true, kNoEffect},
+      {"lazyfree-lazy-user-flush", DirectiveType::kBool, "no", 0, 1, {}, true, kNoEffect},
+      {"lfu-decay-time",
+       DirectiveType::kInt,
+       "1",
+       0,
+       2147483647,
+       {},
+       true,
+       "LFU: minutes of idleness per counter decrement (0 = never decays)."},
+      {"lfu-log-factor",
+       DirectiveType::kInt,
+       "10",
+       0,
+       2147483647,
+       {},
+       true,
+       "LFU: how slowly the access counter saturates (OBJECT FREQ, allkeys-lfu and volatile-lfu)."},
+      {"lua-time-limit", DirectiveType::kInt, "5000", 0, INT64_MAX, {}, true, kNoScripting},
+      {"masterauth", DirectiveType::kString, "", 0, 0, {}, true, kNoReplication},
+      {"masteruser", DirectiveType::kString, "", 0, 0, {}, true, kNoReplication},
+      {"maxmemory-clients", DirectiveType::kSpecial, "0", 0, 0, {}, true, kNoEffect},
+      {"maxmemory-eviction-tenacity", DirectiveType::kInt, "10", 0, 100, {}, true, kNoEffect},
+      {"min-replicas-max-lag",
+       DirectiveType::kInt,
+       "10",
+       0,
+       2147483647,
+       {},
+       true,
+       kNoReplication,
+       "min-slaves-max-lag"},
+      {"min-replicas-to-write",
+       DirectiveType::kInt,
+       "0",
+       0,
+       2147483647,
+       {},
+       true,
+       kNoReplication,
+       "min-slaves-to-write"},
+      {"no-appendfsync-on-rewrite", DirectiveType::kBool, "no", 0, 1, {}, true, kNoSnapshots},
+      {"notify-keyspace-events", DirectiveType::kSpecial, "", 0, 0, {}, true, kNoEffect},
+      {"oom-score-adj",
+       DirectiveType::kEnum,
+       "no",
+       0,
+       0,
+       {"no", "yes", "relative", "absolute"},
+       true,
+       kNoEffect},
+      {"oom-score-adj-values", DirectiveType::kSpecial, "0 200 800", 0, 0, {}, true, kNoEffect},
+      {"proc-title-template",
+       DirectiveType::kString,
+       "{title} {listen-addr} {server-mode}",
+       0,
+       0,
+       {},
+       true,
+       kNoEffect},
+      {"propagation-error-behavior",
+       DirectiveType::kEnum,
+       "ignore",
+       0,
+       0,
+       {"ignore", "panic", "panic-on-replicas"},
+       true,
+       kNoReplication},
+      {"rdb-del-sync-files", DirectiveType::kBool, "no", 0, 1, {}, true, kNoSnapshots},
+      {"rdb-save-incremental-fsync", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
+      {"rdbchecksum", DirectiveType::kBool, "yes", 0, 1, {}, false, kNoSnapshots},
+      {"rdbcompression", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
+      {"repl-backlog-size",
+       DirectiveType::kMemory,
+       "1048576",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       kNoReplication},
+      {"repl-backlog-ttl", DirectiveType::kInt, "3600", 0, INT64_MAX, {}, true, kNoReplication},
+      {"repl-disable-tcp-nodelay", DirectiveType::kBool, "no", 0, 1, {}, true, kNoReplication},
+      {"repl-diskless-load",
+       DirectiveType::kEnum,
+       "disabled",
+       0,
+       0,
+       {"disabled", "on-empty-db", "swapdb"},
+       true,
+       kNoReplication},
+      {"repl-diskless-sync", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoReplication},
+      {"repl-diskless-sync-delay",
+       DirectiveType::kInt,
+       "5",
+       0,
+       2147483647,
+       {},
+       true,
+       kNoReplication},
+      {"repl-diskless-sync-max-replicas",
+       DirectiveType::kInt,
+       "0",
+       0,
+       2147483647,
+       {},
+       true,
+       kNoReplication},
+      {"repl-ping-replica-period",
+       DirectiveType::kInt,
+       "10",
+       1,
+       2147483647,
+       {},
+       true,
+       kNoReplication,
+       "repl-ping-slave-period"},
+      {"repl-timeout", DirectiveType::kInt, "60", 1, 2147483647, {}, true, kNoReplication},
+      {"replica-announce-ip",
+       DirectiveType::kString,
+       "",
+       0,
+       0,
+       {},
+       true,
+       kNoReplication,
+       "slave-announce-ip"},
+      {"replica-announce-port",
+       DirectiveType::kInt,
+       "0",
+       0,
+       65535,
+       {},
+       true,
+       kNoReplication,
+       "slave-announce-port"},
+      {"replica-announced", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoReplication},
+      {"replica-ignore-disk-write-errors",
+       DirectiveType::kBool,
+       "no",
+       0,
+       1,
+       {},
+       true,
+       kNoReplication},
+      {"replica-ignore-maxmemory",
+       DirectiveType::kBool,
+       "yes",
+       0,
+       1,
+       {},
+       true,
+       kNoReplication,
+       "slave-ignore-maxmemory"},
+      {"replica-lazy-flush",
+       DirectiveType::kBool,
+       "no",
+       0,
+       1,
+       {},
+       true,
+       kNoReplication,
+       "slave-lazy-flush"},
+      {"replica-priority",
+       DirectiveType::kInt,
+       "100",
+       0,
+       2147483647,
+       {},
+       true,
+       kNoReplication,
+       "slave-priority"},
+      {"replica-read-only",
+       DirectiveType::kBool,
+       "yes",
+       0,
+       1,
+       {},
+       true,
+       kNoReplication,
+       "slave-read-only"},
+      {"replica-serve-stale-data",
+       DirectiveType::kBool,
+       "yes",
+       0,
+       1,
+       {},
+       true,
+       kNoReplication,
+       "slave-serve-stale-data"},
+      {"replicaof",
+       DirectiveType::kSpecial,
+       "",
+       0,
+       0,
+       {},
+       false,
+       "Only 'no one': gigakv has no replication (refused rather than ignored).",
+       "slaveof"},
+      {"sanitize-dump-payload",
+       DirectiveType::kEnum,
+       "no",
+       0,
+       0,
+       {"no", "yes", "clients"},
+       true,
+       kNoSnapshots},
+      {"server_cpulist", DirectiveType::kString, "", 0, 0, {}, false, kNoEffect},
+      {"set-proc-title", DirectiveType::kBool, "yes", 0, 1, {}, false, kNoEffect},
+      {"shutdown-on-sigint",
+       DirectiveType::kEnum,
+       "default",
+       0,
+       0,
+       {"default", "save", "nosave", "now", "force"},
+       true,
+       kNoEffect},
+      {"shutdown-on-sigterm",
+       DirectiveType::kEnum,
+       "default",
+       0,
+       0,
+       {"default", "save", "nosave", "now", "force"},
+       true,
+       kNoEffect},
+      {"shutdown-timeout", DirectiveType::kInt, "10", 0, 2147483647, {}, true, kNoEffect},
+      {"socket-mark-id", DirectiveType::kInt, "0", 0, 4294967295, {}, false, kNoEffect},
+      {"stop-writes-on-bgsave-error", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
+      {"stream-node-max-bytes", DirectiveType::kMemory, "4096", 0, INT64_MAX, {}, true, kNoEffect},
+      {"stream-node-max-entries", DirectiveType::kInt, "100", 0, INT64_MAX, {}, true, kNoEffect},
+      {"supervised",
+       DirectiveType::kEnum,
+       "no",
+       0,
+       0,
+       {"upstart", "systemd", "auto", "no"},
+       false,
+       kNoEffect},
+      {"syslog-enabled", DirectiveType::kBool, "no", 0, 1, {}, false, kNoEffect},
+      {"syslog-facility",
+       DirectiveType::kEnum,
+       "local0",
+       0,
+       0,
+       {"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},
+       false,
+       kNoEffect},
+      {"syslog-ident", DirectiveType::kString, "redis", 0, 0, {}, false, kNoEffect},
+      {"tls-auth-clients",
+       DirectiveType::kEnum,
+       "yes",
+       0,
+       0,
+       {"no", "yes", "optional"},
+       true,
+       kNoTls},
+      {"tls-ca-cert-dir", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-ca-cert-file", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-cert-file", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-ciphers", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-ciphersuites", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-client-cert-file", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-client-key-file", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-client-key-file-pass", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-cluster", DirectiveType::kBool, "no", 0, 1, {}, true, kNoTls},
+      {"tls-dh-params-file", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-key-file", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-key-file-pass", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-port",
+       DirectiveType::kInt,
+       "0",
+       0,
+       65535,
+       {},
+       true,
+       "Only 0: gigakv serves no TLS (refused rather than ignored)."},
+      {"tls-prefer-server-ciphers", DirectiveType::kBool, "no", 0, 1, {}, true, kNoTls},
+      {"tls-protocols", DirectiveType::kString, "", 0, 0, {}, true, kNoTls},
+      {"tls-replication", DirectiveType::kBool, "no", 0, 1, {}, true, kNoTls},
+      {"tls-session-cache-size", DirectiveType::kInt, "20480", 0, 2147483647, {}, true, kNoTls},
+      {"tls-session-cache-timeout", DirectiveType::kInt, "300", 0, 2147483647, {}, true, kNoTls},
+      {"tls-session-caching", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoTls},
+      {"tracking-table-max-keys",
+       DirectiveType::kInt,
+       "1000000",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       kNoEffect},
+      {"unixsocket",
+       DirectiveType::kString,
+       "",
+       0,
+       0,
+       {},
+       false,
+       "Only empty: gigakv listens on TCP only (refused rather than ignored)."},
+      {"unixsocketperm", DirectiveType::kSpecial, "0", 0, 0, {}, false, kNoEffect},
+
   };
   return kDirectives;
 }
@@ -413,6 +966,10 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
       if (spec.name == "shards" && (number & (number - 1)) != 0) {
         return invalid("argument must be a power of two");
       }
+      if (std::string_view reason = UnsupportedValueReason(spec.name, std::to_string(number));
+          !reason.empty()) {
+        return invalid(reason);
+      }
       value.number.store(number);
       value.text = std::to_string(number);
       break;
@@ -433,11 +990,8 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
     case DirectiveType::kBool: {
       std::string lower = AsciiLower(args[0]);
       if (lower != "yes" && lower != "no") return invalid("argument must be 'yes' or 'no'");
-      if (spec.name == "daemonize" && lower == "yes") {
-        return invalid("daemonize yes is not supported: run gigakv in the foreground");
-      }
-      if (spec.name == "appendonly" && lower == "yes") {
-        return invalid("appendonly yes is not available in this build yet");
+      if (std::string_view reason = UnsupportedValueReason(spec.name, lower); !reason.empty()) {
+        return invalid(reason);
       }
       value.number.store(lower == "yes" ? 1 : 0);
       value.text = lower;
@@ -457,14 +1011,101 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
           Join(std::vector<std::string>(spec.enum_values.begin(), spec.enum_values.end()), ", "));
     }
     case DirectiveType::kString:
+      if (std::string_view reason = UnsupportedValueReason(spec.name, args[0]); !reason.empty()) {
+        return invalid(reason);
+      }
       if (spec.name == "dir") {
         if (::chdir(args[0].c_str()) != 0) return invalid(std::strerror(errno));
+        // CONFIG GET dir prints the absolute working directory, as Redis does.
+        char cwd[4096];
+        value.text = ::getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : args[0];
+        break;
       }
       value.text = args[0];
       break;
     case DirectiveType::kSpecial:
+      // Multi-word values arrive as several arguments from a config file or the command line,
+      // and as one from CONFIG SET: split them the same way.
+      std::vector<std::string> words;
+      for (const std::string& arg : args) {
+        for (std::string& word : SplitNonEmpty(arg, ' ')) words.push_back(std::move(word));
+      }
       if (spec.name == "save") {
         value.text = Join(args, " ");
+      } else if (spec.name == "notify-keyspace-events") {
+        if (args.size() > 1) return invalid("wrong number of arguments");
+        std::string normalized;
+        if (!NormalizeKeyspaceEvents(args.empty() ? "" : args[0], &normalized)) {
+          return invalid("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        }
+        value.text = normalized;
+      } else if (spec.name == "latency-tracking-info-percentiles") {
+        std::vector<std::string> printed;
+        for (const std::string& word : words) {
+          double percentile;
+          if (!ParseDouble(word, &percentile)) {
+            return invalid("Invalid latency-tracking-info-percentiles parameters");
+          }
+          if (percentile < 0 || percentile > 100) {
+            return invalid(
+                "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+          }
+          printed.push_back(FormatPercentile(percentile));
+        }
+        value.text = Join(printed, " ");
+      } else if (spec.name == "oom-score-adj-values") {
+        if (words.size() != 3) return invalid("wrong number of arguments");
+        for (const std::string& word : words) {
+          int64_t number;
+          if (!ParseInt64(word, &number) || number < -2000 || number > 2000) {
+            return invalid(
+                "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+          }
+        }
+        value.text = Join(words, " ");
+      } else if (spec.name == "maxmemory-clients") {
+        if (args.size() != 1) return invalid("wrong number of arguments");
+        std::string_view text = args[0];
+        int64_t number;
+        if (text.ends_with('%')) {
+          if (!ParseInt64(text.substr(0, text.size() - 1), &number) || number < 0) {
+            return invalid("argument must be a memory or percent value");
+          }
+          if (number > 100) return invalid("percentage argument must be less or equal to 100");
+          value.text = StrCat(number, "%");
+        } else {
+          if (!ParseMemory(text, &number)) {
+            return invalid("argument must be a memory or percent value");
+          }
+          value.text = std::to_string(number);
+        }
+      } else if (spec.name == "unixsocketperm") {
+        if (args.size() != 1) return invalid("wrong number of arguments");
+        const std::string& text = args[0];
+        char* end = nullptr;
+        errno = 0;
+        long long mode = std::strtoll(text.c_str(), &end, 8);
+        if (text.empty() || *end != '\0' || errno != 0 || mode < 0 || mode > 0777) {
+          return invalid("argument couldn't be parsed as an octal number");
+        }
+        value.text = absl::StrFormat("%o", mode);
+      } else if (spec.name == "cluster-announce-hostname") {
+        if (args.size() > 1) return invalid("wrong number of arguments");
+        std::string text = args.empty() ? "" : args[0];
+        for (char c : text) {
+          if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') {
+            return invalid("Hostnames may only contain alphanumeric characters, hyphens or dots");
+          }
+        }
+        value.text = text;
+      } else if (spec.name == "replicaof") {
+        // "no one" (or nothing, the default) is the only value without replication.
+        if (!words.empty() && !(words.size() == 2 && EqualsIgnoreCase(words[0], "no") &&
+                                EqualsIgnoreCase(words[1], "one"))) {
+          if (words.size() != 2) return invalid("wrong number of arguments");
+          return invalid("replication is not supported by gigakv");
+        }
+        value.text = "";
       } else if (spec.name == "bind") {
         if (args.empty()) return invalid("Too many bind addresses specified.");
         value.text = Join(args, " ");

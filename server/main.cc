@@ -1,9 +1,11 @@
 // gigakv-server [config-file] [--directive value ...]  — like redis-server.
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -27,6 +29,26 @@ spdlog::level::level_enum LogLevel(const std::string& name) {
   if (name == "warning") return spdlog::level::warn;
   if (name == "nothing") return spdlog::level::off;
   return spdlog::level::info;
+}
+
+// daemonize yes, as redis-server does it: the parent exits, the child leads a new session with
+// its standard streams on /dev/null (so an empty logfile logs nowhere). Runs before any thread
+// exists: fork keeps only the calling thread.
+void Daemonize() {
+  pid_t child = ::fork();
+  if (child < 0) {
+    std::perror("gigakv-server: fork");
+    std::exit(1);
+  }
+  if (child > 0) std::exit(0);
+  ::setsid();
+  int fd = ::open("/dev/null", O_RDWR, 0);
+  if (fd >= 0) {
+    ::dup2(fd, STDIN_FILENO);
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    if (fd > STDERR_FILENO) ::close(fd);
+  }
 }
 
 void SetUpLogging(const Config& config) {
@@ -101,6 +123,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if (config.GetBool("daemonize")) Daemonize();
   ::signal(SIGPIPE, SIG_IGN);
   // Shard arenas and indexes grow by small steps through realloc. Serving blocks of 8 KiB and
   // more with mmap lets realloc move them with mremap and gives freed blocks straight back to the

@@ -128,6 +128,8 @@ void Server::RefreshCachedConfig() {
   password_set_.store(!config_.Get("requirepass").empty());
   maxmemory_.store(config_.GetInt("maxmemory"));
   lfu_.store(config_.Get("maxmemory-policy").find("lfu") != std::string::npos);
+  lfu_log_factor_.store(static_cast<int>(config_.GetInt("lfu-log-factor")));
+  lfu_decay_minutes_.store(static_cast<int>(config_.GetInt("lfu-decay-time")));
   static const std::pair<std::string_view, Store::EvictionPolicy> kPolicies[] = {
       {"noeviction", Store::EvictionPolicy::kNoEviction},
       {"allkeys-lru", Store::EvictionPolicy::kAllKeysLru},
@@ -196,7 +198,8 @@ bool Server::EvictToLimit() {
   // commands and the cron tick refreshes the real figure.
   int64_t freed = 0;
   for (int evicted = 0; freed < used - limit && evicted < 64; ++evicted) {
-    size_t bytes = store_->EvictOne(policy, eviction_samples_.load(), CoarseNowMs());
+    size_t bytes =
+        store_->EvictOne(policy, eviction_samples_.load(), CoarseNowMs(), lfu_decay_minutes());
     if (bytes == 0) break;
     freed += static_cast<int64_t>(bytes);
   }

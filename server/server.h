@@ -211,6 +211,9 @@ class Server {
   AccessMode access_mode() const {
     return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru;
   }
+  // lfu-log-factor and lfu-decay-time (minutes), for the LFU access counters.
+  int lfu_log_factor() const { return lfu_log_factor_.load(std::memory_order_relaxed); }
+  int lfu_decay_minutes() const { return lfu_decay_minutes_.load(std::memory_order_relaxed); }
   // Evicts keys by maxmemory-policy while used_memory is over maxmemory (an estimate between
   // cron refreshes), at most a bounded batch per call. Returns false when over the limit and
   // nothing could be evicted (noeviction, or no candidates): write commands then get OOM.
@@ -278,6 +281,8 @@ class Server {
   std::atomic<int64_t> coarse_now_ms_{0};
   std::atomic<bool> password_set_{false};
   std::atomic<bool> lfu_{false};
+  std::atomic<int> lfu_log_factor_{10};
+  std::atomic<int> lfu_decay_minutes_{1};
   std::atomic<int> eviction_policy_{0};  // Store::EvictionPolicy
   std::atomic<int> eviction_samples_{5};
   std::atomic<int64_t> proto_max_bulk_len_{0};

@@ -113,8 +113,10 @@ inline void Touch(CommandContext& ctx, KeyAccess& access, uint16_t current_stamp
   random_state ^= random_state << 13;
   random_state ^= random_state >> 7;
   random_state ^= random_state << 17;
-  access.table.SetAccess(access.slot, TouchAccessStamp(ctx.server.access_mode(), current_stamp,
-                                                       ctx.server.CoarseNowMs(), random_state));
+  access.table.SetAccess(
+      access.slot,
+      TouchAccessStamp(ctx.server.access_mode(), current_stamp, ctx.server.CoarseNowMs(),
+                       random_state, ctx.server.lfu_log_factor(), ctx.server.lfu_decay_minutes()));
 }
 
 inline void Touch(CommandContext& ctx, KeyAccess& access) {

@@ -402,7 +402,8 @@ void CmdObjectFreq(CommandContext& ctx) {
           "that when switching between policies at runtime LRU and LFU data will take some time "
           "to adjust.");
     } else {
-      ctx.reply.Integer(LfuCounter(access.view().access, ctx.server.CoarseNowMs()));
+      ctx.reply.Integer(LfuCounter(access.view().access, ctx.server.CoarseNowMs(),
+                                   ctx.server.lfu_decay_minutes()));
     }
   });
 }

@@ -214,6 +214,27 @@ TEST_F(EvictionCommandsTest, ObjectFreqUnderLfu) {
               ::testing::HasSubstr("An LFU maxmemory policy is selected"));
 }
 
+// lfu-log-factor 0 makes every access count (probability 1, as in Redis: 10 GETs take a new
+// key from 5 to 15); lfu-decay-time takes one off per that many idle minutes, 0 = never.
+TEST_F(EvictionCommandsTest, LfuLogFactorAndDecayTime) {
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu", "lfu-log-factor", "0",
+                   "lfu-decay-time", "2"}),
+            "+OK");
+  Run({"SET", "k", "v"});
+  for (int i = 0; i < 10; ++i) Run({"GET", "k"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":15");
+  clock_.AdvanceMs(6 * 60 * 1000);
+  server_.RefreshCoarseClock();
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":12");  // Three 2-minute periods.
+  EXPECT_EQ(Reply({"CONFIG", "SET", "lfu-decay-time", "0"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":15");
+  // The default factor (10) makes the counter grow far slower than one per access.
+  EXPECT_EQ(Reply({"CONFIG", "SET", "lfu-log-factor", "10"}), "+OK");
+  Run({"SET", "slow", "v"});
+  for (int i = 0; i < 100; ++i) Run({"GET", "slow"});
+  EXPECT_LT(Run({"OBJECT", "FREQ", "slow"}).integer, 50);
+}
+
 }  // namespace
 }  // namespace gigakv::testing
 

@@ -6,10 +6,15 @@ Error texts and reply shapes are Redis 7.0.15's.
 from __future__ import annotations
 
 import fnmatch
+import os
+import signal
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from e2e_support import ErrorReply, LOCALHOST, RespConnection, free_port, parse_info
+from e2e_support import (ConnectionClosed, ErrorReply, LOCALHOST, RespConnection, free_port,
+                         parse_info, wait_until)
 
 
 def _config_get(conn, *patterns) -> dict[bytes, bytes]:
@@ -183,3 +188,117 @@ def test_config_resetstat(server):
     assert int(stats["total_commands_processed"]) <= 1
     commandstats = parse_info(conn.call("INFO", "commandstats")).get("Commandstats", {})
     assert set(commandstats) <= {"cmdstat_info", "cmdstat_config|resetstat"}
+
+
+# Values that differ from redis-server's on purpose or by the way the tests start each server.
+_DIFFERENT_ON_PURPOSE = {
+    b"port", b"dir",           # each server has its own
+    b"io-threads",             # gigakv: one I/O thread per core by default
+    b"enable-debug-command",   # the tests enable DEBUG on redis-server only
+}
+# gigakv's own directives (docs in server/config.cc).
+_GIGAKV_ONLY = {b"shards", b"set-max-listpack-entries", b"set-max-listpack-value"}
+
+
+def test_config_get_lists_every_redis_directive_with_its_default(server, real_redis):
+    """Every directive Redis 7.0 has is known to gigakv, with Redis's default value, so that a
+    redis.conf loads unchanged and tools reading CONFIG GET * find what they expect."""
+    ours = _config_get(server.raw(), "*")
+    theirs = _config_get(real_redis.raw(), "*")
+    assert set(theirs) - set(ours) == set()
+    assert set(ours) - set(theirs) <= _GIGAKV_ONLY
+    different = {name: (ours[name], theirs[name]) for name in theirs
+                 if name not in _DIFFERENT_ON_PURPOSE and ours[name] != theirs[name]}
+    assert different == {}
+
+
+# (directive, bad value) pairs whose CONFIG SET error must read as Redis's.
+_BAD_VALUES = [
+    ("active-expire-effort", "11"), ("active-expire-effort", "x"), ("activedefrag", "maybe"),
+    ("appendfsync", "sometimes"), ("repl-backlog-size", "lots"), ("hz", "0x10"),
+    ("notify-keyspace-events", "KQ"), ("latency-tracking-info-percentiles", "101"),
+    ("latency-tracking-info-percentiles", "x"), ("maxmemory-clients", "101%"),
+    ("maxmemory-clients", "-1"), ("oom-score-adj-values", "1 2 3000"),
+    ("cluster-announce-hostname", "a_b"), ("lfu-log-factor", "-1"), ("tls-auth-clients", "x"),
+    ("unixsocketperm", "700"), ("cluster-enabled", "no"), ("replicaof", "no one"),
+    ("shutdown-on-sigterm", "later"), ("acl-pubsub-default", "x"),
+]
+
+
+def test_config_set_bad_values_fail_like_redis(server, real_redis):
+    conn, reference = server.raw(), real_redis.raw()
+    for name, value in _BAD_VALUES:
+        expected = reference.call("CONFIG", "SET", name, value)
+        assert isinstance(expected, ErrorReply), (name, value)
+        assert conn.call("CONFIG", "SET", name, value) == expected, (name, value)
+
+
+def test_config_set_normalizes_values_like_redis(server, real_redis):
+    conn, reference = server.raw(), real_redis.raw()
+    for name, value in [("notify-keyspace-events", "KEA"), ("notify-keyspace-events", "Kn$l"),
+                        ("latency-tracking-info-percentiles", "50.0 99.99999"),
+                        ("maxmemory-clients", "5%"), ("maxmemory-clients", "1mb"),
+                        ("repl-backlog-size", "2mb"), ("lfu-decay-time", "3")]:
+        assert conn.call("CONFIG", "SET", name, value) == reference.call("CONFIG", "SET", name,
+                                                                          value)
+        assert _config_get(conn, name) == _config_get(reference, name), (name, value)
+
+
+def test_debian_redis_conf_loads(server_factory, tmp_path):
+    """Debian's own redis.conf starts gigakv, once the paths of this machine are swapped for the
+    test's: the directives it holds are all known."""
+    stock = Path("/etc/redis/redis.conf")
+    if not stock.is_file():
+        pytest.skip("redis-server's /etc/redis/redis.conf is not installed")
+    machine_specific = ("dir", "daemonize", "logfile", "pidfile", "port", "bind", "supervised",
+                        "unixsocket", "include")
+    lines = [line for line in stock.read_text().splitlines()
+             if not line.strip().startswith(machine_specific)]
+    port = free_port()
+    config = tmp_path / "redis.conf"
+    config.write_text("\n".join(lines + [f"port {port}", f"bind {LOCALHOST}",
+                                         f"dir {tmp_path}"]) + "\n")
+    server = server_factory(config_file=config, listen_args=False, port=port)
+    conn = server.raw()
+    assert conn.call("SET", "k", "v") == "OK"
+    assert _config_get(conn, "hz", "lazyfree-lazy-user-del") == {
+        b"hz": b"10", b"lazyfree-lazy-user-del": b"no"}
+
+
+def test_daemonize_runs_in_the_background(server_binary, tmp_path):
+    """daemonize yes: the launcher exits at once with 0, the daemon writes its pidfile and
+    serves until SHUTDOWN."""
+    port = free_port()
+    pidfile = tmp_path / "gigakv.pid"
+    launcher = subprocess.run(
+        [str(server_binary), "--port", str(port), "--bind", LOCALHOST, "--dir", str(tmp_path),
+         "--daemonize", "yes", "--pidfile", str(pidfile), "--logfile", str(tmp_path / "log")],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    assert launcher.returncode == 0, launcher.stderr
+    pid = int(wait_until(lambda: pidfile.is_file() and pidfile.read_text().strip(), timeout=10))
+    assert pid > 0
+    try:
+        conn = RespConnection(port)
+        assert conn.call("PING") == "PONG"
+        assert _config_get(conn, "daemonize") == {b"daemonize": b"yes"}
+        assert os.getsid(pid) == pid  # leads its own session
+        try:
+            conn.call("SHUTDOWN")
+        except (ConnectionClosed, OSError):
+            pass  # The server closes the connection as it exits.
+        wait_until(lambda: not _alive(pid), timeout=10, message="the daemon to exit")
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by init) counts as gone.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False

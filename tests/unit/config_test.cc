@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -101,11 +103,125 @@ TEST(ConfigTest, RewriteKeepsCommentsAndAppendsChanges) {
 
 TEST(ConfigTest, MatchGlobs) {
   Config config;
-  auto matches = config.Match("maxmemory*");
-  ASSERT_EQ(matches.size(), 3u);
-  EXPECT_EQ(matches[0].first, "maxmemory");
-  EXPECT_EQ(matches[1].first, "maxmemory-policy");
-  EXPECT_EQ(matches[2].first, "maxmemory-samples");
+  auto matches = config.Match("maxmemory-*");
+  std::vector<std::string> names;
+  for (const auto& [name, value] : matches) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"maxmemory-clients", "maxmemory-eviction-tenacity",
+                                             "maxmemory-policy", "maxmemory-samples"}));
+  EXPECT_EQ(config.Match("MAXMEMORY").size(), 1u);
+}
+
+// The Redis 7.0 directives gigakv accepts without acting on them keep Redis's value checks
+// and canonical forms (each expected text was read from redis-server 7.0).
+TEST(ConfigTest, RedisOnlyDirectivesCheckAndPrintValuesLikeRedis) {
+  Config config;
+  struct Case {
+    const char* name;
+    const char* value;
+    const char* printed;  // nullptr: refused with `error`.
+    const char* error = "";
+  };
+  const std::vector<Case> cases = {
+      {"notify-keyspace-events", "KEA", "AKE"},
+      {"notify-keyspace-events", "Kxg", "gxK"},
+      {"notify-keyspace-events", "AKEmn", "AKEm"},
+      {"notify-keyspace-events", "Kn$", "$nK"},
+      {"notify-keyspace-events", "g$lshzxetdE", "AE"},
+      {"notify-keyspace-events", "", ""},
+      {"notify-keyspace-events", "KQ", nullptr,
+       "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."},
+      {"latency-tracking-info-percentiles", "50.0", "50"},
+      {"latency-tracking-info-percentiles", "99.99999 1", "99.99999 1"},
+      {"latency-tracking-info-percentiles", "", ""},
+      {"latency-tracking-info-percentiles", "101", nullptr,
+       "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
+      {"latency-tracking-info-percentiles", "x", nullptr,
+       "Invalid latency-tracking-info-percentiles parameters"},
+      {"oom-score-adj-values", "1 2 3", "1 2 3"},
+      {"oom-score-adj-values", "1 2 3000", nullptr,
+       "Invalid oom-score-adj-values, elements must be between -2000 and 2000."},
+      {"oom-score-adj-values", "1 2", nullptr, "wrong number of arguments"},
+      {"maxmemory-clients", "10%", "10%"},
+      {"maxmemory-clients", "1mb", "1048576"},
+      {"maxmemory-clients", "101%", nullptr, "percentage argument must be less or equal to 100"},
+      {"maxmemory-clients", "-1", nullptr, "argument must be a memory or percent value"},
+      {"cluster-announce-hostname", "a.b-c", "a.b-c"},
+      {"cluster-announce-hostname", "a_b", nullptr,
+       "Hostnames may only contain alphanumeric characters, hyphens or dots"},
+      {"unixsocketperm", "700", "700"},
+      {"unixsocketperm", "999", nullptr, "argument couldn't be parsed as an octal number"},
+      {"active-expire-effort", "11", nullptr, "argument must be between 1 and 10 inclusive"},
+      {"appendfsync", "sometimes", nullptr,
+       "argument(s) must be one of the following: everysec, always, no"},
+      {"lazyfree-lazy-user-del", "yes", "yes"},
+      {"repl-backlog-size", "2mb", "2097152"},
+      {"slave-priority", "7", "7"},  // An alias of replica-priority.
+      // Values that need a feature gigakv lacks are refused, not silently ignored.
+      {"replicaof", "no one", ""},
+      {"replicaof", "10.0.0.1 6379", nullptr, "replication is not supported by gigakv"},
+      {"slaveof", "10.0.0.1 6379", nullptr, "replication is not supported by gigakv"},
+      {"cluster-enabled", "yes", nullptr, "cluster mode is not supported by gigakv"},
+      {"tls-port", "6380", nullptr, "TLS is not supported by gigakv"},
+      {"unixsocket", "/tmp/gigakv.sock", nullptr,
+       "unix sockets are not supported by gigakv: it listens on TCP only"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.name) + " " + c.value);
+    absl::Status status = config.SetOne(c.name, c.value, /*from_config_set=*/false);
+    if (c.printed == nullptr) {
+      EXPECT_EQ(status.message(), c.error);
+    } else {
+      ASSERT_TRUE(status.ok()) << status;
+      EXPECT_EQ(config.Get(c.name), c.printed);
+    }
+  }
+  EXPECT_EQ(config.Get("replica-priority"), "7");
+  EXPECT_EQ(config.SetOne("cluster-enabled", "no", true).message(), "can't set immutable config");
+}
+
+// Every directive of Debian's redis.conf (redis-server 7.0) loads, with the values it sets.
+TEST(ConfigTest, LoadsAStockRedisConf) {
+  std::string path = TempPath("stock.conf");
+  std::ofstream(path) << "bind 127.0.0.1 -::1\nprotected-mode yes\nport 6379\ntcp-backlog 511\n"
+                         "timeout 0\ntcp-keepalive 300\ndaemonize no\npidfile \"\"\n"
+                         "loglevel notice\nlogfile \"\"\ndatabases 16\nalways-show-logo no\n"
+                         "set-proc-title yes\nproc-title-template \"{title} {listen-addr} "
+                         "{server-mode}\"\nstop-writes-on-bgsave-error yes\n"
+                         "rdbcompression yes\nrdbchecksum yes\ndbfilename dump.rdb\n"
+                         "rdb-del-sync-files no\nreplica-serve-stale-data yes\n"
+                         "replica-read-only yes\nrepl-diskless-sync yes\n"
+                         "repl-diskless-sync-delay 5\nrepl-diskless-sync-max-replicas 0\n"
+                         "repl-diskless-load disabled\nrepl-disable-tcp-nodelay no\n"
+                         "replica-priority 100\nacllog-max-len 128\n"
+                         "lazyfree-lazy-eviction no\nlazyfree-lazy-expire no\n"
+                         "lazyfree-lazy-server-del no\nreplica-lazy-flush no\n"
+                         "lazyfree-lazy-user-del no\nlazyfree-lazy-user-flush no\n"
+                         "oom-score-adj no\noom-score-adj-values 0 200 800\n"
+                         "disable-thp yes\nappendonly no\nappendfilename \"appendonly.aof\"\n"
+                         "appenddirname \"appendonlydir\"\nappendfsync everysec\n"
+                         "no-appendfsync-on-rewrite no\nauto-aof-rewrite-percentage 100\n"
+                         "auto-aof-rewrite-min-size 64mb\naof-load-truncated yes\n"
+                         "aof-use-rdb-preamble yes\naof-timestamp-enabled no\n"
+                         "slowlog-log-slower-than 10000\nslowlog-max-len 128\n"
+                         "latency-monitor-threshold 0\nnotify-keyspace-events \"\"\n"
+                         "hash-max-listpack-entries 128\nhash-max-listpack-value 64\n"
+                         "list-max-listpack-size -2\nlist-compress-depth 0\n"
+                         "set-max-intset-entries 512\nzset-max-listpack-entries 128\n"
+                         "zset-max-listpack-value 64\nhll-sparse-max-bytes 3000\n"
+                         "stream-node-max-bytes 4096\nstream-node-max-entries 100\n"
+                         "activerehashing yes\nclient-output-buffer-limit normal 0 0 0\n"
+                         "client-output-buffer-limit replica 256mb 64mb 60\n"
+                         "client-output-buffer-limit pubsub 32mb 8mb 60\nhz 10\n"
+                         "dynamic-hz yes\naof-rewrite-incremental-fsync yes\n"
+                         "rdb-save-incremental-fsync yes\njemalloc-bg-thread yes\n";
+  Config config;
+  absl::Status status = config.LoadFile(path);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(config.Get("bind"), "127.0.0.1 -::1");
+  EXPECT_EQ(config.Get("tcp-keepalive"), "300");
+  EXPECT_EQ(config.Get("auto-aof-rewrite-min-size"), "67108864");
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -205,8 +205,9 @@ class Store {
   // Evicts one key chosen by `policy` among about `samples` randomly sampled keys (volatile
   // policies consider only keys with a TTL), like Redis's approximated LRU/LFU. Returns the bytes
   // the victim's record held (0 if nothing could be evicted). Reports the removal (kEvicted).
-  // `now_ms` is the coarse clock the access stamps use. Thread-safe; locks one shard at a time.
-  size_t EvictOne(EvictionPolicy policy, int samples, int64_t now_ms);
+  // `now_ms` is the coarse clock the access stamps use; LFU counters decay by one per
+  // `lfu_decay_minutes` idle (lfu-decay-time). Thread-safe; locks one shard at a time.
+  size_t EvictOne(EvictionPolicy policy, int samples, int64_t now_ms, int lfu_decay_minutes = 1);
   uint64_t evicted_keys() const { return evicted_keys_.load(std::memory_order_relaxed); }
 
   // Samples up to `samples` random keys that have a TTL (one per shard, from a random shard on)
@@ -238,7 +239,8 @@ class Store {
  private:
   void Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause);
   // One sampling round: nullopt if no candidate was found, 0 if the victim vanished.
-  std::optional<size_t> TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms);
+  std::optional<size_t> TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms,
+                                    int lfu_decay_minutes);
   // Calls fn(shard index, db, record) with the shard locked for up to `samples` random records,
   // one per shard, walking from a random shard; `with_ttl_only` skips records without a TTL.
   template <typename Fn>
