@@ -190,7 +190,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return;
     }
     end_ += n;
-    AddOwned(server_.LocalStats().net_input_bytes, n);
+    ThreadStats& stats = server_.LocalStats();
+    AddOwned(stats.net_input_bytes, n);
+    AddOwned(stats.reads_processed, 1);
     server_.RefreshCoarseClock();  // One clock read per batch of requests.
     client_->last_interaction_ms.store(server_.CoarseNowMs(), std::memory_order_relaxed);
     ProcessInput();
@@ -336,6 +338,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // does not fit waits for the socket to become writable.
     asio::error_code ec;
     size_t sent = socket_.write_some(asio::buffer(out_), ec);
+    AddOwned(server_.LocalStats().writes_processed, 1);
     if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
     if (ec || sent == out_.size()) {
       OnWrite(ec, sent);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 
 #include "server/cycle_clock.h"
@@ -114,6 +115,7 @@ void Server::QueueLazyFree(LazyFreeJob job) {
           done.tables.clear();
           done.object.reset();
           lazyfree_pending_.fetch_sub(done.count, std::memory_order_relaxed);
+          lazyfreed_objects_.fetch_add(done.count, std::memory_order_relaxed);
         }
         lock.lock();
       }
@@ -233,6 +235,8 @@ Server::StatTotals Server::stat_totals() {
     totals.dirty += slot->stats.dirty.load(std::memory_order_relaxed);
     totals.net_input_bytes += slot->stats.net_input_bytes.load(std::memory_order_relaxed);
     totals.net_output_bytes += slot->stats.net_output_bytes.load(std::memory_order_relaxed);
+    totals.reads_processed += slot->stats.reads_processed.load(std::memory_order_relaxed);
+    totals.writes_processed += slot->stats.writes_processed.load(std::memory_order_relaxed);
   }
   return totals;
 }
@@ -376,11 +380,17 @@ bool Server::ActiveExpire() {
   // Bounded work per call: at most this many due deadlines popped per round; rounds repeat while
   // a good share of them had expired (like Redis's adaptive cycle).
   constexpr size_t kBudget = 20000;
-  for (int round = 0; round < 16; ++round) {
-    size_t removed = store_->ActiveExpireCycle(kBudget);
-    if (removed < kBudget / 10) return false;
+  auto start = std::chrono::steady_clock::now();
+  bool backlog = true;  // Unless a round finds few due keys.
+  for (int round = 0; round < 16 && backlog; ++round) {
+    backlog = store_->ActiveExpireCycle(kBudget) >= kBudget / 10;
   }
-  return true;  // Still removing at full rate: more keys are due.
+  expire_cycle_us_.fetch_add(
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::steady_clock::now() - start)
+                                .count()));
+  if (backlog) expire_cycle_cap_reached_.fetch_add(1);
+  return backlog;  // Still removing at full rate: more keys are due.
 }
 
 bool Server::Cron() {
@@ -397,18 +407,25 @@ bool Server::Cron() {
   RefreshCoarseClock();
   EvictToLimit();  // Also evict when no command arrives.
 
-  // Rate over the oldest sample still in the ring, like Redis's instantaneous metrics.
   int64_t now = NowMs();
-  uint64_t total = total_commands_processed();
-  int index = ops_sample_count_ % kOpsSamples;
-  const auto& oldest = ops_sample_count_ >= kOpsSamples ? ops_samples_[index] : ops_samples_[0];
-  if (ops_sample_count_ > 0 && now > oldest.first) {
-    ops_per_sec_.store(static_cast<int64_t>((total - oldest.second) * 1000 /
-                                            static_cast<uint64_t>(now - oldest.first)));
-  }
-  ops_samples_[index] = {now, total};
-  ++ops_sample_count_;
+  StatTotals totals = stat_totals();
+  ops_rate_.Sample(now, total_commands_processed());
+  input_rate_.Sample(now, totals.net_input_bytes);
+  output_rate_.Sample(now, totals.net_output_bytes);
   return expiry_backlog;
+}
+
+void Server::RateMeter::Sample(int64_t now_ms, uint64_t value) {
+  // Rate over the oldest sample still in the ring.
+  int index = count_ % kSamples;
+  const auto& oldest = count_ >= kSamples ? samples_[index] : samples_[0];
+  if (count_ > 0 && now_ms > oldest.first) {
+    per_second_.store(static_cast<int64_t>((value - oldest.second) * 1000 /
+                                           static_cast<uint64_t>(now_ms - oldest.first)),
+                      std::memory_order_relaxed);
+  }
+  samples_[index] = {now_ms, value};
+  ++count_;
 }
 
 }  // namespace gigakv::server

@@ -71,6 +71,8 @@ struct ThreadStats {
   std::atomic<uint64_t> dirty{0};  // Changes since the last save (rdb_changes_since_last_save).
   std::atomic<uint64_t> net_input_bytes{0};
   std::atomic<uint64_t> net_output_bytes{0};
+  std::atomic<uint64_t> reads_processed{0};   // Socket reads that brought requests.
+  std::atomic<uint64_t> writes_processed{0};  // Socket writes of replies.
 };
 
 struct ServerOptions {
@@ -96,6 +98,7 @@ class Server {
   struct StatTotals {
     uint64_t keyspace_hits = 0, keyspace_misses = 0, dirty = 0;
     uint64_t net_input_bytes = 0, net_output_bytes = 0;
+    uint64_t reads_processed = 0, writes_processed = 0;
   };
   StatTotals stat_totals();
   // Sums of one command's counters over all threads.
@@ -183,7 +186,16 @@ class Server {
   size_t lazyfree_pending() const { return lazyfree_pending_.load(std::memory_order_relaxed); }
 
   // Commands per second over the last ~1.6 s of cron ticks (INFO instantaneous_ops_per_sec).
-  int64_t instantaneous_ops_per_sec() const { return ops_per_sec_.load(std::memory_order_relaxed); }
+  int64_t instantaneous_ops_per_sec() const { return ops_rate_.per_second(); }
+  // Network input and output in KiB per second, over the same window.
+  double instantaneous_input_kbps() const { return input_rate_.per_second() / 1024.0; }
+  double instantaneous_output_kbps() const { return output_rate_.per_second() / 1024.0; }
+  // Active expiry: milliseconds spent in its cycles, and how many cycles stopped at their work
+  // limit with due keys left (INFO expire_cycle_cpu_milliseconds, expired_time_cap_reached_count).
+  uint64_t expire_cycle_ms() const { return expire_cycle_us_.load() / 1000; }
+  uint64_t expire_cycle_cap_reached() const { return expire_cycle_cap_reached_.load(); }
+  // Objects (keys, collections) freed by the background thread so far (INFO lazyfreed_objects).
+  uint64_t lazyfreed_objects() const { return lazyfreed_objects_.load(); }
 
   // Periodic work (hz times per second): active expiry, memory and eviction, stats. Returns
   // true when active expiry left due keys behind (its per-tick budget ran out): the caller
@@ -260,11 +272,23 @@ class Server {
   std::atomic<double> expired_stale_ratio_{0};
   EffectSink* effect_sink_ = nullptr;
   void AppendEffect(int db, std::vector<std::string> args);
-  // Ring of (time, total commands) samples taken by Cron; touched only by the cron thread.
-  static constexpr int kOpsSamples = 16;
-  std::pair<int64_t, uint64_t> ops_samples_[kOpsSamples] = {};
-  int ops_sample_count_ = 0;
-  std::atomic<int64_t> ops_per_sec_{0};
+  // The rate of a growing counter over a ring of (time, value) samples taken by Cron (sampled
+  // only by the cron thread; the rate may be read by any), like Redis's instantaneous metrics.
+  class RateMeter {
+   public:
+    void Sample(int64_t now_ms, uint64_t value);
+    int64_t per_second() const { return per_second_.load(std::memory_order_relaxed); }
+
+   private:
+    static constexpr int kSamples = 16;
+    std::pair<int64_t, uint64_t> samples_[kSamples] = {};
+    int count_ = 0;
+    std::atomic<int64_t> per_second_{0};
+  };
+  RateMeter ops_rate_, input_rate_, output_rate_;
+  std::atomic<uint64_t> expire_cycle_us_{0};
+  std::atomic<uint64_t> expire_cycle_cap_reached_{0};
+  std::atomic<uint64_t> lazyfreed_objects_{0};
   // Background freeing: a queue drained by one thread, joined on destruction.
   std::mutex lazyfree_mutex_;
   std::condition_variable lazyfree_cv_;

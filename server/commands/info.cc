@@ -1,8 +1,10 @@
 // INFO [section ...]: Redis's sections and field names, filled from gigakv's real state.
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -78,43 +80,122 @@ void ClientsSection(Server& server, std::string* out) {
   Field(out, "clients_in_timeout_table", 0);
 }
 
+std::string Ratio(int64_t numerator, int64_t denominator) {
+  return absl::StrFormat("%.2f",
+                         denominator > 0 ? static_cast<double>(numerator) / denominator : 0.0);
+}
+
+std::string Percent(int64_t numerator, int64_t denominator) {
+  return absl::StrFormat("%.2f%%", denominator > 0 ? 100.0 * numerator / denominator : 0.0);
+}
+
+// Field names and order are Redis 7.0's. Its allocator_* fields describe jemalloc; here they
+// describe glibc malloc: allocated = bytes in use, active = the heap's extent plus mmapped
+// blocks, resident = RSS. Scripting has no memory here (gigakv runs no scripts), nor do
+// replication buffers or the AOF (it has neither).
 void MemorySection(Server& server, std::string* out) {
   int64_t used = server.UsedMemory(/*refresh=*/true);
   int64_t rss = ReadRssBytes();
   int64_t maxmemory = server.config().GetInt("maxmemory");
+  int64_t peak = server.peak_used_memory();
+  int64_t startup = server.startup_used_memory();
+  int64_t dataset = std::min<int64_t>(static_cast<int64_t>(server.store().UsedMemory()), used);
+  struct mallinfo2 heap = ::mallinfo2();
+  auto allocated = static_cast<int64_t>(heap.uordblks + heap.hblkhd);
+  auto active = static_cast<int64_t>(heap.arena + heap.hblkhd);
+  int64_t clients_memory = 0;
+  for (const auto& client : server.Clients()) {
+    clients_memory += static_cast<int64_t>(client->query_buffer_bytes.load() +
+                                           client->output_buffer_bytes.load());
+  }
+  int64_t system_memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   Store::ArenaStats arena = server.store().GetArenaStats();
   Field(out, "used_memory", used);
   Field(out, "used_memory_human", HumanBytes(used));
   Field(out, "used_memory_rss", rss);
   Field(out, "used_memory_rss_human", HumanBytes(rss));
-  Field(out, "used_memory_peak", server.peak_used_memory());
-  Field(out, "used_memory_peak_human", HumanBytes(server.peak_used_memory()));
-  Field(out, "used_memory_startup", server.startup_used_memory());
-  Field(out, "used_memory_dataset", server.store().UsedMemory());
+  Field(out, "used_memory_peak", peak);
+  Field(out, "used_memory_peak_human", HumanBytes(peak));
+  Field(out, "used_memory_peak_perc", Percent(used, peak));
+  Field(out, "used_memory_overhead", used - dataset);
+  Field(out, "used_memory_startup", startup);
+  Field(out, "used_memory_dataset", dataset);
+  Field(out, "used_memory_dataset_perc", Percent(dataset, used - startup));
+  Field(out, "allocator_allocated", allocated);
+  Field(out, "allocator_active", active);
+  Field(out, "allocator_resident", rss);
+  Field(out, "total_system_memory", system_memory);
+  Field(out, "total_system_memory_human", HumanBytes(system_memory));
+  for (std::string_view name : {"used_memory_lua", "used_memory_vm_eval"}) Field(out, name, 0);
+  Field(out, "used_memory_lua_human", HumanBytes(0));
+  for (std::string_view name :
+       {"used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
+        "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total"}) {
+    Field(out, name, 0);
+  }
+  Field(out, "used_memory_vm_total_human", HumanBytes(0));
+  Field(out, "used_memory_functions", 0);
+  Field(out, "used_memory_scripts", 0);
+  Field(out, "used_memory_scripts_human", HumanBytes(0));
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", HumanBytes(maxmemory));
   Field(out, "maxmemory_policy", server.config().Get("maxmemory-policy"));
-  Field(out, "mem_fragmentation_ratio",
-        absl::StrFormat("%.2f", used > 0 ? static_cast<double>(rss) / used : 0.0));
+  Field(out, "allocator_frag_ratio", Ratio(active, allocated));
+  Field(out, "allocator_frag_bytes", active - allocated);
+  Field(out, "allocator_rss_ratio", Ratio(rss, active));
+  Field(out, "allocator_rss_bytes", rss - active);
+  Field(out, "rss_overhead_ratio", Ratio(rss, rss));
+  Field(out, "rss_overhead_bytes", 0);
+  Field(out, "mem_fragmentation_ratio", Ratio(rss, used));
+  Field(out, "mem_fragmentation_bytes", rss - used);
+  for (std::string_view name : {"mem_not_counted_for_evict", "mem_replication_backlog",
+                                "mem_total_replication_buffers", "mem_clients_slaves"}) {
+    Field(out, name, 0);
+  }
+  Field(out, "mem_clients_normal", clients_memory);
+  Field(out, "mem_cluster_links", 0);
+  Field(out, "mem_aof_buffer", 0);
   Field(out, "mem_allocator", "libc");
+  Field(out, "active_defrag_running", 0);
   Field(out, "lazyfree_pending_objects", server.lazyfree_pending());
+  Field(out, "lazyfreed_objects", server.lazyfreed_objects());
   Field(out, "arena_used_bytes", arena.arena_used);
   Field(out, "arena_capacity_bytes", arena.arena_capacity);
   Field(out, "arena_dead_bytes", arena.dead_bytes);
   Field(out, "index_slots", arena.index_slots);
 }
 
+// gigakv never forks and writes no RDB or AOF files: the fork, copy-on-write and rewrite fields
+// read as Redis's do when none of that has happened.
 void PersistenceSection(Server& server, std::string* out) {
-  Field(out, "loading", 0);
-  Field(out, "async_loading", 0);
+  for (std::string_view name : {"loading", "async_loading", "current_cow_peak", "current_cow_size",
+                                "current_cow_size_age"}) {
+    Field(out, name, 0);
+  }
+  Field(out, "current_fork_perc", "0.00");
+  Field(out, "current_save_keys_processed", 0);
+  Field(out, "current_save_keys_total", 0);
   Field(out, "rdb_changes_since_last_save", server.stat_totals().dirty);
   Field(out, "rdb_bgsave_in_progress", 0);
   Field(out, "rdb_last_save_time", server.lastsave_s());
   Field(out, "rdb_last_bgsave_status", "ok");
-  Field(out, "aof_enabled", 0);
-  Field(out, "aof_rewrite_in_progress", 0);
+  Field(out, "rdb_last_bgsave_time_sec", -1);
+  Field(out, "rdb_current_bgsave_time_sec", -1);
+  for (std::string_view name :
+       {"rdb_saves", "rdb_last_cow_size", "rdb_last_load_keys_expired", "rdb_last_load_keys_loaded",
+        "aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"}) {
+    Field(out, name, 0);
+  }
+  Field(out, "aof_last_rewrite_time_sec", -1);
+  Field(out, "aof_current_rewrite_time_sec", -1);
+  Field(out, "aof_last_bgrewrite_status", "ok");
+  Field(out, "aof_rewrites", 0);
+  Field(out, "aof_rewrites_consecutive_failures", 0);
   Field(out, "aof_last_write_status", "ok");
-  Field(out, "total_forks", 0);
+  for (std::string_view name :
+       {"aof_last_cow_size", "module_fork_in_progress", "module_fork_last_cow_size"}) {
+    Field(out, name, 0);
+  }
 }
 
 void StatsSection(Server& server, std::string* out) {
@@ -125,28 +206,66 @@ void StatsSection(Server& server, std::string* out) {
   Field(out, "instantaneous_ops_per_sec", server.instantaneous_ops_per_sec());
   Field(out, "total_net_input_bytes", totals.net_input_bytes);
   Field(out, "total_net_output_bytes", totals.net_output_bytes);
+  Field(out, "total_net_repl_input_bytes", 0);
+  Field(out, "total_net_repl_output_bytes", 0);
+  Field(out, "instantaneous_input_kbps",
+        absl::StrFormat("%.2f", server.instantaneous_input_kbps()));
+  Field(out, "instantaneous_output_kbps",
+        absl::StrFormat("%.2f", server.instantaneous_output_kbps()));
+  Field(out, "instantaneous_input_repl_kbps", "0.00");
+  Field(out, "instantaneous_output_repl_kbps", "0.00");
   Field(out, "rejected_connections", stats.rejected_connections.load());
+  for (std::string_view name : {"sync_full", "sync_partial_ok", "sync_partial_err"}) {
+    Field(out, name, 0);
+  }
   Field(out, "expired_keys", server.store().expired_keys());
   Field(out, "expired_stale_perc", absl::StrFormat("%.2f", server.expired_stale_ratio() * 100));
+  Field(out, "expired_time_cap_reached_count", server.expire_cycle_cap_reached());
+  Field(out, "expire_cycle_cpu_milliseconds", server.expire_cycle_ms());
   Field(out, "evicted_keys", server.store().evicted_keys());
+  // maxmemory-clients is accepted without effect: no client is ever evicted.
+  for (std::string_view name :
+       {"evicted_clients", "total_eviction_exceeded_time", "current_eviction_exceeded_time"}) {
+    Field(out, name, 0);
+  }
   Field(out, "keyspace_hits", totals.keyspace_hits);
   Field(out, "keyspace_misses", totals.keyspace_misses);
-  Field(out, "pubsub_channels", 0);
-  Field(out, "pubsub_patterns", 0);
+  for (std::string_view name :
+       {"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec",
+        "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys", "active_defrag_hits",
+        "active_defrag_misses", "active_defrag_key_hits", "active_defrag_key_misses",
+        "total_active_defrag_time", "current_active_defrag_time", "tracking_total_keys",
+        "tracking_total_items", "tracking_total_prefixes", "unexpected_error_replies"}) {
+    Field(out, name, 0);
+  }
   Field(out, "total_error_replies", stats.total_error_replies.load());
+  Field(out, "dump_payload_sanitizations", 0);
+  Field(out, "total_reads_processed", totals.reads_processed);
+  Field(out, "total_writes_processed", totals.writes_processed);
+  // Every gigakv I/O thread reads and writes its own clients; none hands work to helper threads
+  // as Redis's io-threads do.
+  for (std::string_view name : {"io_threaded_reads_processed", "io_threaded_writes_processed",
+                                "reply_buffer_shrinks", "reply_buffer_expands"}) {
+    Field(out, name, 0);
+  }
   Field(out, "client_query_buffer_limit_disconnections",
         stats.client_query_buffer_limit_disconnections.load());
   Field(out, "client_output_buffer_limit_disconnections",
         stats.client_output_buffer_limit_disconnections.load());
 }
 
-void ReplicationSection(std::string* out) {
+void ReplicationSection(Server& server, std::string* out) {
   Field(out, "role", "master");
   Field(out, "connected_slaves", 0);
   Field(out, "master_failover_state", "no-failover");
   Field(out, "master_replid", "0000000000000000000000000000000000000000");
+  Field(out, "master_replid2", "0000000000000000000000000000000000000000");
   Field(out, "master_repl_offset", 0);
+  Field(out, "second_repl_offset", -1);
   Field(out, "repl_backlog_active", 0);
+  Field(out, "repl_backlog_size", server.config().GetInt("repl-backlog-size"));
+  Field(out, "repl_backlog_first_byte_offset", 0);
+  Field(out, "repl_backlog_histlen", 0);
 }
 
 void CpuSection(std::string* out) {
@@ -160,6 +279,11 @@ void CpuSection(std::string* out) {
   Field(out, "used_cpu_user", seconds(self.ru_utime));
   Field(out, "used_cpu_sys_children", seconds(children.ru_stime));
   Field(out, "used_cpu_user_children", seconds(children.ru_utime));
+  // The thread serving INFO: with one I/O thread, the event loop, as Redis's main thread.
+  struct rusage thread;
+  getrusage(RUSAGE_THREAD, &thread);
+  Field(out, "used_cpu_sys_main_thread", seconds(thread.ru_stime));
+  Field(out, "used_cpu_user_main_thread", seconds(thread.ru_utime));
 }
 
 void CommandStatsSection(Server& server, std::string* out) {
@@ -229,7 +353,7 @@ void CmdInfo(CommandContext& ctx) {
   section("memory", "Memory", [&] { MemorySection(server, &text); });
   section("persistence", "Persistence", [&] { PersistenceSection(server, &text); });
   section("stats", "Stats", [&] { StatsSection(server, &text); });
-  section("replication", "Replication", [&] { ReplicationSection(&text); });
+  section("replication", "Replication", [&] { ReplicationSection(server, &text); });
   section("cpu", "CPU", [&] { CpuSection(&text); });
   section("modules", "Modules", [] {});
   section("commandstats", "Commandstats", [&] { CommandStatsSection(server, &text); });
