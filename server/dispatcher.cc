@@ -161,6 +161,15 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
+      // The slow log times commands one by one: every command when its threshold is 0, else
+      // those not flagged fast (O(1) and O(log N) commands, which a pipeline runs by the
+      // dozen and which cannot take milliseconds, skip the two clock reads). EXEC is not
+      // logged itself: the commands it runs are, as in Redis.
+      const int64_t slow_threshold = slowlog_threshold_us_.load(std::memory_order_relaxed);
+      const bool slowlog_timed = slow_threshold >= 0 && !rerun &&
+                                 (slow_threshold == 0 || !(spec->flags & kFast)) &&
+                                 spec->name != "exec";
+      const uint64_t slowlog_start = slowlog_timed ? CycleClock::Now() : 0;
       uint64_t start = 0;
       if (run_timed) {
         if (tls_open_run != stats) CloseRun();
@@ -178,6 +187,17 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
           // Last-resort guard: a handler bug or an allocation failure must not take the server
           // down. Handlers themselves report errors through replies, never exceptions.
           reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
+        }
+      }
+      if (slowlog_timed) {
+        auto duration_us =
+            static_cast<int64_t>(CycleClock::ToMicros(CycleClock::Now() - slowlog_start));
+        // Read again: the command may have been a CONFIG SET of the threshold (Redis compares
+        // after running it).
+        int64_t threshold = slowlog_threshold_us_.load(std::memory_order_relaxed);
+        if (threshold >= 0 && duration_us >= threshold) {
+          slowlog_.Push(args, duration_us, NowMs() / 1000, client.addr, client.name(),
+                        static_cast<size_t>(slowlog_max_len_.load(std::memory_order_relaxed)));
         }
       }
       if (run_timed) {

@@ -131,6 +131,8 @@ void Server::RefreshCachedConfig() {
   maxmemory_.store(config_.GetInt("maxmemory"));
   lfu_.store(config_.Get("maxmemory-policy").find("lfu") != std::string::npos);
   lfu_log_factor_.store(static_cast<int>(config_.GetInt("lfu-log-factor")));
+  slowlog_threshold_us_.store(config_.GetInt("slowlog-log-slower-than"));
+  slowlog_max_len_.store(config_.GetInt("slowlog-max-len"));
   lfu_decay_minutes_.store(static_cast<int>(config_.GetInt("lfu-decay-time")));
   static const std::pair<std::string_view, Store::EvictionPolicy> kPolicies[] = {
       {"noeviction", Store::EvictionPolicy::kNoEviction},

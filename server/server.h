@@ -29,6 +29,7 @@
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/slowlog.h"
 #include "server/transaction.h"
 
 namespace gigakv::server {
@@ -223,6 +224,7 @@ class Server {
   AccessMode access_mode() const {
     return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru;
   }
+  SlowLog& slowlog() { return slowlog_; }
   // lfu-log-factor and lfu-decay-time (minutes), for the LFU access counters.
   int lfu_log_factor() const { return lfu_log_factor_.load(std::memory_order_relaxed); }
   int lfu_decay_minutes() const { return lfu_decay_minutes_.load(std::memory_order_relaxed); }
@@ -306,6 +308,9 @@ class Server {
   std::atomic<bool> password_set_{false};
   std::atomic<bool> lfu_{false};
   std::atomic<int> lfu_log_factor_{10};
+  SlowLog slowlog_;
+  std::atomic<int64_t> slowlog_threshold_us_{10000};  // slowlog-log-slower-than; < 0 = off.
+  std::atomic<int64_t> slowlog_max_len_{128};
   std::atomic<int> lfu_decay_minutes_{1};
   std::atomic<int> eviction_policy_{0};  // Store::EvictionPolicy
   std::atomic<int> eviction_samples_{5};

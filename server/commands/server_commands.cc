@@ -784,6 +784,48 @@ void CmdConfigHelp(CommandContext& ctx) {
                   "    Rewrite the configuration file."});
 }
 
+// --- SLOWLOG ------------------------------------------------------------------------------
+
+void CmdSlowlogGet(CommandContext& ctx) {
+  int64_t count = 10;
+  if (ctx.argc() == 3) {
+    if (!ParseInt64(ctx.arg(2), &count) || count < -1) {
+      ctx.reply.Error("ERR count should be greater than or equal to -1");
+      return;
+    }
+  }
+  std::vector<SlowLogEntry> entries = ctx.server.slowlog().Get(count);
+  ctx.reply.ArrayHeader(static_cast<int64_t>(entries.size()));
+  for (const SlowLogEntry& entry : entries) {
+    ctx.reply.ArrayHeader(6);
+    ctx.reply.Integer(static_cast<int64_t>(entry.id));
+    ctx.reply.Integer(entry.unix_seconds);
+    ctx.reply.Integer(entry.duration_us);
+    ctx.reply.ArrayHeader(static_cast<int64_t>(entry.args.size()));
+    for (const std::string& arg : entry.args) ctx.reply.Bulk(arg);
+    ctx.reply.Bulk(entry.client_addr);
+    ctx.reply.Bulk(entry.client_name);
+  }
+}
+
+void CmdSlowlogLen(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.server.slowlog().Len()));
+}
+
+void CmdSlowlogReset(CommandContext& ctx) {
+  ctx.server.slowlog().Reset();
+  ctx.reply.Ok();
+}
+
+void CmdSlowlogHelp(CommandContext& ctx) {
+  ReplyHelp(ctx, {"GET [<count>]",
+                  "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+                  "    Entries are made of:",
+                  "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+                  "    client name", "LEN", "    Return the length of the slowlog.", "RESET",
+                  "    Reset the slowlog."});
+}
+
 // --- SHUTDOWN, LASTSAVE, DEBUG, MEMORY, FUNCTION, SCRIPT ------------------------------------
 
 void CmdShutdown(CommandContext& ctx) {
@@ -963,6 +1005,16 @@ const std::vector<CommandSpec>& ServerCommands() {
          "Get the UNIX time stamp of the last successful save to disk"},
         {"debug", -2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdDebug, "server",
          "A container for debugging commands"},
+        {"slowlog", -2, 0, 0, 0, 0, nullptr, "server", "A container for slow log commands",
+         "2.2.12"},
+        {"slowlog|get", -2, kAdmin | kLoading | kStale, 0, 0, 0, CmdSlowlogGet, "server",
+         "Get the slow log's entries", "2.2.12"},
+        {"slowlog|len", 2, kAdmin | kLoading | kStale, 0, 0, 0, CmdSlowlogLen, "server",
+         "Get the slow log's length", "2.2.12"},
+        {"slowlog|reset", 2, kAdmin | kLoading | kStale, 0, 0, 0, CmdSlowlogReset, "server",
+         "Clear all entries from the slow log", "2.2.12"},
+        {"slowlog|help", 2, kLoading | kStale, 0, 0, 0, CmdSlowlogHelp, "server",
+         "Show helpful text about the different subcommands", "6.2.0"},
         {"memory", -2, 0, 0, 0, 0, nullptr, "server", "A container for memory diagnostics commands",
          "4.0.0"},
         {"memory|usage", -3, kReadonly, 2, 2, 1, CmdMemoryUsage, "server",

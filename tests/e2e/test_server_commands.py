@@ -279,3 +279,54 @@ def test_command_help_matches_redis(server, real_redis):
 def test_command_getkeys_matches_redis(server, real_redis, command):
     args = ["COMMAND", "GETKEYS"] + command.split()
     assert server.raw().call_raw(*args) == real_redis.raw().call_raw(*args)
+
+
+def _slowlog_without_times(conn, count="-1"):
+    """SLOWLOG GET with the ids, timestamps, durations and client ports left out."""
+    return [(entry[3], entry[4].rsplit(b":", 1)[0], entry[5])
+            for entry in conn.call("SLOWLOG", "GET", count)]
+
+
+def test_slowlog_matches_redis(server, real_redis):
+    """With slowlog-log-slower-than 0 every command is logged; the entries (arguments as
+    trimmed and redacted, client address and name), LEN, RESET, HELP and the errors read as
+    Redis's."""
+    conns = [server.raw(), real_redis.raw()]
+    for conn in conns:
+        assert conn.call("CONFIG", "SET", "slowlog-log-slower-than", "0") == "OK"
+        conn.call("CLIENT", "SETNAME", "slowpoke")
+        conn.call("SET", "k", "v" * 300)
+        conn.call("RPUSH", "list", *[str(i) for i in range(40)])
+        conn.call("AUTH", "user", "secret")
+        conn.call("HELLO", "2", "AUTH", "user", "secret")
+        conn.call("GET", "k")
+    ours, theirs = (_slowlog_without_times(conn) for conn in conns)
+    assert ours == theirs
+    assert len(ours) == 7
+    for args in (("GET", "2"), ("GET", "-2"), ("GET", "x"), ("LEN",), ("LEN", "x"), ("HELP",),
+                 ("NOPE",)):
+        replies = [conn.call_raw("SLOWLOG", *args) for conn in conns]
+        if args[0] == "GET" and args[1] == "2":
+            replies = [len(conn.call("SLOWLOG", "GET", "2")) for conn in conns]
+        assert replies[0] == replies[1], args
+    for conn in conns:
+        assert conn.call("SLOWLOG", "RESET") == "OK"
+        assert conn.call("SLOWLOG", "LEN") == 1  # The RESET itself, logged after it ran.
+        assert conn.call("CONFIG", "SET", "slowlog-log-slower-than", "-1") == "OK"
+        conn.call("KEYS", "*")
+        assert conn.call("SLOWLOG", "LEN") == 2  # The CONFIG SET, not what followed.
+        assert conn.call("CONFIG", "SET", "slowlog-max-len", "1",
+                         "slowlog-log-slower-than", "0") == "OK"
+        conn.call("PING")
+        assert [args for args, _, _ in _slowlog_without_times(conn)] == [[b"PING"]]
+
+
+def test_slowlog_logs_a_slow_command_at_the_default_threshold(server):
+    """DEBUG SLEEP 0.02 takes at least the default 10 ms threshold; fast commands do not."""
+    conn = server.raw()
+    conn.call("SLOWLOG", "RESET")
+    conn.call("SET", "k", "v")
+    conn.call("DEBUG", "SLEEP", "0.02")
+    entries = conn.call("SLOWLOG", "GET")
+    assert [entry[3] for entry in entries] == [[b"DEBUG", b"SLEEP", b"0.02"]]
+    assert entries[0][2] >= 20000

@@ -1,0 +1,69 @@
+#include "server/slowlog.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace gigakv::server {
+namespace {
+
+std::vector<std::string_view> Views(const std::vector<std::string>& args) {
+  return std::vector<std::string_view>(args.begin(), args.end());
+}
+
+TEST(SlowLogTest, KeepsTheNewestFirstUpToTheLimitWithGrowingIds) {
+  SlowLog log;
+  for (int i = 0; i < 5; ++i) {
+    log.Push(Views({"SET", "k" + std::to_string(i), "v"}), 100 + i, 1700000000 + i,
+             "127.0.0.1:5000", i == 4 ? "named" : "", /*max_len=*/3);
+  }
+  ASSERT_EQ(log.Len(), 3u);
+  std::vector<SlowLogEntry> all = log.Get(-1);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].id, 4u);
+  EXPECT_EQ(all[0].args, (std::vector<std::string>{"SET", "k4", "v"}));
+  EXPECT_EQ(all[0].duration_us, 104);
+  EXPECT_EQ(all[0].unix_seconds, 1700000004);
+  EXPECT_EQ(all[0].client_name, "named");
+  EXPECT_EQ(all[2].id, 2u);
+  EXPECT_EQ(log.Get(1).size(), 1u);
+  EXPECT_EQ(log.Get(0).size(), 0u);
+  log.Reset();
+  EXPECT_EQ(log.Len(), 0u);
+  log.Push(Views({"PING"}), 1, 1, "a", "", 3);
+  EXPECT_EQ(log.Get(-1).at(0).id, 5u);  // Ids go on across a reset.
+  log.Push(Views({"PING"}), 1, 1, "a", "", 0);
+  EXPECT_EQ(log.Len(), 0u);  // slowlog-max-len 0 keeps nothing.
+}
+
+// Trimming and redaction as Redis 7.0 writes its entries.
+TEST(SlowLogTest, TrimsLongArgumentsAndManyArgumentsAndRedactsSecrets) {
+  std::vector<std::string> many = {"RPUSH", "list"};
+  for (int i = 0; i < 38; ++i) many.push_back(std::to_string(i));  // 40 arguments.
+  std::vector<std::string> kept = SlowLog::EntryArgs(Views(many));
+  ASSERT_EQ(kept.size(), 32u);
+  EXPECT_EQ(kept[30], "28");
+  EXPECT_EQ(kept[31], "... (9 more arguments)");
+  std::vector<std::string> exactly32(many.begin(), many.begin() + 32);
+  EXPECT_EQ(SlowLog::EntryArgs(Views(exactly32)), exactly32);
+
+  std::string long_value(200, 'x');
+  kept = SlowLog::EntryArgs(Views({"SET", "k", long_value}));
+  EXPECT_EQ(kept[2], std::string(128, 'x') + "... (72 more bytes)");
+  EXPECT_EQ(SlowLog::EntryArgs(Views({"SET", "k", std::string(128, 'y')}))[2],
+            std::string(128, 'y'));
+
+  EXPECT_EQ(SlowLog::EntryArgs(Views({"AUTH", "user", "pass"})),
+            (std::vector<std::string>{"AUTH", "(redacted)", "(redacted)"}));
+  EXPECT_EQ(
+      SlowLog::EntryArgs(Views({"hello", "3", "AUTH", "u", "p", "SETNAME", "n"})),
+      (std::vector<std::string>{"hello", "3", "AUTH", "(redacted)", "(redacted)", "SETNAME", "n"}));
+  EXPECT_EQ(
+      SlowLog::EntryArgs(Views({"CONFIG", "SET", "maxmemory", "1", "requirepass", "s"})),
+      (std::vector<std::string>{"CONFIG", "SET", "maxmemory", "1", "requirepass", "(redacted)"}));
+}
+
+}  // namespace
+}  // namespace gigakv::server
