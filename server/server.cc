@@ -86,7 +86,7 @@ Server::~Server() {
 void Server::FreeLater(Store::DetachedTables tables) {
   if (tables.empty()) return;
   LazyFreeJob job;
-  job.count = tables.size();
+  for (const auto& table : tables) job.count += table->size();  // Keys, as Redis counts them.
   job.tables = std::move(tables);
   QueueLazyFree(std::move(job));
 }

@@ -76,9 +76,9 @@ void CmdDbSize(CommandContext& ctx) {
 }
 
 // FLUSHDB / FLUSHALL [ASYNC|SYNC]. Tables are detached under the shard locks; ASYNC frees them
-// on the background thread, SYNC (and no argument, as Redis's lazyfree-lazy-user-flush no) frees
-// them before replying.
-bool ParseFlushModeOrReply(CommandContext& ctx) {
+// on the background thread, SYNC frees them before replying; without an argument,
+// lazyfree-lazy-user-flush chooses, as in Redis. Sets *async; false after a syntax error reply.
+bool ParseFlushModeOrReply(CommandContext& ctx, bool* async) {
   if (ctx.argc() > 2) {
     ctx.reply.Error(errors::kSyntax);
     return false;
@@ -87,6 +87,8 @@ bool ParseFlushModeOrReply(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return false;
   }
+  *async = ctx.argc() == 2 ? ArgIs(ctx.arg(1), "async")
+                           : ctx.server.config().GetBool("lazyfree-lazy-user-flush");
   return true;
 }
 
@@ -101,20 +103,22 @@ std::function<void()> TouchWatchedKeysThatExist(CommandContext& ctx, int db) {
 }
 
 void CmdFlushDb(CommandContext& ctx) {
-  if (!ParseFlushModeOrReply(ctx)) return;
+  bool async;
+  if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables =
       ctx.store.FlushDb(ctx.db(), TouchWatchedKeysThatExist(ctx, ctx.db()));
   ctx.server.LogEffect(ctx.db(), {"FLUSHDB"});
-  if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
+  if (async) ctx.server.FreeLater(std::move(tables));
   AddOwned(ctx.server.LocalStats().dirty, 1);
   ctx.reply.Ok();
 }
 
 void CmdFlushAll(CommandContext& ctx) {
-  if (!ParseFlushModeOrReply(ctx)) return;
+  bool async;
+  if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables = ctx.store.FlushAll(TouchWatchedKeysThatExist(ctx, -1));
   ctx.server.LogEffect(ctx.db(), {"FLUSHALL"});
-  if (ctx.argc() == 2 && ArgIs(ctx.arg(1), "async")) ctx.server.FreeLater(std::move(tables));
+  if (async) ctx.server.FreeLater(std::move(tables));
   AddOwned(ctx.server.LocalStats().dirty, 1);
   ctx.reply.Ok();
 }

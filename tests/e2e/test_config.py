@@ -302,3 +302,28 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_lazyfree_lazy_user_flush_makes_flushall_free_in_the_background(server):
+    conn = server.raw()
+
+    def lazyfreed():
+        return int(parse_info(conn.call("INFO", "memory"))["Memory"]["lazyfreed_objects"])
+
+    def fill():
+        for i in range(100):
+            conn.call("SET", f"k{i}", "v")
+
+    fill()
+    assert conn.call("FLUSHALL") == "OK"  # lazyfree-lazy-user-flush no: freed before the reply.
+    assert conn.call("FLUSHDB") == "OK"
+    assert lazyfreed() == 0
+    assert conn.call("CONFIG", "SET", "lazyfree-lazy-user-flush", "yes") == "OK"
+    fill()
+    assert conn.call("FLUSHALL") == "OK"
+    wait_until(lambda: lazyfreed() >= 100, 10, message="the flushed keys to be freed lazily")
+    assert conn.call("DBSIZE") == 0
+    before = lazyfreed()
+    fill()
+    assert conn.call("FLUSHDB", "SYNC") == "OK"  # An explicit mode wins.
+    assert lazyfreed() == before
