@@ -157,6 +157,14 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
   return true;
 }
 
+bool IsMultiWordDirective(std::string_view name) {
+  for (std::string_view multi : {"bind", "save", "client-output-buffer-limit",
+                                 "oom-score-adj-values", "latency-tracking-info-percentiles"}) {
+    if (EqualsIgnoreCase(name, multi)) return true;
+  }
+  return false;
+}
+
 const DirectiveSpec* FindDirective(std::string_view name) {
   std::string lower = AsciiLower(name);
   for (const DirectiveSpec& spec : AllDirectives()) {
@@ -257,7 +265,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        1,
        {},
        false,
-       "Run in the background, as redis-server does (the standard streams go to /dev/null)."},
+       "Run in the background, as redis-server does (the standard streams go to /dev/null). "
+       "Unlike Redis, no pid file is written unless pidfile is set."},
       {"pidfile", DirectiveType::kString, "", 0, 0, {}, false, "Write the pid here if set."},
       {"hz",
        DirectiveType::kInt,
@@ -634,7 +643,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        2147483647,
        {},
        true,
-       "LFU: minutes of idleness per counter decrement (0 = never decays)."},
+       "LFU: minutes of idleness per counter decrement (0 = never decays). Records keep their "
+       "access minute modulo 256, so periods above 255 minutes never decay either."},
       {"lfu-log-factor",
        DirectiveType::kInt,
        "10",
@@ -1040,7 +1050,7 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
       break;
     case DirectiveType::kSpecial:
       // Multi-word values arrive as several arguments from a config file or the command line,
-      // and as one from CONFIG SET: split them the same way.
+      // and as one from CONFIG SET (see IsMultiWordDirective): split them the same way.
       std::vector<std::string> words;
       for (const std::string& arg : args) {
         for (std::string& word : SplitNonEmpty(arg, ' ')) words.push_back(std::move(word));
@@ -1070,24 +1080,31 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
         value.text = Join(printed, " ");
       } else if (spec.name == "oom-score-adj-values") {
         if (words.size() != 3) return invalid("wrong number of arguments");
+        std::vector<std::string> printed;
         for (const std::string& word : words) {
-          int64_t number;
-          if (!ParseInt64(word, &number) || number < -2000 || number > 2000) {
+          // strtol's reading, as Redis's ("+5", "007" and "-0" are numbers).
+          char* end = nullptr;
+          errno = 0;
+          long long number = std::strtoll(word.c_str(), &end, 10);
+          if (*end != '\0' || errno != 0 || number < -2000 || number > 2000) {
             return invalid(
                 "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
           }
+          printed.push_back(std::to_string(number));
         }
-        value.text = Join(words, " ");
+        value.text = Join(printed, " ");
       } else if (spec.name == "maxmemory-clients") {
         if (args.size() != 1) return invalid("wrong number of arguments");
         std::string_view text = args[0];
-        int64_t number;
-        if (text.ends_with('%')) {
+        int64_t number = 0;
+        if (text.empty()) {
+          value.text = "0";  // Redis reads an empty value as 0.
+        } else if (text.ends_with('%')) {
           if (!ParseInt64(text.substr(0, text.size() - 1), &number) || number < 0) {
             return invalid("argument must be a memory or percent value");
           }
           if (number > 100) return invalid("percentage argument must be less or equal to 100");
-          value.text = StrCat(number, "%");
+          value.text = number == 0 ? "0" : StrCat(number, "%");
         } else {
           if (!ParseMemory(text, &number)) {
             return invalid("argument must be a memory or percent value");
@@ -1100,9 +1117,10 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
         char* end = nullptr;
         errno = 0;
         long long mode = std::strtoll(text.c_str(), &end, 8);
-        if (text.empty() || *end != '\0' || errno != 0 || mode < 0 || mode > 0777) {
+        if (text.empty() || *end != '\0' || errno != 0) {
           return invalid("argument couldn't be parsed as an octal number");
         }
+        if (mode < 0 || mode > 0777) return invalid("argument must be between 0 and 777 inclusive");
         value.text = absl::StrFormat("%o", mode);
       } else if (spec.name == "cluster-announce-hostname") {
         if (args.size() > 1) return invalid("wrong number of arguments");
@@ -1132,14 +1150,8 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
           std::string ignored;
           ParseOutputBufferLimits(current, &limits, &ignored);
         }
-        std::vector<std::string> split;
-        for (const std::string& arg : args) {
-          for (const std::string& part : SplitNonEmpty(arg, ' ')) {
-            split.emplace_back(part);
-          }
-        }
         std::string error;
-        if (!ParseOutputBufferLimits(split, &limits, &error)) return invalid(error);
+        if (!ParseOutputBufferLimits(words, &limits, &error)) return invalid(error);
         for (std::string_view klass : {"normal", "replica", "pubsub"}) {
           if (!limits.count(std::string(klass))) limits[std::string(klass)] = "0 0 0";
         }
@@ -1269,13 +1281,15 @@ absl::Status Config::Rewrite() {
       out << original << "\n";
       continue;
     }
-    std::string name = AsciiLower(words[0]);
-    const Value* value = Find(name);
-    if (value == nullptr || written[name]) {
-      // Unknown lines are kept; repeated directives collapse into the first one.
-      if (value == nullptr) out << original << "\n";
+    const Value* value = Find(AsciiLower(words[0]));
+    if (value == nullptr) {
+      out << original << "\n";  // Unknown lines are kept.
       continue;
     }
+    // Keyed by the directive, not the name in the file: an alias line (slaveof) and the
+    // directive's own name (replicaof) are the same directive.
+    std::string name(value->spec->name);
+    if (written[name]) continue;  // Repeated directives collapse into the first one.
     written[name] = true;
     out << format_line(*value) << "\n";
   }

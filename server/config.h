@@ -43,6 +43,9 @@ struct DirectiveSpec {
 const std::vector<DirectiveSpec>& AllDirectives();
 // The directive named `name` (case-insensitive), or nullptr.
 const DirectiveSpec* FindDirective(std::string_view name);
+// Whether the directive takes several words (save 900 1, client-output-buffer-limit...):
+// CONFIG SET then splits its one value on spaces, as Redis does for these only.
+bool IsMultiWordDirective(std::string_view name);
 
 class Config {
  public:

@@ -51,6 +51,18 @@ void CloseRun() {
   tls_mark = now;
 }
 
+// Whether a fast-flagged command may still take long: many arguments (HSET with thousands of
+// pairs) or a large one (SET of megabytes).
+bool HasMuchToDo(const std::vector<std::string_view>& args) {
+  constexpr size_t kManyArgs = 16;
+  constexpr size_t kLargeArg = 64 * 1024;
+  if (args.size() > kManyArgs) return true;
+  for (std::string_view arg : args) {
+    if (arg.size() > kLargeArg) return true;
+  }
+  return false;
+}
+
 struct ExecuteDepth {
   ExecuteDepth() { ++tls_execute_depth; }
   ~ExecuteDepth() { --tls_execute_depth; }
@@ -162,13 +174,15 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
       // The slow log times commands one by one: every command when its threshold is 0, else
-      // those not flagged fast (O(1) and O(log N) commands, which a pipeline runs by the
-      // dozen and which cannot take milliseconds, skip the two clock reads). EXEC is not
-      // logged itself: the commands it runs are, as in Redis.
+      // those not flagged fast and fast ones with much to do (many or large arguments). Small
+      // fast commands, which a pipeline runs by the dozen and which cannot take milliseconds,
+      // skip the two clock reads. EXEC is not logged itself: the commands it runs are, as in
+      // Redis.
       const int64_t slow_threshold = slowlog_threshold_us_.load(std::memory_order_relaxed);
-      const bool slowlog_timed = slow_threshold >= 0 && !rerun &&
-                                 (slow_threshold == 0 || !(spec->flags & kFast)) &&
-                                 spec->name != "exec";
+      const bool slowlog_timed =
+          slow_threshold >= 0 && !rerun &&
+          (slow_threshold == 0 || !(spec->flags & kFast) || HasMuchToDo(args)) &&
+          spec->name != "exec";
       const uint64_t slowlog_start = slowlog_timed ? CycleClock::Now() : 0;
       uint64_t start = 0;
       if (run_timed) {

@@ -347,6 +347,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     client_->output_buffer_bytes.store(out_.size() - sent, std::memory_order_relaxed);
     asio::async_write(socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
                       [self = shared_from_this(), sent](const asio::error_code& error, size_t n) {
+                        AddOwned(self->server_.LocalStats().writes_processed, 1);
                         self->OnWrite(error, sent + n);
                       });
   }

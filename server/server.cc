@@ -294,8 +294,13 @@ void Server::ResetStats() {
       slot->stats.keyspace_misses = 0;
       slot->stats.net_input_bytes = 0;
       slot->stats.net_output_bytes = 0;
+      slot->stats.reads_processed = 0;
+      slot->stats.writes_processed = 0;
     }
   }
+  expire_cycle_us_ = 0;
+  expire_cycle_cap_reached_ = 0;
+  lazyfreed_objects_ = 0;
   {
     std::lock_guard<std::mutex> lock(error_mutex_);
     error_stats_.clear();
@@ -418,6 +423,11 @@ bool Server::Cron() {
 }
 
 void Server::RateMeter::Sample(int64_t now_ms, uint64_t value) {
+  // A counter that went down was reset (CONFIG RESETSTAT): start the ring again from it.
+  if (count_ > 0 && value < samples_[(count_ - 1) % kSamples].second) {
+    count_ = 0;
+    per_second_.store(0, std::memory_order_relaxed);
+  }
   // Rate over the oldest sample still in the ring.
   int index = count_ % kSamples;
   const auto& oldest = count_ >= kSamples ? samples_[index] : samples_[0];

@@ -380,16 +380,19 @@ bool Hash::Set(std::string_view field, std::string_view value, const CollectionL
   }
   if (table_ != nullptr) return table_->Set(field, value);
   DenseListpack::Pos pos = listpack_.Find(field, listpack_.First(), 1);
-  if (pos != DenseListpack::kEnd) {
+  bool added = pos == DenseListpack::kEnd;
+  if (added) {
+    listpack_.Append(field);
+    listpack_.Append(value);
+  } else {
     listpack_.Replace(listpack_.Next(pos), value);
-    return false;
   }
-  listpack_.Append(field);
-  listpack_.Append(value);
+  // As Redis's hashTypeSet, after an update too: hash-max-listpack-entries may have been
+  // lowered since the hash was built.
   if (static_cast<int64_t>(listpack_.size() / 2) > limits.hash_max_listpack_entries) {
     ConvertToTable();
   }
-  return true;
+  return added;
 }
 
 bool Hash::SetIfAbsent(std::string_view field, std::string_view value,

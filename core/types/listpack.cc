@@ -401,6 +401,15 @@ bool BasicListpack<kBacklen>::EntriesContain(std::string_view entries, std::stri
 }
 
 template <bool kBacklen>
+size_t BasicListpack<kBacklen>::EntriesCount(std::string_view entries) {
+  const auto* p = reinterpret_cast<const uint8_t*>(entries.data());
+  const uint8_t* end = p + entries.size();
+  size_t count = 0;
+  for (; p < end; p += EntryTotalSize<kBacklen>(p)) ++count;
+  return count;
+}
+
+template <bool kBacklen>
 bool BasicListpack<kBacklen>::EntriesFindPair(std::string_view entries, std::string_view key,
                                               ListpackEntry* value) {
   const auto* p = reinterpret_cast<const uint8_t*>(entries.data());

@@ -107,6 +107,8 @@ class BasicListpack {
   // Whether `entries` (bytes as entries() returns them) hold an entry equal to `value`, read in
   // place without building a listpack: for inline records. O(n).
   static bool EntriesContain(std::string_view entries, std::string_view value);
+  // The number of entries in `entries` (bytes as entries() returns them). O(n).
+  static size_t EntriesCount(std::string_view entries);
   // For entries holding key, value, key, value... (a hash's fields and values, a sorted set's
   // members and scores), read in place like EntriesContain: finds the pair whose key equals
   // `key` and sets *value to its second entry (a view into `entries`). False when absent. O(n).

@@ -64,12 +64,19 @@ std::mt19937_64& Rng() {
 // True when the key holds an inline hash in which every field of args[2..] already has the
 // value given: then HSET changes nothing in the record and needs neither to build the hash nor
 // to store it back (what a write to an inline collection costs, once per batch of commands).
-bool InlineHashHasAll(CommandContext& ctx, const KeyAccess& access) {
+// Not when the limits were lowered below the hash since it was built: HSET then converts it,
+// as Redis does even for an update.
+bool InlineHashHasAll(CommandContext& ctx, const KeyAccess& access,
+                      const CollectionLimits& limits) {
   if (!access.exists() || access.found.kind != ValueKind::kInlineHash) return false;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (static_cast<int64_t>(ctx.arg(i).size()) > limits.hash_max_listpack_value) return false;
+  }
   for (size_t i = 2; i < ctx.argc(); i += 2) {
     if (!Hash::CompactHasValue(access.found.str, ctx.arg(i), ctx.arg(i + 1))) return false;
   }
-  return true;
+  return static_cast<int64_t>(DenseListpack::EntriesCount(access.found.str) / 2) <=
+         limits.hash_max_listpack_entries;
 }
 
 void CmdHSet(CommandContext& ctx) {
@@ -80,7 +87,7 @@ void CmdHSet(CommandContext& ctx) {
   CollectionLimits limits = ctx.server.collection_limits();
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     int64_t added = 0;
-    if (InlineHashHasAll(ctx, access)) {
+    if (InlineHashHasAll(ctx, access, limits)) {
       Touch(ctx, access, access.found.access);
     } else {
       Hash* hash = WriteHashOrCreate(ctx, access);

@@ -312,6 +312,7 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
       {"keys", {"dangerous"}},
       {"info", {"dangerous"}},
       {"lastsave", {"admin", "dangerous"}},
+      {"role", {"admin", "dangerous"}},
       {"function|flush", {"scripting"}},
       {"script|flush", {"scripting"}},
       {"sort", {"set", "sortedset", "list", "dangerous"}, /*without_group=*/true},
@@ -725,8 +726,8 @@ void CmdConfigSet(CommandContext& ctx) {
     }
   }
   auto words = [](std::string_view name, std::string_view value) {
-    // Multi-word directives (bind, save, client-output-buffer-limit) take one quoted value.
-    if (FindDirective(name)->type == DirectiveType::kSpecial) return SplitNonEmpty(value, ' ');
+    // Multi-word directives (bind, save, client-output-buffer-limit...) take one quoted value.
+    if (IsMultiWordDirective(name)) return SplitNonEmpty(value, ' ');
     return std::vector<std::string>{std::string(value)};
   };
   // Restores what this command already changed: CONFIG SET is all or nothing.
@@ -791,6 +792,10 @@ void CmdConfigHelp(CommandContext& ctx) {
 // --- SLOWLOG ------------------------------------------------------------------------------
 
 void CmdSlowlogGet(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(FormatText(errors::kSubcommandSyntax, {ctx.arg(1), "SLOWLOG"}));
+    return;
+  }
   int64_t count = 10;
   if (ctx.argc() == 3) {
     if (!ParseInt64(ctx.arg(2), &count) || count < -1) {
@@ -850,6 +855,14 @@ void CmdShutdown(CommandContext& ctx) {
 }
 
 void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.server.lastsave_s()); }
+
+// ROLE: gigakv has no replication, so it is always a master without replicas, at offset 0.
+void CmdRole(CommandContext& ctx) {
+  ctx.reply.ArrayHeader(3);
+  ctx.reply.Bulk("master");
+  ctx.reply.Integer(0);
+  ctx.reply.ArrayHeader(0);
+}
 
 void CmdDebug(CommandContext& ctx) {
   if (ArgIs(ctx.arg(1), "help")) {
@@ -1007,6 +1020,8 @@ const std::vector<CommandSpec>& ServerCommands() {
          "Synchronously save the dataset to disk and then shut down the server"},
         {"lastsave", 1, kLoading | kStale | kFast, 0, 0, 0, CmdLastSave, "server",
          "Get the UNIX time stamp of the last successful save to disk"},
+        {"role", 1, kNoScript | kLoading | kStale | kFast, 0, 0, 0, CmdRole, "server",
+         "Return the role of the instance in the context of replication", "2.8.12"},
         {"debug", -2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdDebug, "server",
          "A container for debugging commands"},
         {"slowlog", -2, 0, 0, 0, 0, nullptr, "server", "A container for slow log commands",

@@ -421,6 +421,18 @@ TEST_F(HashConversionTest, ConvertsPastTheEntryLimit) {
   EXPECT_EQ(Reply({"HDEL", "h", "a", "b", "c", "d"}), ":4");
   EXPECT_EQ(EncodingOf("h"), "hashtable");
   EXPECT_EQ(Reply({"HGETALL", "h"}), "[\"e\", \"5\"]");
+  // Lowering the limit below the hash's size converts it at its next HSET, even one that
+  // only updates a field or writes the value already there (Redis's hashTypeSet).
+  EXPECT_EQ(Reply({"CONFIG", "SET", "hash-max-listpack-entries", "128"}), "+OK");
+  for (const char* key : {"same", "other"}) {
+    EXPECT_EQ(Reply({"HSET", key, "a", "1", "b", "2", "c", "3"}), ":3");
+  }
+  EXPECT_EQ(Reply({"CONFIG", "SET", "hash-max-listpack-entries", "2"}), "+OK");
+  EXPECT_EQ(Reply({"HSET", "same", "a", "1"}), ":0");
+  EXPECT_EQ(Reply({"HSET", "other", "a", "2"}), ":0");
+  EXPECT_EQ(EncodingOf("same"), "hashtable");
+  EXPECT_EQ(EncodingOf("other"), "hashtable");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "hash-max-listpack-entries", "4"}), "+OK");
   // HINCRBY adding a field converts too.
   EXPECT_EQ(Reply({"HSET", "i", "a", "1", "b", "2", "c", "3", "d", "4"}), ":4");
   EXPECT_EQ(Reply({"HINCRBY", "i", "e", "1"}), ":1");
@@ -444,6 +456,12 @@ TEST_F(HashConversionTest, ConvertsForALongFieldOrValue) {
   EXPECT_EQ(Reply({"HSET", "n", "x", "1"}), ":1");
   EXPECT_EQ(Reply({"HINCRBYFLOAT", "n", "x", "0.25"}), "\"1.25\"");
   EXPECT_EQ(EncodingOf("n"), "hashtable");
+  // Writing a value already there that is now over the limit converts too, as in Redis.
+  EXPECT_EQ(Reply({"CONFIG", "SET", "hash-max-listpack-value", "64"}), "+OK");
+  EXPECT_EQ(Reply({"HSET", "w", "f", "long-value"}), ":1");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "hash-max-listpack-value", "4"}), "+OK");
+  EXPECT_EQ(Reply({"HSET", "w", "f", "long-value"}), ":0");
+  EXPECT_EQ(EncodingOf("w"), "hashtable");
 }
 
 TEST_F(HashConversionTest, LargeHashScansCompletelyWhileItGrows) {

@@ -222,6 +222,7 @@ _BAD_VALUES = [
     ("cluster-announce-hostname", "a_b"), ("lfu-log-factor", "-1"), ("tls-auth-clients", "x"),
     ("unixsocketperm", "700"), ("cluster-enabled", "no"), ("replicaof", "no one"),
     ("shutdown-on-sigterm", "later"), ("acl-pubsub-default", "x"),
+    ("notify-keyspace-events", "K E"), ("cluster-announce-hostname", "a b"),
 ]
 
 
@@ -238,7 +239,9 @@ def test_config_set_normalizes_values_like_redis(server, real_redis):
     for name, value in [("notify-keyspace-events", "KEA"), ("notify-keyspace-events", "Kn$l"),
                         ("latency-tracking-info-percentiles", "50.0 99.99999"),
                         ("maxmemory-clients", "5%"), ("maxmemory-clients", "1mb"),
-                        ("repl-backlog-size", "2mb"), ("lfu-decay-time", "3")]:
+                        ("repl-backlog-size", "2mb"), ("lfu-decay-time", "3"),
+                        ("oom-score-adj-values", "+5 007 -0"), ("maxmemory-clients", "0%"),
+                        ("maxmemory-clients", "")]:
         assert conn.call("CONFIG", "SET", name, value) == reference.call("CONFIG", "SET", name,
                                                                           value)
         assert _config_get(conn, name) == _config_get(reference, name), (name, value)

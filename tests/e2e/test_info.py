@@ -5,6 +5,7 @@ that must move (keyspace, expired keys, dirty count, hits/misses, command and er
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -246,3 +247,25 @@ def test_info_io_and_lazyfree_counters_move(server):
     assert conn.call("FLUSHALL", "ASYNC") == "OK"
     wait_until(lambda: int(_info(conn, "memory")["Memory"]["lazyfreed_objects"]) > 0, 10,
                message="the background thread to free the flushed keys")
+
+
+def test_config_resetstat_zeroes_the_io_counters_and_rates_recover(server):
+    conn = server.raw()
+    for i in range(20):
+        conn.call("SET", f"k{i}", "v" * 1000)
+    assert conn.call("CONFIG", "RESETSTAT") == "OK"
+    stats = _info(conn, "stats")["Stats"]
+    assert int(stats["total_reads_processed"]) <= 2  # The INFO itself, at most.
+    assert int(stats["expire_cycle_cpu_milliseconds"]) == 0
+    assert int(_info(conn, "memory")["Memory"]["lazyfreed_objects"]) == 0
+
+    def sane_rates():
+        stats = _info(conn, "stats")["Stats"]
+        rates = (float(stats["instantaneous_input_kbps"]), float(stats["instantaneous_output_kbps"]),
+                 int(stats["instantaneous_ops_per_sec"]))
+        # A counter reset must not show as a huge (wrapped) rate.
+        assert all(0 <= rate < 1e7 for rate in rates), rates
+        return True
+    for _ in range(20):  # About 2 s of cron ticks after the reset.
+        sane_rates()
+        time.sleep(0.1)

@@ -101,6 +101,21 @@ TEST(ConfigTest, RewriteKeepsCommentsAndAppendsChanges) {
   std::remove(path.c_str());
 }
 
+// A directive written under an alias (slave-priority for replica-priority) is rewritten in
+// place once, not appended again under its own name.
+TEST(ConfigTest, RewriteTreatsAnAliasLineAsItsDirective) {
+  std::string path = TempPath("alias.conf");
+  std::ofstream(path) << "slave-priority 50\n";
+  Config config;
+  ASSERT_TRUE(config.LoadFile(path).ok());
+  ASSERT_TRUE(config.SetOne("replica-priority", "60", true).ok());
+  ASSERT_TRUE(config.Rewrite().ok());
+  std::stringstream contents;
+  contents << std::ifstream(path).rdbuf();
+  EXPECT_EQ(contents.str(), "replica-priority 60\n");
+  std::remove(path.c_str());
+}
+
 TEST(ConfigTest, MatchGlobs) {
   Config config;
   auto matches = config.Match("maxmemory-*");
@@ -151,6 +166,10 @@ TEST(ConfigTest, RedisOnlyDirectivesCheckAndPrintValuesLikeRedis) {
        "Hostnames may only contain alphanumeric characters, hyphens or dots"},
       {"unixsocketperm", "700", "700"},
       {"unixsocketperm", "999", nullptr, "argument couldn't be parsed as an octal number"},
+      {"unixsocketperm", "1000", nullptr, "argument must be between 0 and 777 inclusive"},
+      {"oom-score-adj-values", "+5 007 -0", "5 7 0"},
+      {"maxmemory-clients", "0%", "0"},
+      {"maxmemory-clients", "", "0"},
       {"active-expire-effort", "11", nullptr, "argument must be between 1 and 10 inclusive"},
       {"appendfsync", "sometimes", nullptr,
        "argument(s) must be one of the following: everysec, always, no"},

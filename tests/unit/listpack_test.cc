@@ -115,6 +115,8 @@ TEST(DenseListpackTest, EntriesFindPairReadsTheValueOfAKeyInPlace) {
   EXPECT_FALSE(DenseListpack::EntriesFindPair(lp.entries(), "text", &value));  // Likewise.
   EXPECT_FALSE(DenseListpack::EntriesFindPair(lp.entries(), "missing", &value));
   EXPECT_FALSE(DenseListpack::EntriesFindPair("", "f1", &value));
+  EXPECT_EQ(DenseListpack::EntriesCount(lp.entries()), 8u);
+  EXPECT_EQ(DenseListpack::EntriesCount(""), 0u);
   // A key without its value (not a pair listpack) is not found rather than read past the end.
   DenseListpack odd;
   odd.Append("k");
