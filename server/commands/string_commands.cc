@@ -393,17 +393,16 @@ void CmdSetRange(CommandContext& ctx) {
 
 // --- Counters ----------------------------------------------------------------------------------
 
-// Reads the number stored at the key for a counter update into *current, and its record into
-// *view (both left as they are when the key is missing); replies WRONGTYPE or `not_a_number` and
-// returns false when it cannot be used.
+// Reads the number stored at the key for a counter update into *current (left as it is when the
+// key is missing); replies WRONGTYPE or `not_a_number` and returns false when it cannot be
+// used. The record stays readable as access.found until the command changes it.
 template <typename Number>
 bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
                        bool (*parse)(std::string_view, Number*), std::string_view not_a_number,
-                       Number* current, RecordView* view) {
+                       Number* current) {
   if (!access.exists()) return true;
   if (!FoundStringOrReply(ctx, access)) return false;
-  *view = access.found;
-  if (!parse(view->str, current)) {
+  if (!parse(access.found.str, current)) {
     ctx.reply.Error(not_a_number);
     return false;
   }
@@ -414,10 +413,10 @@ bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
 void IncrementBy(CommandContext& ctx, int64_t delta) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     int64_t current = 0;
-    RecordView old;  // Of a missing key: kind raw, no expiry.
-    if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current, &old)) {
-      return;
-    }
+    if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current)) return;
+    // The record as found, read in place (a copy of it stalls on the fields just written).
+    const bool existed = access.exists();
+    const RecordView& old = access.found;
     if ((delta < 0 && current < 0 && delta < INT64_MIN - current) ||
         (delta > 0 && current > 0 && delta > INT64_MAX - current)) {
       ctx.reply.Error(errors::kOverflow);
@@ -430,15 +429,15 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
         static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), result).ptr - digits));
     // Most increments keep the number of digits: rewrite them in place, as Redis updates an
     // int-encoded object in place.
-    if (old.kind == ValueKind::kStringInt && old.str.size() == text.size()) {
+    if (existed && old.kind == ValueKind::kStringInt && old.str.size() == text.size()) {
       access.table.OverwriteInline(access.slot, text);
       access.table.SetAccess(access.slot, NewStamp(ctx));
     } else {
       ValueSpec spec;
       spec.kind = ValueKind::kStringInt;
       spec.bytes = text;
-      access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, old.expire_ms,
-                                       NewStamp(ctx));
+      access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec,
+                                       existed ? old.expire_ms : 0, NewStamp(ctx));
     }
     LogStringSet(ctx, access);
     CountDirty(ctx);
@@ -473,8 +472,7 @@ void CmdIncrByFloat(CommandContext& ctx) {
   }
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
     long double current = 0;
-    RecordView old;  // Of a missing key: no expiry.
-    if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current, &old)) {
+    if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current)) {
       return;
     }
     long double result = current + increment;
@@ -488,8 +486,9 @@ void CmdIncrByFloat(CommandContext& ctx) {
     spec.kind =
         text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
     spec.bytes = text;
-    access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, old.expire_ms,
-                                     NewStamp(ctx));
+    int64_t expire_ms = access.exists() ? access.found.expire_ms : 0;  // Kept, as in Redis.
+    access.slot =
+        access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
     LogStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Bulk(text);
