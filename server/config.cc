@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1175,12 +1176,38 @@ absl::Status Config::Set(std::string_view name, const std::vector<std::string>& 
 }
 
 absl::Status Config::LoadFile(const std::string& path) {
+  absl::Status status = LoadFileContents(path, /*depth=*/0);
+  if (status.ok() || !absl::IsNotFound(status)) config_file_ = path;
+  return status;
+}
+
+// Reads `path`, or every file matching it in name order when it is a glob pattern (as Redis 7.0
+// reads include patterns). `include other.conf` lines are read where they stand.
+absl::Status Config::LoadFileContents(const std::string& path, int depth) {
+  constexpr int kMaxIncludeDepth = 16;
+  if (depth > kMaxIncludeDepth) {
+    return absl::InvalidArgumentError(StrCat("include nesting deeper than ", kMaxIncludeDepth,
+                                             " (an include loop?) at '", path, "'"));
+  }
+  if (path.find_first_of("*?[") != std::string::npos) {
+    glob_t matches{};
+    int found = ::glob(path.c_str(), 0, nullptr, &matches);
+    std::vector<std::string> files(matches.gl_pathv, matches.gl_pathv + matches.gl_pathc);
+    ::globfree(&matches);
+    if (found != 0 && found != GLOB_NOMATCH) {
+      return absl::NotFoundError(StrCat("Fatal error, can't read config files '", path, "'"));
+    }
+    for (const std::string& file : files) {  // glob sorts them.
+      absl::Status status = LoadFileContents(file, depth + 1);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
   std::ifstream in(path);
   if (!in) {
     return absl::NotFoundError(
         StrCat("Fatal error, can't open config file '", path, "': ", std::strerror(errno)));
   }
-  config_file_ = path;
   std::string line;
   int line_number = 0;
   while (std::getline(in, line)) {
@@ -1196,7 +1223,12 @@ absl::Status Config::LoadFile(const std::string& path) {
       return fail("Unbalanced quotes in configuration line");
     if (words.empty()) continue;
     std::string name = AsciiLower(words[0]);
-    if (name == "include") return fail("include is not supported");
+    if (name == "include") {
+      if (words.size() != 2) return fail("Bad directive or wrong number of arguments");
+      absl::Status status = LoadFileContents(words[1], depth + 1);
+      if (!status.ok()) return status;
+      continue;
+    }
     std::vector<std::string> args(words.begin() + 1, words.end());
     absl::Status status = Set(name, args, /*from_config_set=*/false);
     if (!status.ok()) return fail(FromAbsl(status.message()));

@@ -58,7 +58,8 @@ class Config {
   absl::Status SetOne(std::string_view name, std::string_view value, bool from_config_set) {
     return Set(name, {std::string(value)}, from_config_set);
   }
-  // Reads a config file; errors name "file:line" and the offending line.
+  // Reads a config file; errors name "file:line" and the offending line. `include path` lines
+  // (a file or a glob pattern, as in Redis) read other files in their place.
   absl::Status LoadFile(const std::string& path);
   // Applies "--name value..." pairs from the command line (argv after the optional file).
   absl::Status ApplyArgs(const std::vector<std::string>& args);
@@ -98,6 +99,7 @@ class Config {
     bool set_explicitly = false;
   };
   absl::Status SetLocked(Value& value, const std::vector<std::string>& args);
+  absl::Status LoadFileContents(const std::string& path, int depth);
   Value* Find(std::string_view name);
   const Value* Find(std::string_view name) const;
 

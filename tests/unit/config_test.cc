@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace gigakv::server {
@@ -114,6 +116,36 @@ TEST(ConfigTest, RewriteTreatsAnAliasLineAsItsDirective) {
   contents << std::ifstream(path).rdbuf();
   EXPECT_EQ(contents.str(), "replica-priority 60\n");
   std::remove(path.c_str());
+}
+
+// include reads another file (or every file a glob matches, in name order) where it stands, so
+// later lines override it; a loop or a missing file is an error.
+TEST(ConfigTest, IncludeReadsOtherFilesInPlace) {
+  std::string dir = TempPath("conf.d");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::ofstream(dir + "/10-a.conf") << "maxclients 10\ntimeout 10\n";
+  std::ofstream(dir + "/20-b.conf") << "maxclients 20\n";
+  std::string main = TempPath("main.conf");
+  std::ofstream(main) << "timeout 5\ninclude " << dir << "/*.conf\nhz 20\n";
+  Config config;
+  absl::Status status = config.LoadFile(main);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(config.Get("maxclients"), "20");  // 20-b.conf comes after 10-a.conf.
+  EXPECT_EQ(config.Get("timeout"), "10");     // The include came after "timeout 5".
+  EXPECT_EQ(config.Get("hz"), "20");
+  EXPECT_EQ(config.config_file(), main);
+
+  std::string loop = TempPath("loop.conf");
+  std::ofstream(loop) << "include " << loop << "\n";
+  EXPECT_THAT(std::string(Config().LoadFile(loop).message()), ::testing::HasSubstr("loop"));
+  std::string missing = TempPath("missing.conf");
+  std::ofstream(missing) << "include " << dir << "/nope.conf\n";
+  EXPECT_THAT(std::string(Config().LoadFile(missing).message()),
+              ::testing::HasSubstr("can't open config file"));
+  for (const std::string& path : {dir + "/10-a.conf", dir + "/20-b.conf", main, loop, missing}) {
+    std::remove(path.c_str());
+  }
+  ::rmdir(dir.c_str());
 }
 
 TEST(ConfigTest, MatchGlobs) {
