@@ -872,7 +872,9 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        0,
        {"upstart", "systemd", "auto", "no"},
        false,
-       kNoEffect},
+       "Tell a supervisor when gigakv is ready to serve: systemd (READY=1 to $NOTIFY_SOCKET, "
+       "for Type=notify units), upstart (stops itself with SIGSTOP), auto (whichever the "
+       "environment names)."},
       {"syslog-enabled", DirectiveType::kBool, "no", 0, 1, {}, false, kNoEffect},
       {"syslog-facility",
        DirectiveType::kEnum,

@@ -2,10 +2,15 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -48,6 +53,57 @@ void Daemonize() {
     ::dup2(fd, STDOUT_FILENO);
     ::dup2(fd, STDERR_FILENO);
     if (fd > STDERR_FILENO) ::close(fd);
+  }
+}
+
+// supervised: which supervisor to tell that serving has begun, as redis-server decides it
+// ("auto" goes by the environment each one sets).
+std::string SupervisorOf(const Config& config) {
+  std::string mode = config.Get("supervised");
+  if (mode == "auto") {
+    if (std::getenv("UPSTART_JOB") != nullptr) return "upstart";
+    if (std::getenv("NOTIFY_SOCKET") != nullptr) return "systemd";
+    return "no";
+  }
+  return mode;
+}
+
+// Sends `message` to systemd's notification socket (sd_notify's protocol: one datagram on the
+// unix socket named by $NOTIFY_SOCKET, '@' standing for the abstract namespace). Best effort.
+void NotifySystemd(std::string_view message) {
+  const char* path = std::getenv("NOTIFY_SOCKET");
+  if (path == nullptr || path[0] == '\0') {
+    spdlog::warn("systemd supervision requested, but NOTIFY_SOCKET is not set");
+    return;
+  }
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  size_t length = std::strlen(path);
+  if (length >= sizeof(address.sun_path)) return;
+  std::memcpy(address.sun_path, path, length);
+  if (address.sun_path[0] == '@') address.sun_path[0] = '\0';
+  int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + length);
+  if (::sendto(fd, message.data(), message.size(), MSG_NOSIGNAL,
+               reinterpret_cast<const sockaddr*>(&address), size) < 0) {
+    spdlog::warn("Can't notify systemd: {}", std::strerror(errno));
+  }
+  ::close(fd);
+}
+
+// Tells the supervisor that gigakv is ready (or, at exit, stopping).
+void NotifySupervisor(const std::string& supervisor, bool ready) {
+  if (supervisor == "systemd") {
+    NotifySystemd(ready ? "STATUS=Ready to accept connections\nREADY=1\n" : "STOPPING=1\n");
+  } else if (supervisor == "upstart" && ready) {
+    // Upstart's "expect stop": the job is ready once the process stops itself.
+    if (std::getenv("UPSTART_JOB") == nullptr) {
+      spdlog::warn("upstart supervision requested, but UPSTART_JOB is not set");
+      return;
+    }
+    ::raise(SIGSTOP);
+    ::unsetenv("UPSTART_JOB");
   }
 }
 
@@ -134,6 +190,7 @@ int main(int argc, char** argv) {
 
   gigakv::server::Server server(config);
   server.executable = argv[0];
+  server.supervised = SupervisorOf(config);
   config.AddApplier([&server](std::string_view name) {
     if (name == "loglevel") {
       spdlog::default_logger()->set_level(LogLevel(server.config().Get("loglevel")));
@@ -155,8 +212,10 @@ int main(int argc, char** argv) {
   spdlog::info("Configuration loaded from {}",
                config_file.empty() ? std::string("(defaults and command line)") : config_file);
   spdlog::info("Ready to accept connections tcp");
+  NotifySupervisor(server.supervised, /*ready=*/true);
 
   network.Wait();
+  NotifySupervisor(server.supervised, /*ready=*/false);
   spdlog::info("gigakv is now ready to exit, bye bye...");
   if (!pidfile.empty()) ::unlink(pidfile.c_str());
   return 0;

@@ -244,6 +244,9 @@ class Server {
   // Network facts for INFO (set by the network layer).
   std::atomic<int> tcp_port{0};
   std::string executable;
+  // How the process reports readiness to its supervisor (INFO process_supervised): "no",
+  // "systemd" or "upstart". Set once at start-up.
+  std::string supervised = "no";
 
  private:
   Config& config_;

@@ -53,7 +53,7 @@ void ServerSection(Server& server, std::string* out) {
   Field(out, "atomicvar_api", "c11-builtin");
   Field(out, "gcc_version", StrCat(__GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__));
   Field(out, "process_id", getpid());
-  Field(out, "process_supervised", "no");
+  Field(out, "process_supervised", server.supervised);
   Field(out, "run_id", "0000000000000000000000000000000000000000");
   Field(out, "tcp_port", server.tcp_port.load());
   Field(out, "server_time_usec", server.NowMs() * 1000);

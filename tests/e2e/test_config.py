@@ -330,3 +330,33 @@ def test_lazyfree_lazy_user_flush_makes_flushall_free_in_the_background(server):
     fill()
     assert conn.call("FLUSHDB", "SYNC") == "OK"  # An explicit mode wins.
     assert lazyfreed() == before
+
+
+def test_supervised_systemd_notifies_readiness(server_binary, tmp_path):
+    """supervised systemd: once serving, a READY=1 datagram reaches $NOTIFY_SOCKET (what a
+    Type=notify unit waits for), and INFO says process_supervised:systemd."""
+    import socket
+    notify_path = str(tmp_path / "notify.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(notify_path)
+    listener.settimeout(10)
+    port = free_port()
+    env = dict(os.environ, NOTIFY_SOCKET=notify_path)
+    with open(tmp_path / "log", "wb") as log:
+        proc = subprocess.Popen(
+            [str(server_binary), "--port", str(port), "--bind", LOCALHOST, "--dir", str(tmp_path),
+             "--supervised", "systemd"], env=env, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT)
+    try:
+        messages = [listener.recv(4096)]
+        while b"READY=1" not in messages[-1] and len(messages) < 10:
+            messages.append(listener.recv(4096))  # Status lines may come first.
+        assert b"READY=1" in messages[-1], messages
+        conn = RespConnection(port)
+        info = parse_info(conn.call("INFO", "server"))["Server"]
+        assert info["process_supervised"] == "systemd"
+        assert _config_get(conn, "supervised") == {b"supervised": b"systemd"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        listener.close()
