@@ -370,9 +370,17 @@ void CmdObjectRefcount(CommandContext& ctx) {
     }
     RecordView view = access.view();
     int64_t number;
-    // Redis shares the objects of small integers and reports them as referenced INT_MAX times.
-    bool shared = view.kind == ValueKind::kStringInt && ParseInt64(view.str, &number) &&
-                  number >= 0 && number < 10000;
+    // Redis shares the objects of small integers and reports them as referenced INT_MAX times,
+    // except under a maxmemory limit with an LRU or LFU policy (each key then needs its own
+    // access stamp). Redis decides when the value is stored, gigakv when asked; and a COPY of
+    // a small integer, which Redis duplicates into an object of its own (refcount 1), reads
+    // as shared here.
+    std::string policy = ctx.server.config().Get("maxmemory-policy");
+    bool no_sharing =
+        ctx.server.config().GetInt("maxmemory") > 0 &&
+        (policy.find("lru") != std::string::npos || policy.find("lfu") != std::string::npos);
+    bool shared = !no_sharing && view.kind == ValueKind::kStringInt &&
+                  ParseInt64(view.str, &number) && number >= 0 && number < 10000;
     ctx.reply.Integer(shared ? INT32_MAX : 1);
   });
 }

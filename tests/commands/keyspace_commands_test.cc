@@ -52,6 +52,12 @@ TEST_F(KeyspaceFamilyTest, TypeAndObject) {
   EXPECT_EQ(Reply({"TYPE", "k"}), "+string");
   EXPECT_EQ(Reply({"OBJECT", "ENCODING", "k"}), "\"int\"");
   EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "k"}), ":2147483647");
+  // Under a maxmemory limit with an LRU/LFU policy Redis shares no integers (redis-server 7.0).
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1gb", "maxmemory-policy", "allkeys-lru"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "k"}), ":1");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-random"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "k"}), ":2147483647");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction"}), "+OK");
   Run({"SET", "k", "hello"});
   EXPECT_EQ(Reply({"OBJECT", "ENCODING", "k"}), "\"embstr\"");
   EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "k"}), ":1");
