@@ -423,9 +423,14 @@ class Run(DifferentialRun):
             if {expected[1], got[1]} != {b":0\r\n", b":1\r\n"}:
                 self.mismatch(index, args, expected[1], got[1])
                 return False
+            # Whatever the reference now holds: a deadline, none (-1) or no key (-2).
             deadline = self.reference.call("PEXPIRETIME", args[1])
             if deadline > 0:
                 self.candidate.call("PEXPIREAT", args[1], deadline)
+            elif deadline == -1:
+                self.candidate.call("PERSIST", args[1])
+            else:
+                self.candidate.call("DEL", args[1])
             return True
         if kind == "randomkey":
             if not self.plain(index, args, request, _compare_randomkey):
