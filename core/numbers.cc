@@ -77,14 +77,16 @@ bool FormatLongDouble(long double value, std::string* out) {
   char buf[5 * 1024];
   int len = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
   if (len <= 0 || static_cast<size_t>(len) >= sizeof(buf)) return false;
-  // Strip trailing zeros, then a trailing dot.
-  if (std::strchr(buf, '.') != nullptr) {
-    while (len > 0 && buf[len - 1] == '0') --len;
-    if (len > 0 && buf[len - 1] == '.') --len;
-  }
   out->assign(buf, static_cast<size_t>(len));
+  StripTrailingDecimalZeros(out);
   if (*out == "-0") *out = "0";
   return true;
+}
+
+void StripTrailingDecimalZeros(std::string* text) {
+  if (text->find('.') == std::string::npos) return;
+  text->erase(text->find_last_not_of('0') + 1);
+  if (!text->empty() && text->back() == '.') text->pop_back();
 }
 
 }  // namespace gigakv

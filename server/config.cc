@@ -87,10 +87,7 @@ bool NormalizeKeyspaceEvents(std::string_view classes, std::string* out) {
 // One latency-tracking-info-percentiles value as Redis prints it: "%f" without trailing zeros.
 std::string FormatPercentile(double value) {
   std::string text = absl::StrFormat("%f", value);
-  if (text.find('.') != std::string::npos) {
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') text.pop_back();
-  }
+  StripTrailingDecimalZeros(&text);
   return text;
 }
 

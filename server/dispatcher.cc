@@ -51,9 +51,9 @@ void CloseRun() {
   tls_mark = now;
 }
 
-// Whether a fast-flagged command may still take long: many arguments (HSET with thousands of
-// pairs) or a large one (SET of megabytes).
-bool HasMuchToDo(const std::vector<std::string_view>& args) {
+// Whether a fast-flagged command may still take long enough for the slow log: many arguments
+// (HSET with thousands of pairs) or a large one (SET of megabytes).
+bool MayRunLong(const std::vector<std::string_view>& args) {
   constexpr size_t kManyArgs = 16;
   constexpr size_t kLargeArg = 64 * 1024;
   if (args.size() > kManyArgs) return true;
@@ -181,7 +181,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       const int64_t slow_threshold = slowlog_threshold_us_.load(std::memory_order_relaxed);
       const bool slowlog_timed =
           slow_threshold >= 0 && !rerun &&
-          (slow_threshold == 0 || !(spec->flags & kFast) || HasMuchToDo(args)) &&
+          (slow_threshold == 0 || !(spec->flags & kFast) || MayRunLong(args)) &&
           spec->name != "exec";
       const uint64_t slowlog_start = slowlog_timed ? CycleClock::Now() : 0;
       uint64_t start = 0;

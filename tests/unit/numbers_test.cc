@@ -65,3 +65,22 @@ TEST(NumbersTest, FormatLongDoubleLikeIncrByFloat) {
 
 }  // namespace
 }  // namespace gigakv
+
+namespace gigakv {
+namespace {
+
+TEST(NumbersTest, StripTrailingDecimalZeros) {
+  for (auto [in, out] : std::vector<std::pair<std::string, std::string>>{{"1.500", "1.5"},
+                                                                         {"2.000", "2"},
+                                                                         {"100", "100"},
+                                                                         {"0.0", "0"},
+                                                                         {"10.05", "10.05"},
+                                                                         {"", ""}}) {
+    std::string text = in;
+    StripTrailingDecimalZeros(&text);
+    EXPECT_EQ(text, out) << in;
+  }
+}
+
+}  // namespace
+}  // namespace gigakv

@@ -22,5 +22,8 @@ bool ParseLongDouble(std::string_view text, long double* value);
 // Redis's ld2string in humanfriendly mode: "%.17Lf" with trailing zeros (and a trailing '.')
 // stripped; used by INCRBYFLOAT and HINCRBYFLOAT. Returns false for inf/NaN.
 bool FormatLongDouble(long double value, std::string* out);
+// Drops the trailing zeros of a decimal fraction, then a dot left alone ("1.500" -> "1.5",
+// "2.000" -> "2"); text without a dot is left as it is.
+void StripTrailingDecimalZeros(std::string* text);
 
 }  // namespace gigakv
