@@ -178,6 +178,13 @@ class Generator(SeededGenerator):
             ]))
         return [self.case("SET"), self.key(), self.value()] + self.shuffled(options)
 
+    def cmd_setex(self):
+        # Each with its own unit: PSETEX of a seconds() value would give a key a deadline of
+        # 100 ms, which the stream (and the two servers, a moment apart) may or may not outlive.
+        name = self.rng.choice(["SETEX", "PSETEX"])
+        ttl = self.seconds() if name == "SETEX" else self.millis()
+        return [self.case(name), self.key(), ttl, self.value()]
+
     def cmd_getex(self):
         rng = self.rng
         options = []
@@ -285,8 +292,7 @@ class Generator(SeededGenerator):
             (14, self.cmd_set),
             (7, lambda: [self.case("GET"), self.key()]),
             (2, lambda: [self.case("SETNX"), self.key(), self.value()]),
-            (2, lambda: [self.case(rng.choice(["SETEX", "PSETEX"])), self.key(),
-                         rng.choice([self.seconds, self.millis])(), self.value()]),
+            (2, self.cmd_setex),
             (2, lambda: [self.case("GETSET"), self.key(), self.value()]),
             (2, lambda: [self.case("GETDEL"), self.key()]),
             (4, self.cmd_getex),
