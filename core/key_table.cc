@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint8_t kKindMask = 0x0f;
 constexpr uint8_t kHasExpireBit = 0x10;
+constexpr uint8_t kUnsharedBit = 0x20;
 constexpr size_t kInitialCapacity = 8;
 // Max load factor of the index: 7/8. Linear probing stays short thanks to the full 32-bit
 // fingerprint check before any arena access.
@@ -312,6 +313,7 @@ RecordView KeyTable::View(Slot slot) const {
   RecordLayout layout = Decode(arena_ + OffsetOf(slot));
   RecordView view;
   view.kind = static_cast<ValueKind>(layout.header & kKindMask);
+  view.unshared = (layout.header & kUnsharedBit) != 0;
   view.key = layout.key;
   view.access = layout.access;
   view.expire_ms = layout.expire_at ? LoadLE<int64_t>(layout.expire_at) : 0;
@@ -346,7 +348,8 @@ uint32_t KeyTable::AppendRecord(size_t size) {
 void KeyTable::WriteRecord(uint32_t offset, std::string_view key, const ValueSpec& value,
                            int64_t expire_ms, uint16_t access) {
   char* p = arena_ + offset;
-  *p++ = static_cast<char>(static_cast<uint8_t>(value.kind) | (expire_ms > 0 ? kHasExpireBit : 0));
+  *p++ = static_cast<char>(static_cast<uint8_t>(value.kind) | (expire_ms > 0 ? kHasExpireBit : 0) |
+                           (value.unshared ? kUnsharedBit : 0));
   StoreLE<uint16_t>(p, access);
   p += 2;
   p = PutVarint(p, key.size());
@@ -524,6 +527,7 @@ void KeyTable::EraseImpl(Slot slot, bool free_payload) {
 void KeyTable::Release(Slot slot, ValueSpec* value, std::string* inline_copy) {
   RecordView view = View(slot);
   value->kind = view.kind;
+  value->unshared = view.unshared;
   value->external = nullptr;
   value->object = nullptr;
   value->bytes = {};
@@ -553,6 +557,7 @@ void KeyTable::SetExpire(Slot slot, int64_t expire_ms) {
   RecordView view = View(slot);
   ValueSpec spec;
   spec.kind = view.kind;
+  spec.unshared = view.unshared;
   std::string key_copy(view.key);
   std::string bytes_copy;
   if (IsInline(view.kind)) {
@@ -589,6 +594,7 @@ void KeyTable::OverwriteInline(Slot slot, std::string_view bytes) {
   assert(IsInline(static_cast<ValueKind>(layout.header & kKindMask)));
   assert(layout.payload_len == bytes.size());
   std::memcpy(arena_ + (layout.payload - arena_), bytes.data(), bytes.size());
+  arena_[offset] = static_cast<char>(layout.header & ~kUnsharedBit);  // A new value.
 }
 
 void KeyTable::SetAccess(Slot slot, uint16_t access) {

@@ -86,10 +86,12 @@ void MoveValue(CommandContext& ctx, KeyAccess& source, KeyTable& target, std::st
   target.Put(key, hash, spec, expire_ms, NewStamp(ctx));
 }
 
-// Copies the value of `source` into `spec` (deep copy of heap values).
+// Copies the value of `source` into `spec` (deep copy of heap values). Like Redis's COPY, which
+// duplicates the object, the copy of an integer is never a shared one (OBJECT REFCOUNT 1).
 void CopyValue(KeyAccess& source, ValueSpec* spec, std::string* inline_copy) {
   RecordView view = source.view();
   spec->kind = view.kind;
+  spec->unshared = view.kind == ValueKind::kStringInt;
   spec->external = nullptr;
   spec->object = nullptr;
   spec->bytes = {};
@@ -372,14 +374,13 @@ void CmdObjectRefcount(CommandContext& ctx) {
     int64_t number;
     // Redis shares the objects of small integers and reports them as referenced INT_MAX times,
     // except under a maxmemory limit with an LRU or LFU policy (each key then needs its own
-    // access stamp). Redis decides when the value is stored, gigakv when asked; and a COPY of
-    // a small integer, which Redis duplicates into an object of its own (refcount 1), reads
-    // as shared here.
+    // access stamp; Redis decides when the value is stored, gigakv when asked) and except the
+    // duplicates COPY makes (refcount 1; the record's `unshared` flag).
     std::string policy = ctx.server.config().Get("maxmemory-policy");
     bool no_sharing =
         ctx.server.config().GetInt("maxmemory") > 0 &&
         (policy.find("lru") != std::string::npos || policy.find("lfu") != std::string::npos);
-    bool shared = !no_sharing && view.kind == ValueKind::kStringInt &&
+    bool shared = !no_sharing && view.kind == ValueKind::kStringInt && !view.unshared &&
                   ParseInt64(view.str, &number) && number >= 0 && number < 10000;
     ctx.reply.Integer(shared ? INT32_MAX : 1);
   });

@@ -46,6 +46,37 @@ namespace {
 
 class KeyspaceFamilyTest : public CommandTest {};
 
+// Redis's COPY duplicates the object, so a copied small integer is not shared (refcount 1) until
+// its value is written again; RENAME, MOVE, SWAPDB and TTL changes keep the object. Every
+// expectation was checked on redis-server 7.0.
+TEST_F(KeyspaceFamilyTest, CopiedSmallIntegerIsNotShared) {
+  Run({"SET", "a", "5"});
+  EXPECT_EQ(Reply({"COPY", "a", "b"}), ":1");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "a"}), ":2147483647");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "b"}), ":1");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "b"}), "\"int\"");
+  EXPECT_EQ(Reply({"RENAME", "b", "c"}), "+OK");
+  EXPECT_EQ(Reply({"EXPIRE", "c", "100"}), ":1");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "c"}), ":1");
+  EXPECT_EQ(Reply({"PERSIST", "c"}), ":1");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "c"}), ":1");
+  EXPECT_EQ(Reply({"MOVE", "c", "1"}), ":1");
+  EXPECT_EQ(Reply({"SWAPDB", "0", "1"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "c"}), ":1");
+  EXPECT_EQ(Reply({"COPY", "c", "d"}), ":1");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "d"}), ":1");
+  // Any write of the value makes a new (shared) integer: in place, or a longer one and back.
+  EXPECT_EQ(Reply({"INCR", "c"}), ":6");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "c"}), ":2147483647");
+  EXPECT_EQ(Reply({"INCRBY", "d", "20000"}), ":20005");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "d"}), ":1");
+  EXPECT_EQ(Reply({"DECRBY", "d", "20000"}), ":5");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "d"}), ":2147483647");
+  EXPECT_EQ(Reply({"COPY", "d", "e"}), ":1");
+  EXPECT_EQ(Reply({"SET", "e", "5", "KEEPTTL"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "REFCOUNT", "e"}), ":2147483647");
+}
+
 TEST_F(KeyspaceFamilyTest, TypeAndObject) {
   EXPECT_EQ(Reply({"TYPE", "k"}), "+none");
   Run({"SET", "k", "123"});

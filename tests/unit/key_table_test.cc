@@ -139,6 +139,49 @@ TEST(KeyTableTest, OverwriteInPlaceWhenItFits) {
   EXPECT_EQ(table.View(table.Find("k", hash)).str, "abc");
 }
 
+// The `unshared` flag (a COPY's duplicate of a small integer) stays with the record through TTL
+// changes that rebuild it, Release and compaction, and goes with any new value.
+TEST(KeyTableTest, UnsharedFlagFollowsTheRecordUntilTheValueIsWritten) {
+  KeyTable table;
+  auto put = [&](const std::string& key, std::string_view value, bool unshared) {
+    ValueSpec spec{ValueKind::kStringInt, value};
+    spec.unshared = unshared;
+    table.Put(key, StrongHash(key), spec, 0, 0);
+  };
+  auto unshared = [&](const std::string& key) {
+    return table.View(table.Find(key, StrongHash(key))).unshared;
+  };
+  put("copy", "5", true);
+  put("plain", "5", false);
+  EXPECT_TRUE(unshared("copy"));
+  EXPECT_FALSE(unshared("plain"));
+  KeyTable::Slot slot = table.Find("copy", StrongHash("copy"));
+  table.SetExpire(slot, 123456);  // Grows the record: rebuilt elsewhere.
+  EXPECT_TRUE(unshared("copy"));
+  table.SetExpire(table.Find("copy", StrongHash("copy")), 0);
+  EXPECT_TRUE(unshared("copy"));
+  ValueSpec released;
+  std::string bytes;
+  table.Release(table.Find("copy", StrongHash("copy")), &released, &bytes);
+  EXPECT_TRUE(released.unshared);
+  table.Put("moved", StrongHash("moved"), released, 0, 0);
+  EXPECT_TRUE(unshared("moved"));
+  // Holes from many deletes force a compaction, which copies records byte for byte.
+  for (int i = 0; i < 5000; ++i) put("filler" + std::to_string(i), "12345", false);
+  for (int i = 0; i < 5000; ++i) {
+    std::string key = "filler" + std::to_string(i);
+    table.Erase(table.Find(key, StrongHash(key)));
+  }
+  EXPECT_LT(table.dead_bytes(), 4096u);  // Compacted (at least once).
+  EXPECT_TRUE(unshared("moved"));
+  table.OverwriteInline(table.Find("moved", StrongHash("moved")), "6");
+  EXPECT_FALSE(unshared("moved"));
+  EXPECT_EQ(table.View(table.Find("moved", StrongHash("moved"))).str, "6");
+  put("moved", "7", true);
+  put("moved", "8", false);  // Overwritten in place by Put.
+  EXPECT_FALSE(unshared("moved"));
+}
+
 TEST(KeyTableTest, ReleaseHandsOverExternalValue) {
   KeyTable table;
   uint64_t hash = StrongHash("k");

@@ -48,6 +48,7 @@ struct RecordView {
   Object* object = nullptr;  // kObject only.
   int64_t expire_ms = 0;     // Absolute Unix ms; 0 = no expiry.
   uint16_t access = 0;
+  bool unshared = false;  // See ValueSpec::unshared.
 
   bool is_string() const { return kind <= ValueKind::kStringExternal; }
   KeyType type() const {
@@ -62,6 +63,11 @@ struct ValueSpec {
   std::string_view bytes;
   std::string* external = nullptr;
   Object* object = nullptr;
+  // Redis shares the objects of small integers (OBJECT REFCOUNT 2147483647) except those it
+  // duplicated, as COPY does (refcount 1). gigakv has no objects: this flag remembers that a
+  // value is such a duplicate. It moves with the record (RENAME, MOVE, SWAPDB, TTL changes) and
+  // is dropped by any write of the value, in place (OverwriteInline) or by Put.
+  bool unshared = false;
 };
 
 class KeyTable {
@@ -95,7 +101,8 @@ class KeyTable {
   void SetExpire(Slot slot, int64_t expire_ms);
   void SetAccess(Slot slot, uint16_t access);
   // Rewrites an inline value's bytes in place (INCR from 41 to 42): `bytes` must be exactly as
-  // long as the value now stored. Kind, key, TTL and access stamp are kept. O(bytes).
+  // long as the value now stored. Kind, key, TTL and access stamp are kept; `unshared` is
+  // cleared (a new value). O(bytes).
   void OverwriteInline(Slot slot, std::string_view bytes);
   // Frees everything.
   void Clear();
