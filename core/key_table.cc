@@ -149,7 +149,7 @@ KeyTable::~KeyTable() {
 
 void KeyTable::Clear() {
   for (size_t i = 0; i < capacity_; ++i) {
-    if (index_[i] != 0) FreePayload(OffsetOf(static_cast<Slot>(i)));
+    if (index_[i] != 0) FreePayload(OffsetOf(static_cast<Slot>(i)), /*may_defer=*/false);
   }
   std::free(index_);
   std::free(arena_);
@@ -370,7 +370,7 @@ void KeyTable::WriteRecord(uint32_t offset, std::string_view key, const ValueSpe
   }
 }
 
-void KeyTable::FreePayload(uint32_t offset) {
+void KeyTable::FreePayload(uint32_t offset, bool may_defer) {
   RecordLayout layout = Decode(arena_ + offset);
   ValueKind kind = static_cast<ValueKind>(layout.header & kKindMask);
   if (kind == ValueKind::kStringExternal) {
@@ -378,7 +378,11 @@ void KeyTable::FreePayload(uint32_t offset) {
     external_bytes_ -= ExternalSize(s);
     delete s;
   } else if (kind == ValueKind::kObject) {
-    delete LoadLE<Object*>(layout.payload);
+    std::unique_ptr<Object> object(LoadLE<Object*>(layout.payload));
+    if (may_defer && large_object_sink_ != nullptr && *large_object_sink_ &&
+        object->Length() > kLargeObjectElements) {
+      (*large_object_sink_)(std::move(object));
+    }
   }
 }
 

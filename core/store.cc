@@ -10,11 +10,13 @@
 
 namespace gigakv {
 
-void Shard::Init(int databases, std::atomic<bool>* deadline_flag) {
+void Shard::Init(int databases, std::atomic<bool>* deadline_flag,
+                 const KeyTable::LargeObjectSink* large_object_sink) {
   databases_ = databases;
   tables_ = std::make_unique<KeyTable[]>(static_cast<size_t>(databases));
   for (size_t db = 0; db < static_cast<size_t>(databases); ++db) {
     tables_[db].set_deadline_flag(deadline_flag);
+    tables_[db].set_large_object_sink(large_object_sink);
   }
 }
 
@@ -52,7 +54,7 @@ Store::Store(StoreOptions options) : options_(options), hash_secret_(KeyHashSecr
                                        std::countr_zero(options_.shard_count));
   shards_ = std::make_unique<Shard[]>(options_.shard_count);
   for (uint32_t i = 0; i < options_.shard_count; ++i)
-    shards_[i].Init(options_.databases, &may_have_deadlines_);
+    shards_[i].Init(options_.databases, &may_have_deadlines_, &reclaimer_);
 }
 
 Store::~Store() = default;
@@ -92,18 +94,8 @@ Store::MultiLock Store::LockAllShards() {
 }
 
 void Store::Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause) {
-  std::string key_copy(key);  // `key` points into the record being erased.
-  KeyTable& table = shard.Table(db);
-  RecordView view = table.View(slot);
-  if (reclaimer_ && view.kind == ValueKind::kObject &&
-      view.object->Length() > kLargeObjectElements) {
-    ValueSpec detached;
-    std::string unused;
-    table.Release(slot, &detached, &unused);
-    reclaimer_(std::unique_ptr<Object>(detached.object));
-  } else {
-    table.Erase(slot);
-  }
+  std::string key_copy(key);    // `key` points into the record being erased.
+  shard.Table(db).Erase(slot);  // A large collection goes to the reclaimer (the tables' sink).
   if (cause == RemovalCause::kExpired) expired_keys_.fetch_add(1, std::memory_order_relaxed);
   if (cause == RemovalCause::kEvicted) evicted_keys_.fetch_add(1, std::memory_order_relaxed);
   if (listener_) listener_(db, key_copy, cause);

@@ -31,27 +31,17 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
   return count;
 }
 
-// Collections with more elements than this are freed on the lazy-free thread by DEL and UNLINK,
-// so deleting millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
-constexpr size_t kLazyFreeThreshold = Store::kLargeObjectElements;
-
-// Removes the key; a large collection is detached and freed off-thread.
-void RemoveKeyFreeingLater(CommandContext& ctx, KeyAccess& access) {
-  RecordView view = access.view();
-  if (view.kind == ValueKind::kObject && view.object->Length() > kLazyFreeThreshold) {
-    ValueSpec spec;
-    std::string unused;
-    access.table.Release(access.slot, &spec, &unused);
-    ctx.server.FreeLater(std::unique_ptr<Object>(spec.object));
-  } else {
-    access.table.Erase(access.slot);
-  }
+// Removes the key. A collection of more than Store::kLargeObjectElements elements is freed on
+// the lazy-free thread (the store's reclaimer), so deleting millions of elements does not stall
+// the I/O thread (Redis's LAZYFREE_THRESHOLD).
+void RemoveKeyFreeingLater(KeyAccess& access) {
+  access.table.Erase(access.slot);
   access.slot = KeyTable::kNoSlot;
 }
 
 void CmdDel(CommandContext& ctx) {
   int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
-    RemoveKeyFreeingLater(ctx, access);
+    RemoveKeyFreeingLater(access);
     LogEffect(ctx, access.db, {"DEL", access.key});
   });
   CountDirty(ctx, static_cast<uint64_t>(removed));

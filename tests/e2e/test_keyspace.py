@@ -12,7 +12,7 @@ import time
 import pytest
 import redis
 
-from e2e_support import ErrorReply, wait_until
+from e2e_support import ErrorReply, parse_info, wait_until
 
 LLONG_MAX = 2**63 - 1
 
@@ -142,6 +142,30 @@ def test_del_unlink_exists_multiple_keys(client):
     assert client.unlink("b", "c", "nope") == 2
     assert client.exists("a", "b", "c") == 0
     assert client.dbsize() == 0
+
+
+def test_overwriting_a_large_collection_frees_it_in_the_background(server, target):
+    """SET over a hash of thousands of fields hands the hash to the lazy-free thread, as DEL
+    does, so the write takes no time proportional to what it replaces (Redis 7.0 frees it in
+    place with lazyfree-lazy-server-del no: its INFO lazyfreed_objects stays 0)."""
+    if target == "redis":
+        pytest.skip("gigakv's own behaviour: Redis frees overwritten values in place")
+    conn = server.raw()
+
+    def lazyfreed():
+        return int(parse_info(conn.call("INFO", "memory"))["Memory"]["lazyfreed_objects"])
+
+    fields = []
+    for i in range(5000):
+        fields += [f"f{i}", "v"]
+    assert conn.call("HSET", "big", *fields) == 5000
+    assert conn.call("HSET", "small", "f", "v") == 1
+    before = lazyfreed()
+    assert conn.call("SET", "small", "x") == "OK"  # Small: freed in place.
+    assert conn.call("SET", "big", "x") == "OK"
+    wait_until(lambda: lazyfreed() == before + 1, 10, message="the replaced hash to be freed")
+    assert conn.call("GET", "big") == b"x"
+    assert conn.call("TYPE", "big") == "string"
 
 
 def test_binary_safe_keys_and_values(server):

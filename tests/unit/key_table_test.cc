@@ -2,10 +2,12 @@
 #include "gigakv/key_table.h"
 
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/hash/hash.h"
 #include "gtest/gtest.h"
 
@@ -180,6 +182,70 @@ TEST(KeyTableTest, UnsharedFlagFollowsTheRecordUntilTheValueIsWritten) {
   put("moved", "7", true);
   put("moved", "8", false);  // Overwritten in place by Put.
   EXPECT_FALSE(unshared("moved"));
+}
+
+// A collection stand-in that counts its destructions.
+class CountedObject final : public Object {
+ public:
+  CountedObject(size_t length, int* destroyed) : length_(length), destroyed_(destroyed) {}
+  ~CountedObject() override { ++*destroyed_; }
+  KeyType type() const override { return KeyType::kSet; }
+  std::string_view encoding_name() const override { return "hashtable"; }
+  size_t MemoryUsage() const override { return sizeof(*this); }
+  size_t Length() const override { return length_; }
+  Object* Clone() const override { return new CountedObject(length_, destroyed_); }
+  void ForEachElement(absl::FunctionRef<void(std::string_view)>) const override {}
+
+ private:
+  size_t length_;
+  int* destroyed_;
+};
+
+// Large collections that a write replaces or Erase removes go to the sink (to be freed off the
+// thread); small ones, and everything Clear drops, are freed in place.
+TEST(KeyTableTest, LargeObjectsReplacedOrErasedGoToTheSink) {
+  int destroyed = 0;
+  std::vector<std::unique_ptr<Object>> sunk;
+  KeyTable::LargeObjectSink sink = [&](std::unique_ptr<Object> object) {
+    sunk.push_back(std::move(object));
+  };
+  KeyTable table;
+  table.set_large_object_sink(&sink);
+  auto put_object = [&](const std::string& key, size_t length) {
+    ValueSpec spec;
+    spec.kind = ValueKind::kObject;
+    spec.object = new CountedObject(length, &destroyed);
+    table.Put(key, StrongHash(key), spec, 0, 0);
+  };
+  const size_t large = KeyTable::kLargeObjectElements + 1;
+  put_object("big", large);
+  put_object("small", KeyTable::kLargeObjectElements);
+  table.Put("big", StrongHash("big"), ValueSpec{ValueKind::kStringRaw, "v"}, 0, 0);
+  EXPECT_EQ(sunk.size(), 1u);
+  EXPECT_EQ(destroyed, 0);
+  table.Put("small", StrongHash("small"), ValueSpec{ValueKind::kStringRaw, "v"}, 0, 0);
+  EXPECT_EQ(sunk.size(), 1u);
+  EXPECT_EQ(destroyed, 1);  // Freed in place.
+  put_object("big2", large);
+  table.Erase(table.Find("big2", StrongHash("big2")));
+  EXPECT_EQ(sunk.size(), 2u);
+  EXPECT_EQ(destroyed, 1);
+  put_object("big3", large);
+  table.Clear();
+  EXPECT_EQ(sunk.size(), 2u);
+  EXPECT_EQ(destroyed, 2);
+  sunk.clear();  // The sink's owner frees them.
+  EXPECT_EQ(destroyed, 4);
+  // An empty sink (a store without a reclaimer) frees in place.
+  KeyTable::LargeObjectSink none;
+  KeyTable plain;
+  plain.set_large_object_sink(&none);
+  ValueSpec spec;
+  spec.kind = ValueKind::kObject;
+  spec.object = new CountedObject(large, &destroyed);
+  plain.Put("k", StrongHash("k"), spec, 0, 0);
+  plain.Erase(plain.Find("k", StrongHash("k")));
+  EXPECT_EQ(destroyed, 5);
 }
 
 TEST(KeyTableTest, ReleaseHandsOverExternalValue) {

@@ -32,6 +32,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,6 +114,14 @@ class KeyTable {
   // `flag` (owned by the caller, may be shared by many tables) is set whenever a key gets a
   // deadline here; the owner clears it to learn cheaply that no key anywhere has one.
   void set_deadline_flag(std::atomic<bool>* flag) { deadline_flag_ = flag; }
+  // Collections of more than this many elements that a write replaces (Put over them) or Erase
+  // removes go to the large-object sink, if one is set, instead of being freed in place.
+  static constexpr size_t kLargeObjectElements = 64;
+  using LargeObjectSink = std::function<void(std::unique_ptr<Object> object)>;
+  // `sink` (owned by the caller, may be shared by many tables; empty = free in place) frees
+  // large collections off the calling thread, so that no single write or delete takes time
+  // proportional to what it drops. Clear() always frees in place. Kept by Swap.
+  void set_large_object_sink(const LargeObjectSink* sink) { large_object_sink_ = sink; }
 
   size_t size() const { return size_; }
   size_t expires_count() const { return expires_; }
@@ -161,7 +171,9 @@ class KeyTable {
   uint32_t AppendRecord(size_t size);
   void WriteRecord(uint32_t offset, std::string_view key, const ValueSpec& value, int64_t expire_ms,
                    uint16_t access);
-  void FreePayload(uint32_t offset);
+  // Frees the record's external value or object; a large object goes to the sink when
+  // `may_defer` and one is set.
+  void FreePayload(uint32_t offset, bool may_defer = true);
   void RemoveIndexEntry(Slot slot);
   void EraseImpl(Slot slot, bool free_payload);
   void GrowIndex();
@@ -182,6 +194,7 @@ class KeyTable {
   size_t dead_bytes_ = 0;
   size_t external_bytes_ = 0;
   std::atomic<bool>* deadline_flag_ = nullptr;
+  const LargeObjectSink* large_object_sink_ = nullptr;
   std::vector<uint64_t> deadlines_;  // Min-heap of (deadline offset << 32 | fingerprint).
   int64_t deadline_base_ms_ = 0;
 };

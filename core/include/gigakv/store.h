@@ -55,8 +55,10 @@ using RemovalListener = std::function<void(int db, std::string_view key, Removal
 class alignas(64) Shard {
  public:
   Shard() = default;
-  // `deadline_flag`: see KeyTable::set_deadline_flag.
-  void Init(int databases, std::atomic<bool>* deadline_flag);
+  // `deadline_flag`, `large_object_sink`: see KeyTable::set_deadline_flag and
+  // set_large_object_sink.
+  void Init(int databases, std::atomic<bool>* deadline_flag,
+            const KeyTable::LargeObjectSink* large_object_sink);
 
   ShardMutex& mutex() { return mutex_; }
   // The table of database `db` (always present; empty until used). Lock must be held.
@@ -97,11 +99,13 @@ class Store {
   Shard& shard(uint32_t index) { return shards_[index]; }
 
   void set_removal_listener(RemovalListener listener) { listener_ = std::move(listener); }
-  // Receives collections of more than kLargeObjectElements elements that expiry or eviction
-  // removes, to free them off the calling thread (the server hands them to its lazy-free
-  // thread). Without one they are freed in place. Set before use; called under a shard lock.
-  using ObjectReclaimer = std::function<void(std::unique_ptr<Object> object)>;
-  static constexpr size_t kLargeObjectElements = 64;
+  // Receives the collections of more than kLargeObjectElements elements that any removal
+  // drops (DEL, expiry, eviction) or a write replaces (SET over a big hash), to free them off
+  // the calling thread (the server hands them to its lazy-free thread): see
+  // KeyTable::set_large_object_sink. Without one they are freed in place. Set before use;
+  // called under a shard lock.
+  using ObjectReclaimer = KeyTable::LargeObjectSink;
+  static constexpr size_t kLargeObjectElements = KeyTable::kLargeObjectElements;
   void set_object_reclaimer(ObjectReclaimer reclaimer) { reclaimer_ = std::move(reclaimer); }
 
   // --- Locked access -----------------------------------------------------------------------
