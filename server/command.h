@@ -38,6 +38,11 @@ enum CommandFlag : uint32_t {
   kSkipSlowlog = 1 << 12,
   kNoMulti = 1 << 13,
   kAllowBusy = 1 << 14,
+  // gigakv's own, not reported by COMMAND: the command's work is bounded by its arguments'
+  // count and size (what it replaces or removes is freed off-thread when large), so with few
+  // and small arguments it cannot run long and the slow log does not time it (as fast
+  // commands). Redis has no such flag: it times every command.
+  kBoundedWork = 1 << 20,
 };
 
 struct CommandContext;

@@ -43,24 +43,14 @@ thread_local CommandCounters* tls_open_run = nullptr;
 thread_local bool tls_disturbed = false;
 thread_local int tls_execute_depth = 0;
 
-// Charges the open run, if any, with the time up to now; the next command is timed from now.
-void CloseRun() {
+// Charges the open run, if any, with the time up to now; the next command is timed from now,
+// which it returns.
+uint64_t CloseRun() {
   uint64_t now = CycleClock::Now();
   if (tls_open_run != nullptr) AddOwned(tls_open_run->ticks, now - tls_mark);
   tls_open_run = nullptr;
   tls_mark = now;
-}
-
-// Whether a fast-flagged command may still take long enough for the slow log: many arguments
-// (HSET with thousands of pairs) or a large one (SET of megabytes).
-bool MayRunLong(const std::vector<std::string_view>& args) {
-  constexpr size_t kManyArgs = 16;
-  constexpr size_t kLargeArg = 64 * 1024;
-  if (args.size() > kManyArgs) return true;
-  for (std::string_view arg : args) {
-    if (arg.size() > kLargeArg) return true;
-  }
-  return false;
+  return now;
 }
 
 struct ExecuteDepth {
@@ -173,20 +163,17 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
-      // The slow log times commands one by one: every command when its threshold is 0, else
-      // those not flagged fast and fast ones with much to do (many or large arguments). Small
-      // fast commands, which a pipeline runs by the dozen and which cannot take milliseconds,
-      // skip the two clock reads. EXEC is not logged itself: the commands it runs are, as in
-      // Redis.
-      const int64_t slow_threshold = slowlog_threshold_us_.load(std::memory_order_relaxed);
+      // The slow log times commands one by one, or not at all when they cannot be slow
+      // (SlowLog::NeedsTiming). An outermost command timed for it closes its run when it ends,
+      // so the next one starts from that clock read: one read per command, as the run timing's
+      // own.
       const bool slowlog_timed =
-          slow_threshold >= 0 && !rerun &&
-          (slow_threshold == 0 || !(spec->flags & kFast) || MayRunLong(args)) &&
-          spec->name != "exec";
-      const uint64_t slowlog_start = slowlog_timed ? CycleClock::Now() : 0;
+          !rerun && SlowLog::NeedsTiming(spec->flags, args,
+                                         slowlog_threshold_us_.load(std::memory_order_relaxed));
       uint64_t start = 0;
       if (run_timed) {
-        if (tls_open_run != stats) CloseRun();
+        if (tls_open_run != stats || (slowlog_timed && tls_open_run != nullptr)) CloseRun();
+        start = tls_mark;
         tls_disturbed = false;
       } else {
         start = CycleClock::Now();
@@ -203,9 +190,17 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
           reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
         }
       }
+      uint64_t end = 0;
+      if (run_timed) {
+        tls_open_run = stats;
+        // Nested commands or a Restart() took the clock meanwhile: close the run now.
+        if (tls_disturbed || slowlog_timed) end = CloseRun();
+      } else if (!rerun) {
+        end = CycleClock::Now();
+        AddOwned(stats->ticks, end - start);
+      }
       if (slowlog_timed) {
-        auto duration_us =
-            static_cast<int64_t>(CycleClock::ToMicros(CycleClock::Now() - slowlog_start));
+        auto duration_us = static_cast<int64_t>(CycleClock::ToMicros(end - start));
         // Read again: the command may have been a CONFIG SET of the threshold (Redis compares
         // after running it).
         int64_t threshold = slowlog_threshold_us_.load(std::memory_order_relaxed);
@@ -213,13 +208,6 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
           slowlog_.Push(args, duration_us, NowMs() / 1000, client.addr, client.name(),
                         static_cast<size_t>(slowlog_max_len_.load(std::memory_order_relaxed)));
         }
-      }
-      if (run_timed) {
-        tls_open_run = stats;
-        // Nested commands or a Restart() took the clock meanwhile: close the run now.
-        if (tls_disturbed) CloseRun();
-      } else if (!rerun) {
-        AddOwned(stats->ticks, CycleClock::Now() - start);
       }
       if (!rerun) {  // A served blocked command was counted when it first ran.
         AddOwned(stats->calls, 1);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "gigakv/strings.h"
+#include "server/command.h"
 
 namespace gigakv::server {
 namespace {
@@ -83,6 +84,21 @@ size_t SlowLog::Len() const {
 void SlowLog::Reset() {
   std::lock_guard<std::mutex> lock(mutex_);
   entries_.clear();
+}
+
+bool SlowLog::NeedsTiming(uint32_t command_flags, const std::vector<std::string_view>& args,
+                          int64_t threshold_us) {
+  if (command_flags & kSkipSlowlog) return false;
+  // Timed even while the log is off: the command may turn it on (CONFIG SET), and Redis
+  // compares the time with the threshold it finds after running it.
+  if (threshold_us == 0 || !(command_flags & (kFast | kBoundedWork))) return true;
+  if (threshold_us < 0) return false;
+  constexpr uint64_t kNsPerArg = 1000;
+  constexpr uint64_t kSafetyFactor = 10;
+  uint64_t bytes = 0;
+  for (std::string_view arg : args) bytes += arg.size();
+  const uint64_t estimate_ns = kSafetyFactor * (kNsPerArg * args.size() + bytes);
+  return estimate_ns >= static_cast<uint64_t>(threshold_us) * 1000;
 }
 
 }  // namespace gigakv::server

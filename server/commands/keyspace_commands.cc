@@ -537,7 +537,7 @@ void CmdPersist(CommandContext& ctx) {
 
 const std::vector<CommandSpec>& KeyspaceCommands() {
   static const std::vector<CommandSpec> kCommands = {
-      {"del", -2, kWrite, 1, -1, 1, CmdDel, "generic", "Delete a key"},
+      {"del", -2, kWrite | kBoundedWork, 1, -1, 1, CmdDel, "generic", "Delete a key"},
       {"unlink", -2, kWrite | kFast, 1, -1, 1, CmdDel, "generic",
        "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but "
        "non blocking.",

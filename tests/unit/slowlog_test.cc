@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "server/command.h"
 
 namespace gigakv::server {
 namespace {
@@ -63,6 +64,31 @@ TEST(SlowLogTest, TrimsLongArgumentsAndManyArgumentsAndRedactsSecrets) {
   EXPECT_EQ(
       SlowLog::EntryArgs(Views({"CONFIG", "SET", "maxmemory", "1", "requirepass", "s"})),
       (std::vector<std::string>{"CONFIG", "SET", "maxmemory", "1", "requirepass", "(redacted)"}));
+}
+
+TEST(SlowLogTest, NeedsTimingOnlyWhatMayReachTheThreshold) {
+  const std::vector<std::string_view> small = {"SET", "k", "v"};
+  std::vector<std::string_view> many(3000, "x");  // MSET of 1,500 pairs.
+  const std::string big(2 * 1024 * 1024, 'v');
+  const std::vector<std::string_view> large = {"SET", "k", big};
+  for (uint32_t bounded : {uint32_t{kFast}, uint32_t{kBoundedWork}}) {
+    EXPECT_FALSE(SlowLog::NeedsTiming(kWrite | bounded, small, 10000));
+    EXPECT_TRUE(SlowLog::NeedsTiming(kWrite | bounded, small, 0));
+    EXPECT_FALSE(SlowLog::NeedsTiming(kWrite | bounded, small, -1));
+    // 10 x (3,000 x 1 us) = 30 ms; 10 x 2 MiB x 1 ns = 21 ms: both reach 10 ms.
+    EXPECT_TRUE(SlowLog::NeedsTiming(kWrite | bounded, many, 10000));
+    EXPECT_TRUE(SlowLog::NeedsTiming(kWrite | bounded, large, 10000));
+    EXPECT_FALSE(SlowLog::NeedsTiming(kWrite | bounded, large, 100000));
+    // A low threshold times even small ones: 10 x 3 us = 30 us.
+    EXPECT_TRUE(SlowLog::NeedsTiming(kWrite | bounded, small, 30));
+    EXPECT_FALSE(SlowLog::NeedsTiming(kWrite | bounded, small, 31));
+  }
+  // Unbounded commands are always timed, even with the log off (a CONFIG SET may turn it on).
+  EXPECT_TRUE(SlowLog::NeedsTiming(kWrite, small, 10000));
+  EXPECT_TRUE(SlowLog::NeedsTiming(kAdmin, small, -1));
+  // skip_slowlog (EXEC) never.
+  EXPECT_FALSE(SlowLog::NeedsTiming(kSkipSlowlog, small, 0));
+  EXPECT_FALSE(SlowLog::NeedsTiming(kSkipSlowlog, many, 10000));
 }
 
 }  // namespace
