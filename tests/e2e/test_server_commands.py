@@ -321,6 +321,14 @@ def test_slowlog_matches_redis(server, real_redis):
                          "slowlog-log-slower-than", "0") == "OK"
         conn.call("PING")
         assert [args for args, _, _ in _slowlog_without_times(conn)] == [[b"PING"]]
+        # A CONFIG SET that turns the log on is logged: Redis compares the command's time with
+        # the threshold it finds after running it.
+        assert conn.call("CONFIG", "SET", "slowlog-max-len", "10",
+                         "slowlog-log-slower-than", "-1") == "OK"
+        assert conn.call("SLOWLOG", "RESET") == "OK"
+        assert conn.call("CONFIG", "SET", "slowlog-log-slower-than", "0") == "OK"
+        assert [args for args, _, _ in _slowlog_without_times(conn)] == [
+            [b"CONFIG", b"SET", b"slowlog-log-slower-than", b"0"]]
 
 
 def test_slowlog_logs_a_slow_command_at_the_default_threshold(server):
