@@ -5,9 +5,14 @@
 namespace gigakv::protocol {
 
 void ReplyBuilder::AppendHeader(char type, int64_t value) {
-  buffer_.push_back(type);
-  AppendDecimal(&buffer_, value);
-  buffer_.append("\r\n");
+  // Built on the stack and appended at once: one capacity check instead of three.
+  char buf[1 + kMaxDecimalChars + 2];
+  char* end = buf + sizeof(buf);
+  end[-2] = '\r';
+  end[-1] = '\n';
+  char* start = WriteDecimalBackward(end - 2, value);
+  *--start = type;
+  buffer_.append(start, static_cast<size_t>(end - start));
 }
 
 void ReplyBuilder::SimpleString(std::string_view text) {

@@ -31,17 +31,36 @@ bool ParseRespInteger(std::string_view text, int64_t* value) {
   return true;
 }
 
-void AppendDecimal(std::string* out, int64_t value) {
-  char buf[24];
-  char* end = buf + sizeof(buf);
+char* WriteDecimalBackward(char* end, int64_t value) {
+  // Two digits per step from a table of "00".."99": half the divisions of one per digit.
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
   char* p = end;
   uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
-  do {
-    *--p = static_cast<char>('0' + magnitude % 10);
-    magnitude /= 10;
-  } while (magnitude != 0);
+  while (magnitude >= 100) {
+    const char* pair = kPairs + 2 * (magnitude % 100);
+    magnitude /= 100;
+    *--p = pair[1];
+    *--p = pair[0];
+  }
+  if (magnitude >= 10) {
+    const char* pair = kPairs + 2 * magnitude;
+    *--p = pair[1];
+    *--p = pair[0];
+  } else {
+    *--p = static_cast<char>('0' + magnitude);
+  }
   if (value < 0) *--p = '-';
-  out->append(p, static_cast<size_t>(end - p));
+  return p;
+}
+
+void AppendDecimal(std::string* out, int64_t value) {
+  char buf[kMaxDecimalChars];
+  char* end = buf + sizeof(buf);
+  char* start = WriteDecimalBackward(end, value);
+  out->append(start, static_cast<size_t>(end - start));
 }
 
 std::string DoubleReplyText(double value) {

@@ -14,6 +14,11 @@ bool ParseRespInteger(std::string_view text, int64_t* value);
 // Appends the decimal form of `value`.
 void AppendDecimal(std::string* out, int64_t value);
 
+// Writes the decimal form of `value` so that it ends just before `end`; returns where it starts.
+// The caller provides at least kMaxDecimalChars bytes before `end`.
+constexpr size_t kMaxDecimalChars = 20;  // "-9223372036854775808"
+char* WriteDecimalBackward(char* end, int64_t value);
+
 // "%.17g" as Redis prints doubles in replies; "inf" / "-inf" for infinities.
 std::string DoubleReplyText(double value);
 

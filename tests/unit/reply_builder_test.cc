@@ -2,9 +2,15 @@
 #include "protocol/reply_builder.h"
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "protocol/wire_numbers.h"
 
 namespace gigakv::protocol {
 namespace {
@@ -96,6 +102,50 @@ TEST(ReplyBuilderTest, PairArraysNestInResp3AndFlattenInResp2) {
     EXPECT_EQ(builder.buffer(), version == 3
                                     ? "*2\r\n*2\r\n$1\r\na\r\n:1\r\n*2\r\n$1\r\nb\r\n:1\r\n"
                                     : "*4\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n:1\r\n");
+  }
+}
+
+// Integers and headers against std::to_string: digit-count boundaries, signs, extremes and a
+// seeded random sample.
+TEST(ReplyBuilderTest, IntegersAndHeadersAreDecimalAsToString) {
+  std::vector<int64_t> values = {0,
+                                 1,
+                                 9,
+                                 10,
+                                 11,
+                                 99,
+                                 100,
+                                 101,
+                                 999,
+                                 1000,
+                                 12345,
+                                 -1,
+                                 -9,
+                                 -10,
+                                 -99,
+                                 -100,
+                                 -12345,
+                                 std::numeric_limits<int64_t>::max(),
+                                 std::numeric_limits<int64_t>::min(),
+                                 std::numeric_limits<int64_t>::min() + 1};
+  int64_t power = 1;
+  for (int digits = 1; digits < 19; ++digits) {
+    power *= 10;
+    values.insert(values.end(), {power - 1, power, power + 1, -power, 1 - power});
+  }
+  std::mt19937_64 rng(20261201);
+  for (int i = 0; i < 2000; ++i) {
+    values.push_back(static_cast<int64_t>(rng()) >> (rng() % 64));
+  }
+  for (int64_t value : values) {
+    ReplyBuilder reply;
+    reply.Integer(value);
+    reply.ArrayHeader(value);
+    EXPECT_EQ(reply.buffer(),
+              ":" + std::to_string(value) + "\r\n*" + std::to_string(value) + "\r\n");
+    std::string appended = "x";
+    AppendDecimal(&appended, value);
+    EXPECT_EQ(appended, "x" + std::to_string(value));
   }
 }
 
