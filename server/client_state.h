@@ -12,6 +12,8 @@
 
 namespace gigakv::server {
 
+struct CommandSpec;
+
 enum class ReplyMode : uint8_t { kOn, kOff, kSkipNext, kSkipThis };
 
 class ClientState {
@@ -80,6 +82,15 @@ class ClientState {
   // no OOM refusal (Redis serves blocked clients without one) and no second count in the stats.
   bool rerunning_blocked = false;
   std::function<void(std::string reply)> deliver_unblocked;
+
+  // The last command name this client sent, byte for byte, and what the command table resolved
+  // it to: a pipeline repeats one command, which then skips the lookup. Server::Execute's own
+  // (not when re-running a blocked command); `last_command_spec` points into the static table.
+  static constexpr size_t kLastCommandNameMax = 16;
+  char last_command_name[kLastCommandNameMax];
+  uint8_t last_command_name_len = 0;
+  const CommandSpec* last_command_spec = nullptr;
+  uint32_t last_command_id = 0;
 
   // MULTI/EXEC (server/transaction.h). Touched only on the client's own thread, except
   // `multi_count`, which CLIENT LIST reads: queued commands while in MULTI, else -1.

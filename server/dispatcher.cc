@@ -1,5 +1,6 @@
 // Server::Execute: the one place that checks a request before its handler runs.
 #include <chrono>
+#include <cstring>
 #include <exception>
 
 #include "absl/strings/ascii.h"
@@ -113,7 +114,22 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   reply.ResetErrorCount();
 
   uint32_t spec_id = 0;
-  const CommandSpec* spec = commands_.Find(args[0], &spec_id);
+  const CommandSpec* spec = nullptr;
+  const std::string_view name = args[0];
+  if (!rerun && client.last_command_spec != nullptr &&
+      name.size() == client.last_command_name_len &&
+      std::memcmp(name.data(), client.last_command_name, name.size()) == 0) {
+    spec = client.last_command_spec;
+    spec_id = client.last_command_id;
+  } else {
+    spec = commands_.Find(name, &spec_id);
+    if (!rerun && spec != nullptr && name.size() <= ClientState::kLastCommandNameMax) {
+      std::memcpy(client.last_command_name, name.data(), name.size());
+      client.last_command_name_len = static_cast<uint8_t>(name.size());
+      client.last_command_spec = spec;
+      client.last_command_id = spec_id;
+    }
+  }
   CommandCounters* counters = LocalCounters();
   CommandCounters* stats = nullptr;
   auto reject = [&](std::string_view text) {
