@@ -8,6 +8,33 @@ using ::testing::HasSubstr;
 
 class ConnectionCommandsTest : public CommandTest {};
 
+// Execute remembers the last command name a client sent, byte for byte: repeats, case
+// variants, unknown names, subcommands, arity errors and names longer than it keeps all resolve
+// as the command table says, whatever came before.
+TEST_F(ConnectionCommandsTest, RepeatedCommandNamesResolveLikeAnyOther) {
+  EXPECT_EQ(Reply({"SET", "k", "1"}), "+OK");
+  EXPECT_EQ(Reply({"SET", "k", "2"}), "+OK");
+  EXPECT_EQ(Reply({"set", "k", "3"}), "+OK");
+  EXPECT_EQ(Reply({"SET"}), "-ERR wrong number of arguments for 'set' command");
+  EXPECT_EQ(Reply({"SETX", "k", "4"}),
+            "-ERR unknown command 'SETX', with args beginning with: 'k' '4' ");
+  EXPECT_EQ(Reply({"SETX", "k", "4"}),
+            "-ERR unknown command 'SETX', with args beginning with: 'k' '4' ");
+  EXPECT_EQ(Reply({"GET", "k"}), "\"3\"");
+  EXPECT_EQ(Reply({"GeT", "k"}), "\"3\"");
+  EXPECT_EQ(Reply({"GET", "k"}), "\"3\"");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "k"}), "\"int\"");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}).substr(0, 4), "-ERR");  // Not an LFU policy.
+  EXPECT_EQ(Reply({"OBJECT", "NOPE", "k"}).substr(0, 24), "-ERR unknown subcommand ");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "k"}), "\"int\"");
+  EXPECT_EQ(Reply({"GETRANGE", "k", "0", "-1"}), "\"3\"");
+  const std::string long_name(40, 'x');  // Longer than a remembered name.
+  EXPECT_EQ(Reply({long_name}).substr(0, 21), "-ERR unknown command ");
+  EXPECT_EQ(Reply({long_name}).substr(0, 21), "-ERR unknown command ");
+  EXPECT_EQ(Reply({"INCR", "k"}), ":4");
+  EXPECT_EQ(Reply({"INCR", "k"}), ":5");
+}
+
 TEST_F(ConnectionCommandsTest, HelloSwitchesProtocol) {
   std::string raw = RunRaw({"HELLO", "3"});
   EXPECT_THAT(raw, ::testing::StartsWith("%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n"
