@@ -36,6 +36,12 @@ void ReplyBuilder::Error(std::string_view text) {
 
 void ReplyBuilder::Integer(int64_t value) { AppendHeader(':', value); }
 
+void ReplyBuilder::IntegerText(std::string_view digits) {
+  buffer_.push_back(':');
+  buffer_.append(digits);
+  buffer_.append("\r\n");
+}
+
 void ReplyBuilder::Bulk(std::string_view data) {
   AppendHeader('$', static_cast<int64_t>(data.size()));
   buffer_.append(data);

@@ -43,6 +43,9 @@ class ReplyBuilder {
   // by spaces so a reply can never break the protocol.
   void Error(std::string_view text);
   void Integer(int64_t value);
+  // An integer given as its canonical decimal text (what Integer would write), for callers
+  // that hold the digits already (INCR on the stored text).
+  void IntegerText(std::string_view digits);
   void Bulk(std::string_view data);
   void Null();
   void NullArray();

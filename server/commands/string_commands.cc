@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
@@ -410,8 +411,36 @@ bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
 }
 
 // INCR/DECR/INCRBY/DECRBY: adds `delta` to the integer at `key` (0 if missing), keeping its TTL.
+// INCR of a non-negative integer not ending in 9, or DECR of a positive one not ending in 0,
+// changes only its last digit: done on the stored text, with neither parsing nor formatting.
+// Returns false, having done nothing, in every other case (the text has at most 18 digits, so
+// no overflow is possible here).
+bool StepLastDigitInPlace(CommandContext& ctx, KeyAccess& access, int64_t delta) {
+  if (!access.exists() || access.found.kind != ValueKind::kStringInt) return false;
+  std::string_view old = access.found.str;
+  if (old.empty() || old.size() > 18 || old[0] == '-') return false;
+  char digits[18];
+  std::memcpy(digits, old.data(), old.size());
+  char& last = digits[old.size() - 1];
+  if (delta == 1 && last != '9') {
+    ++last;
+  } else if (delta == -1 && last != '0') {  // Positive: "0" ends in 0; "1" becomes "0".
+    --last;
+  } else {
+    return false;
+  }
+  std::string_view text(digits, old.size());
+  access.table.OverwriteInline(access.slot, text);
+  access.table.SetAccess(access.slot, NewStamp(ctx));
+  LogStringSet(ctx, access);
+  CountDirty(ctx);
+  ctx.reply.IntegerText(text);
+  return true;
+}
+
 void IncrementBy(CommandContext& ctx, int64_t delta) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+    if (StepLastDigitInPlace(ctx, access, delta)) return;
     int64_t current = 0;
     if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current)) return;
     // The record as found, read in place (a copy of it stalls on the fields just written).

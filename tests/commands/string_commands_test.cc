@@ -133,6 +133,45 @@ TEST_F(StringCommandsTest, IncrInPlaceAndAcrossDigitCounts) {
   EXPECT_EQ(Reply({"GET", "m"}), "\"" + std::to_string(model) + "\"");
 }
 
+// INCR and DECR that change only the last digit work on the stored text; every other step
+// (a carry, a borrow, signs, 19 digits) takes the general path. A seeded walk of single steps
+// across 0 and digit-count boundaries, and the largest values, against a model.
+TEST_F(StringCommandsTest, SingleStepsOnTheStoredDigits) {
+  std::mt19937_64 rng(20261201);
+  for (int64_t start : {int64_t{-25}, int64_t{95}, int64_t{999995}, int64_t{999999999999999990},
+                        int64_t{9223372036854775790}}) {
+    int64_t model = start;
+    EXPECT_EQ(Reply({"SET", "w", std::to_string(model), "PX", "100000"}), "+OK");
+    for (int i = 0; i < 400; ++i) {
+      bool up = rng() % 3 != 0;  // Drifts upwards, across the next boundary.
+      if (up && model == INT64_MAX) up = false;
+      model += up ? 1 : -1;
+      EXPECT_EQ(Reply({up ? "INCR" : "DECR", "w"}), ":" + std::to_string(model)) << i;
+    }
+    EXPECT_EQ(Reply({"GET", "w"}), "\"" + std::to_string(model) + "\"");
+    EXPECT_EQ(Reply({"OBJECT", "ENCODING", "w"}), "\"int\"");
+    protocol::RespValue ttl = Run({"PTTL", "w"});
+    EXPECT_GT(ttl.integer, 0);
+  }
+  EXPECT_EQ(Reply({"SET", "w", "1"}), "+OK");
+  EXPECT_EQ(Reply({"DECR", "w"}), ":0");
+  EXPECT_EQ(Reply({"DECR", "w"}), ":-1");
+  EXPECT_EQ(Reply({"SET", "w", "999999999999999998"}), "+OK");
+  EXPECT_EQ(Reply({"INCR", "w"}), ":999999999999999999");
+  EXPECT_EQ(Reply({"INCR", "w"}), ":1000000000000000000");
+  EXPECT_EQ(Reply({"SET", "w", "9223372036854775806"}), "+OK");
+  EXPECT_EQ(Reply({"INCR", "w"}), ":9223372036854775807");
+  EXPECT_EQ(Reply({"INCR", "w"}), "-ERR increment or decrement would overflow");
+  // Digits stored as a raw string (APPEND) or with a sign are not the int encoding's text.
+  EXPECT_EQ(Reply({"SET", "r", "1"}), "+OK");
+  EXPECT_EQ(Reply({"APPEND", "r", "2"}), ":2");
+  EXPECT_EQ(Reply({"INCR", "r"}), ":13");
+  EXPECT_EQ(Reply({"SET", "r", "+5"}), "+OK");
+  EXPECT_EQ(Reply({"INCR", "r"}), "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Reply({"SET", "r", "07"}), "+OK");
+  EXPECT_EQ(Reply({"DECR", "r"}), "-ERR value is not an integer or out of range");
+}
+
 TEST_F(StringCommandsTest, IncrKeepsTtl) {
   EXPECT_EQ(Reply({"SET", "n", "1", "PX", "1000"}), "+OK");
   EXPECT_EQ(Reply({"INCR", "n"}), ":2");
