@@ -66,7 +66,7 @@ uint64_t Store::Hash(std::string_view key) const {
 
 uint32_t Store::ShardIndex(std::string_view key) const { return KeySlot(key) >> shard_shift_; }
 
-Store::MultiLock::MultiLock(Store* store, std::vector<uint32_t> shards)
+Store::MultiLock::MultiLock(Store* store, ShardList shards)
     : store_(store), shards_(std::move(shards)) {
   for (uint32_t index : shards_) store_->shard(index).mutex().lock();
 }
@@ -78,17 +78,18 @@ Store::MultiLock::~MultiLock() {
   }
 }
 
-Store::MultiLock Store::LockKeys(const std::vector<std::string_view>& keys) {
-  std::vector<uint32_t> indexes;
+Store::MultiLock Store::LockKeys(absl::Span<const std::string_view> keys, uint32_t* shard_of_key) {
+  ShardList indexes;
   indexes.reserve(keys.size());
   for (std::string_view key : keys) indexes.push_back(ShardIndex(key));
+  if (shard_of_key != nullptr) std::copy(indexes.begin(), indexes.end(), shard_of_key);
   std::sort(indexes.begin(), indexes.end());
   indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
   return MultiLock(this, std::move(indexes));
 }
 
 Store::MultiLock Store::LockAllShards() {
-  std::vector<uint32_t> indexes(options_.shard_count);
+  ShardList indexes(options_.shard_count);
   for (uint32_t i = 0; i < options_.shard_count; ++i) indexes[i] = i;
   return MultiLock(this, std::move(indexes));
 }

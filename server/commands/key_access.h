@@ -45,14 +45,21 @@ decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Fn&& fn, int d
   });
 }
 
-// Looks up `key` in an already locked shard (multi-key commands holding a MultiLock).
-inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, int db = -1) {
+// Looks up `key`, whose shard (`shard_index`) the caller has locked and knows (from
+// Store::LockKeys), in the client's database (or `db` if given).
+inline KeyAccess FindLockedInShard(CommandContext& ctx, std::string_view key, uint32_t shard_index,
+                                   int db = -1) {
   if (db < 0) db = ctx.db();
   uint64_t hash = ctx.store.Hash(key);
-  Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
+  Shard& shard = ctx.store.shard(shard_index);
   KeyAccess access{shard, shard.Table(db), db, key, hash, KeyTable::kNoSlot};
   access.slot = ctx.store.FindLive(shard, db, key, hash, &access.found);
   return access;
+}
+
+// Looks up `key` in an already locked shard (multi-key commands holding a MultiLock).
+inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, int db = -1) {
+  return FindLockedInShard(ctx, key, ctx.store.ShardIndex(key), db);
 }
 
 // Replies WRONGTYPE and returns false when the key exists and does not hold a string.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "absl/container/inlined_vector.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
 #include "server/server.h"
@@ -231,12 +232,6 @@ void CmdGetEx(CommandContext& ctx) {
 
 // --- Multi-key strings ---------------------------------------------------------------------
 
-std::vector<std::string_view> KeysAt(CommandContext& ctx, size_t first, size_t step) {
-  std::vector<std::string_view> keys;
-  for (size_t i = first; i < ctx.argc(); i += step) keys.push_back(ctx.arg(i));
-  return keys;
-}
-
 void CmdMGet(CommandContext& ctx) {
   ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 1));
   for (size_t i = 1; i < ctx.argc(); ++i) {
@@ -255,15 +250,19 @@ void CmdMGet(CommandContext& ctx) {
 // MSET and MSETNX lock every shard involved first, so other clients see all or none of the
 // keys set.
 bool MSetGeneric(CommandContext& ctx, bool only_if_none_exist) {
-  Store::MultiLock lock = ctx.store.LockKeys(KeysAt(ctx, 1, 2));
+  const size_t pairs = (ctx.argc() - 1) / 2;
+  absl::InlinedVector<std::string_view, 16> keys;
+  for (size_t i = 1; i < ctx.argc(); i += 2) keys.push_back(ctx.arg(i));
+  absl::InlinedVector<uint32_t, 16> shard_of_key(pairs);
+  Store::MultiLock lock = ctx.store.LockKeys(keys, shard_of_key.data());
   if (only_if_none_exist) {
-    for (size_t i = 1; i < ctx.argc(); i += 2) {
-      if (FindLocked(ctx, ctx.arg(i)).exists()) return false;
+    for (size_t j = 0; j < pairs; ++j) {
+      if (FindLockedInShard(ctx, keys[j], shard_of_key[j]).exists()) return false;
     }
   }
-  for (size_t i = 1; i < ctx.argc(); i += 2) {
-    KeyAccess access = FindLocked(ctx, ctx.arg(i));
-    PutString(ctx, access, ctx.arg(i + 1), 0);
+  for (size_t j = 0; j < pairs; ++j) {
+    KeyAccess access = FindLockedInShard(ctx, keys[j], shard_of_key[j]);
+    PutString(ctx, access, ctx.arg(2 * j + 2), 0);
     LogStringSet(ctx, access);
   }
   CountDirty(ctx, (ctx.argc() - 1) / 2);

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "gigakv/clock.h"
 #include "gigakv/key_hash.h"
 #include "gigakv/key_table.h"
@@ -119,19 +120,22 @@ class Store {
   }
 
   // Holds the locks of a set of shards (ascending order); released on destruction.
+  using ShardList = std::vector<uint32_t>;  // Shard indexes, ascending.
   class MultiLock {
    public:
     MultiLock(MultiLock&&) = default;
     ~MultiLock();
-    const std::vector<uint32_t>& shards() const { return shards_; }
+    const ShardList& shards() const { return shards_; }
 
    private:
     friend class Store;
-    MultiLock(Store* store, std::vector<uint32_t> shards);
+    MultiLock(Store* store, ShardList shards);
     Store* store_;
-    std::vector<uint32_t> shards_;
+    ShardList shards_;
   };
-  MultiLock LockKeys(const std::vector<std::string_view>& keys);
+  // Locks the shards of `keys`, in ascending order. `shard_of_key`, when not null, receives
+  // each key's shard index (keys.size() entries), so the caller need not hash the keys again.
+  MultiLock LockKeys(absl::Span<const std::string_view> keys, uint32_t* shard_of_key = nullptr);
   MultiLock LockAllShards();
 
   // Lookup with lazy expiry: returns the key's slot in `shard.Table(db)` or KeyTable::kNoSlot;
