@@ -381,7 +381,13 @@ void KeyTable::FreePayload(uint32_t offset, bool may_defer) {
     std::unique_ptr<Object> object(LoadLE<Object*>(layout.payload));
     if (may_defer && large_object_sink_ != nullptr && *large_object_sink_ &&
         object->Length() > kLargeObjectElements) {
-      (*large_object_sink_)(std::move(object));
+      // The record still points at the object until the caller rewrites or unlinks it, so
+      // nothing may escape from here: if the sink throws (no memory for its queue), the
+      // unwinding has freed the object in place, and the caller goes on as if it had.
+      try {
+        (*large_object_sink_)(std::move(object));
+      } catch (...) {
+      }
     }
   }
 }
@@ -418,12 +424,13 @@ void KeyTable::ResizeIndex(size_t new_capacity) {
 }
 
 KeyTable::Slot KeyTable::Put(std::string_view key, uint64_t hash, const ValueSpec& value,
-                             int64_t expire_ms, uint16_t access) {
-  return PutAt(Find(key, hash), key, hash, value, expire_ms, access);
+                             int64_t expire_ms, uint16_t access, bool may_defer_free) {
+  return PutAt(Find(key, hash), key, hash, value, expire_ms, access, may_defer_free);
 }
 
 KeyTable::Slot KeyTable::PutAt(Slot slot, std::string_view key, uint64_t hash,
-                               const ValueSpec& value, int64_t expire_ms, uint16_t access) {
+                               const ValueSpec& value, int64_t expire_ms, uint16_t access,
+                               bool may_defer_free) {
   assert(slot == Find(key, hash));
   // Callers may pass views into this table's arena (e.g. a key read from a record); the arena can
   // move or be rewritten below, so take copies first.
@@ -444,7 +451,7 @@ KeyTable::Slot KeyTable::PutAt(Slot slot, std::string_view key, uint64_t hash,
     uint32_t offset = OffsetOf(slot);
     RecordLayout old = Decode(arena_ + offset);
     if (old.expire_at != nullptr) --expires_;
-    FreePayload(offset);
+    FreePayload(offset, may_defer_free);
     if (size <= old.total) {
       WriteRecord(offset, key, spec, expire_ms, access);
       dead_bytes_ += old.total - size;

@@ -41,7 +41,9 @@ enum CommandFlag : uint32_t {
   // gigakv's own, not reported by COMMAND: the command's work is bounded by its arguments'
   // count and size (what it replaces or removes is freed off-thread when large), so with few
   // and small arguments it cannot run long and the slow log does not time it (as fast
-  // commands). Redis has no such flag: it times every command.
+  // commands). Amortized upkeep that a write may trigger (a table's compaction or index
+  // resize) is not counted, for these as for fast commands. Redis has no such flag: it times
+  // every command.
   kBoundedWork = 1 << 20,
 };
 

@@ -188,7 +188,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
                                          slowlog_threshold_us_.load(std::memory_order_relaxed));
       uint64_t start = 0;
       if (run_timed) {
-        if (tls_open_run != stats || (slowlog_timed && tls_open_run != nullptr)) CloseRun();
+        // A closed run left the mark at the last clock read: this command starts from it.
+        if (tls_open_run != nullptr && (tls_open_run != stats || slowlog_timed)) CloseRun();
         start = tls_mark;
         tls_disturbed = false;
       } else {

@@ -89,10 +89,10 @@ void SlowLog::Reset() {
 bool SlowLog::NeedsTiming(uint32_t command_flags, const std::vector<std::string_view>& args,
                           int64_t threshold_us) {
   if (command_flags & kSkipSlowlog) return false;
-  // Timed even while the log is off: the command may turn it on (CONFIG SET), and Redis
-  // compares the time with the threshold it finds after running it.
+  // While the log is off only admin commands are timed: CONFIG SET may turn it on, and Redis
+  // compares the time with the threshold it finds after running the command.
+  if (threshold_us < 0) return (command_flags & kAdmin) != 0;
   if (threshold_us == 0 || !(command_flags & (kFast | kBoundedWork))) return true;
-  if (threshold_us < 0) return false;
   constexpr uint64_t kNsPerArg = 1000;
   constexpr uint64_t kSafetyFactor = 10;
   uint64_t bytes = 0;

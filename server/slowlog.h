@@ -47,9 +47,10 @@ class SlowLog {
 
   // Whether a command (its CommandFlag bits and arguments) must be timed for the slow log at
   // `threshold_us` (slowlog-log-slower-than; < 0 = off). Commands flagged skip_slowlog (EXEC:
-  // the commands it runs are logged) never are; every other one is at threshold 0, and so is
-  // every command neither fast nor kBoundedWork (even while the log is off: a CONFIG SET may
-  // turn it on, and Redis logs that one). A fast or kBoundedWork command, whose work its
+  // the commands it runs are logged) never are. While the log is off only admin commands are
+  // (a CONFIG SET may turn it on, and Redis logs that one). At threshold 0 every other command
+  // is, and above it every command neither fast nor kBoundedWork. A fast or kBoundedWork
+  // command, whose work its
   // arguments bound, is timed only when a generous estimate of that work, 10 x (1 us per
   // argument + 1 ns per argument byte), reaches a positive threshold: a pipeline of small GETs
   // or SETs saves the clock reads, and MSET of thousands of pairs or SET of megabytes is still

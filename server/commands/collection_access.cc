@@ -35,10 +35,11 @@ void WriteBack(Store& store, int db, std::string_view key, std::string& scratch)
     ValueSpec spec;
     std::string_view bytes;
     if (!InlineFormOf(*view.object, &spec.kind, &bytes)) return;
-    // Put frees the object before writing the record: copy its bytes out first.
+    // Put frees the object before writing the record: copy its bytes out first. The object
+    // was only the working form of this compact collection: freed here, never deferred.
     scratch.assign(bytes);
     spec.bytes = scratch;
-    table->Put(key, hash, spec, view.expire_ms, view.access);
+    table->PutAt(slot, key, hash, spec, view.expire_ms, view.access, /*may_defer_free=*/false);
   });
 }
 

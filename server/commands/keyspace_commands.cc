@@ -31,17 +31,13 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
   return count;
 }
 
-// Removes the key. A collection of more than Store::kLargeObjectElements elements is freed on
-// the lazy-free thread (the store's reclaimer), so deleting millions of elements does not stall
-// the I/O thread (Redis's LAZYFREE_THRESHOLD).
-void RemoveKeyFreeingLater(KeyAccess& access) {
-  access.table.Erase(access.slot);
-  access.slot = KeyTable::kNoSlot;
-}
-
 void CmdDel(CommandContext& ctx) {
   int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
-    RemoveKeyFreeingLater(access);
+    // A collection of more than Store::kLargeObjectElements elements is freed on the lazy-free
+    // thread (the store's reclaimer), so deleting millions of elements does not stall the I/O
+    // thread (Redis's LAZYFREE_THRESHOLD).
+    access.table.Erase(access.slot);
+    access.slot = KeyTable::kNoSlot;
     LogEffect(ctx, access.db, {"DEL", access.key});
   });
   CountDirty(ctx, static_cast<uint64_t>(removed));

@@ -253,7 +253,7 @@ bool MSetGeneric(CommandContext& ctx, bool only_if_none_exist) {
   const size_t pairs = (ctx.argc() - 1) / 2;
   absl::InlinedVector<std::string_view, 16> keys;
   for (size_t i = 1; i < ctx.argc(); i += 2) keys.push_back(ctx.arg(i));
-  absl::InlinedVector<uint32_t, 16> shard_of_key(pairs);
+  absl::InlinedVector<uint32_t, 16> shard_of_key(keys.size());
   Store::MultiLock lock = ctx.store.LockKeys(keys, shard_of_key.data());
   if (only_if_none_exist) {
     for (size_t j = 0; j < pairs; ++j) {
@@ -409,52 +409,48 @@ bool ReadNumberOrReply(CommandContext& ctx, KeyAccess& access,
   return true;
 }
 
-// INCR/DECR/INCRBY/DECRBY: adds `delta` to the integer at `key` (0 if missing), keeping its TTL.
 // INCR of a non-negative integer not ending in 9, or DECR of a positive one not ending in 0,
-// changes only its last digit: done on the stored text, with neither parsing nor formatting.
-// Returns false, having done nothing, in every other case (the text has at most 18 digits, so
-// no overflow is possible here).
-bool StepLastDigitInPlace(CommandContext& ctx, KeyAccess& access, int64_t delta) {
-  if (!access.exists() || access.found.kind != ValueKind::kStringInt) return false;
+// changes only its last digit: the new digits, written into `buffer` (18 bytes), straight from
+// the stored text with neither parsing nor formatting. Empty in every other case (the text has
+// at most 18 digits, so no overflow is possible here).
+std::string_view LastDigitStepped(const KeyAccess& access, int64_t delta, char* buffer) {
+  if (!access.exists() || access.found.kind != ValueKind::kStringInt) return {};
   std::string_view old = access.found.str;
-  if (old.empty() || old.size() > 18 || old[0] == '-') return false;
-  char digits[18];
-  std::memcpy(digits, old.data(), old.size());
-  char& last = digits[old.size() - 1];
-  if (delta == 1 && last != '9') {
+  if (old.empty() || old.size() > 18 || old[0] == '-') return {};
+  char& last = buffer[old.size() - 1];
+  if (delta == 1 && old.back() != '9') {
+    std::memcpy(buffer, old.data(), old.size());
     ++last;
-  } else if (delta == -1 && last != '0') {  // Positive: "0" ends in 0; "1" becomes "0".
+  } else if (delta == -1 && old.back() != '0') {  // Positive: "0" ends in 0; "1" becomes "0".
+    std::memcpy(buffer, old.data(), old.size());
     --last;
   } else {
-    return false;
+    return {};
   }
-  std::string_view text(digits, old.size());
-  access.table.OverwriteInline(access.slot, text);
-  access.table.SetAccess(access.slot, NewStamp(ctx));
-  LogStringSet(ctx, access);
-  CountDirty(ctx);
-  ctx.reply.IntegerText(text);
-  return true;
+  return std::string_view(buffer, old.size());
 }
 
+// INCR/DECR/INCRBY/DECRBY: adds `delta` to the integer at `key` (0 if missing), keeping its TTL.
 void IncrementBy(CommandContext& ctx, int64_t delta) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    if (StepLastDigitInPlace(ctx, access, delta)) return;
-    int64_t current = 0;
-    if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current)) return;
+    char digits[24];
+    std::string_view text = LastDigitStepped(access, delta, digits);
+    if (text.empty()) {
+      int64_t current = 0;
+      if (!ReadNumberOrReply(ctx, access, ParseInt64, errors::kNotInteger, &current)) return;
+      if ((delta < 0 && current < 0 && delta < INT64_MIN - current) ||
+          (delta > 0 && current > 0 && delta > INT64_MAX - current)) {
+        ctx.reply.Error(errors::kOverflow);
+        return;
+      }
+      text = std::string_view(
+          digits,
+          static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), current + delta).ptr -
+                              digits));
+    }
     // The record as found, read in place (a copy of it stalls on the fields just written).
     const bool existed = access.exists();
     const RecordView& old = access.found;
-    if ((delta < 0 && current < 0 && delta < INT64_MIN - current) ||
-        (delta > 0 && current > 0 && delta > INT64_MAX - current)) {
-      ctx.reply.Error(errors::kOverflow);
-      return;
-    }
-    int64_t result = current + delta;
-    char digits[24];
-    std::string_view text(
-        digits,
-        static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), result).ptr - digits));
     // Most increments keep the number of digits: rewrite them in place, as Redis updates an
     // int-encoded object in place.
     if (existed && old.kind == ValueKind::kStringInt && old.str.size() == text.size()) {
@@ -469,7 +465,7 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
     }
     LogStringSet(ctx, access);
     CountDirty(ctx);
-    ctx.reply.Integer(result);
+    ctx.reply.IntegerText(text);  // The canonical digits just stored.
   });
 }
 

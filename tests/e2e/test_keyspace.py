@@ -160,7 +160,13 @@ def test_overwriting_a_large_collection_frees_it_in_the_background(server, targe
         fields += [f"f{i}", "v"]
     assert conn.call("HSET", "big", *fields) == 5000
     assert conn.call("HSET", "small", "f", "v") == 1
+    # A compact hash of 100 fields is worked on as a temporary object and stored back inline
+    # after each command: that object is freed in place, not counted as a lazy free.
     before = lazyfreed()
+    assert conn.call("HSET", "compact", *fields[:200]) == 100
+    assert conn.call("HSET", "compact", "f0", "w", "extra", "v") == 1
+    assert conn.call("OBJECT", "ENCODING", "compact") == b"listpack"
+    assert lazyfreed() == before
     assert conn.call("SET", "small", "x") == "OK"  # Small: freed in place.
     assert conn.call("SET", "big", "x") == "OK"
     wait_until(lambda: lazyfreed() == before + 1, 10, message="the replaced hash to be freed")

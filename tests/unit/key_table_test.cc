@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <new>
 #include <random>
 #include <set>
 #include <string>
@@ -236,6 +237,26 @@ TEST(KeyTableTest, LargeObjectsReplacedOrErasedGoToTheSink) {
   EXPECT_EQ(destroyed, 2);
   sunk.clear();  // The sink's owner frees them.
   EXPECT_EQ(destroyed, 4);
+  // A replacement that asks for it frees in place even a large object (a compact collection's
+  // temporary working form going back inline).
+  put_object("temp", large);
+  table.Put("temp", StrongHash("temp"), ValueSpec{ValueKind::kInlineSet, "bytes"}, 0, 0,
+            /*may_defer_free=*/false);
+  EXPECT_EQ(sunk.size(), 0u);
+  EXPECT_EQ(destroyed, 5);
+  // A sink that throws (no memory for its queue): the object is freed in place by the
+  // unwinding and the table stays consistent.
+  KeyTable::LargeObjectSink throwing = [](std::unique_ptr<Object>) { throw std::bad_alloc(); };
+  table.set_large_object_sink(&throwing);
+  put_object("big4", large);
+  table.Erase(table.Find("big4", StrongHash("big4")));
+  EXPECT_EQ(destroyed, 6);
+  EXPECT_EQ(table.Find("big4", StrongHash("big4")), KeyTable::kNoSlot);
+  put_object("big5", large);
+  table.Put("big5", StrongHash("big5"), ValueSpec{ValueKind::kStringRaw, "v"}, 0, 0);
+  EXPECT_EQ(destroyed, 7);
+  EXPECT_EQ(table.View(table.Find("big5", StrongHash("big5"))).str, "v");
+  table.Clear();
   // An empty sink (a store without a reclaimer) frees in place.
   KeyTable::LargeObjectSink none;
   KeyTable plain;
@@ -245,7 +266,7 @@ TEST(KeyTableTest, LargeObjectsReplacedOrErasedGoToTheSink) {
   spec.object = new CountedObject(large, &destroyed);
   plain.Put("k", StrongHash("k"), spec, 0, 0);
   plain.Erase(plain.Find("k", StrongHash("k")));
-  EXPECT_EQ(destroyed, 5);
+  EXPECT_EQ(destroyed, 8);
 }
 
 TEST(KeyTableTest, ReleaseHandsOverExternalValue) {

@@ -83,9 +83,13 @@ TEST(SlowLogTest, NeedsTimingOnlyWhatMayReachTheThreshold) {
     EXPECT_TRUE(SlowLog::NeedsTiming(kWrite | bounded, small, 30));
     EXPECT_FALSE(SlowLog::NeedsTiming(kWrite | bounded, small, 31));
   }
-  // Unbounded commands are always timed, even with the log off (a CONFIG SET may turn it on).
+  // Unbounded commands are always timed while the log is on.
   EXPECT_TRUE(SlowLog::NeedsTiming(kWrite, small, 10000));
+  EXPECT_TRUE(SlowLog::NeedsTiming(kReadonly, small, 1000000));
+  // While it is off, only admin commands (a CONFIG SET may turn it on).
   EXPECT_TRUE(SlowLog::NeedsTiming(kAdmin, small, -1));
+  EXPECT_FALSE(SlowLog::NeedsTiming(kWrite, small, -1));
+  EXPECT_FALSE(SlowLog::NeedsTiming(kReadonly, many, -1));
   // skip_slowlog (EXEC) never.
   EXPECT_FALSE(SlowLog::NeedsTiming(kSkipSlowlog, small, 0));
   EXPECT_FALSE(SlowLog::NeedsTiming(kSkipSlowlog, many, 10000));

@@ -88,12 +88,14 @@ class KeyTable {
 
   // Inserts or overwrites `key`. An overwritten record's external value/object is freed. Returns
   // the key's slot.
+  // `may_defer_free`: a large collection replaced may go to the large-object sink; false frees
+  // it in place (the caller replaces a temporary object by its own inline form).
   Slot Put(std::string_view key, uint64_t hash, const ValueSpec& value, int64_t expire_ms,
-           uint16_t access);
+           uint16_t access, bool may_defer_free = true);
   // Put for a caller that has just looked `key` up: `slot` must be what Find(key, hash) returns
   // now (kNoSlot if absent), so the lookup is not repeated. Checked by assert in debug builds.
   Slot PutAt(Slot slot, std::string_view key, uint64_t hash, const ValueSpec& value,
-             int64_t expire_ms, uint16_t access);
+             int64_t expire_ms, uint16_t access, bool may_defer_free = true);
   // Removes the record and frees its external value/object.
   void Erase(Slot slot);
   // Removes the record but hands its external value/object to the caller (who then owns it):
@@ -109,7 +111,7 @@ class KeyTable {
   // Frees everything.
   void Clear();
   // Exchanges the contents of two tables (SWAPDB, detaching a table to free it unlocked). Each
-  // keeps its deadline flag.
+  // keeps its deadline flag and large-object sink.
   void Swap(KeyTable& other) noexcept;
   // `flag` (owned by the caller, may be shared by many tables) is set whenever a key gets a
   // deadline here; the owner clears it to learn cheaply that no key anywhere has one.
@@ -120,7 +122,8 @@ class KeyTable {
   using LargeObjectSink = std::function<void(std::unique_ptr<Object> object)>;
   // `sink` (owned by the caller, may be shared by many tables; empty = free in place) frees
   // large collections off the calling thread, so that no single write or delete takes time
-  // proportional to what it drops. Clear() always frees in place. Kept by Swap.
+  // proportional to what it drops. Clear() always frees in place. Kept by Swap. The sink may
+  // throw: the object is then freed in place.
   void set_large_object_sink(const LargeObjectSink* sink) { large_object_sink_ = sink; }
 
   size_t size() const { return size_; }
