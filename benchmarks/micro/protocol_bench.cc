@@ -61,5 +61,20 @@ void BM_WriteReplies(benchmark::State& state) {
 }
 BENCHMARK(BM_WriteReplies)->Arg(2)->Arg(3);
 
+// The replies of a pipeline of GETs of small values, and of INCRs: bulk strings and integers.
+void BM_WriteBulkAndIntegerReplies(benchmark::State& state) {
+  ReplyBuilder builder(2);
+  for (auto _ : state) {
+    builder.buffer().clear();
+    for (int i = 0; i < 100; ++i) {
+      builder.Bulk("value:0001");
+      builder.Integer(1000000 + i);
+    }
+    benchmark::DoNotOptimize(builder.buffer().data());
+  }
+  state.SetItemsProcessed(state.iterations() * 200);
+}
+BENCHMARK(BM_WriteBulkAndIntegerReplies);
+
 }  // namespace
 }  // namespace gigakv::protocol

@@ -149,6 +149,20 @@ TEST(ReplyBuilderTest, IntegersAndHeadersAreDecimalAsToString) {
   }
 }
 
+// Bulk strings of many sizes (header digit counts, empty, large), binary bytes included.
+TEST(ReplyBuilderTest, BulkOfManySizes) {
+  for (size_t size : {0, 1, 2, 9, 10, 11, 63, 64, 65, 66, 99, 100, 1000, 70000}) {
+    std::string data(size, '\0');
+    for (size_t i = 0; i < size; ++i) data[i] = static_cast<char>("\r\nab\0\xff"[i % 6]);
+    ReplyBuilder reply;
+    reply.SimpleString("before");
+    reply.Bulk(data);
+    reply.Integer(7);
+    EXPECT_EQ(reply.buffer(), "+before\r\n$" + std::to_string(size) + "\r\n" + data + "\r\n:7\r\n")
+        << size;
+  }
+}
+
 TEST(ReplyBuilderTest, CountsErrorsAndCode) {
   ReplyBuilder builder;
   builder.Error("WRONGTYPE Operation against a key holding the wrong kind of value");
