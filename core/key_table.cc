@@ -113,6 +113,24 @@ RecordLayout Decode(const char* record) {
 
 size_t ExternalSize(const std::string* s) { return sizeof(std::string) + s->capacity() + 1; }
 
+// A large string value on its way to the large-object sink: freeing megabytes (munmap) takes
+// time proportional to their size, as freeing a large collection does.
+class DetachedString final : public Object {
+ public:
+  explicit DetachedString(std::unique_ptr<std::string> value) : value_(std::move(value)) {}
+  KeyType type() const override { return KeyType::kString; }
+  std::string_view encoding_name() const override { return "raw"; }
+  size_t MemoryUsage() const override { return ExternalSize(value_.get()); }
+  size_t Length() const override { return 1; }
+  Object* Clone() const override {
+    return new DetachedString(std::make_unique<std::string>(*value_));
+  }
+  void ForEachElement(absl::FunctionRef<void(std::string_view)> fn) const override { fn(*value_); }
+
+ private:
+  std::unique_ptr<std::string> value_;
+};
+
 }  // namespace
 
 std::string_view KeyTypeName(KeyType type) {
@@ -374,9 +392,15 @@ void KeyTable::FreePayload(uint32_t offset, bool may_defer) {
   RecordLayout layout = Decode(arena_ + offset);
   ValueKind kind = static_cast<ValueKind>(layout.header & kKindMask);
   if (kind == ValueKind::kStringExternal) {
-    std::string* s = LoadLE<std::string*>(layout.payload);
-    external_bytes_ -= ExternalSize(s);
-    delete s;
+    std::unique_ptr<std::string> value(LoadLE<std::string*>(layout.payload));
+    external_bytes_ -= ExternalSize(value.get());
+    if (may_defer && large_object_sink_ != nullptr && *large_object_sink_ &&
+        value->size() >= kLargeStringBytes) {
+      try {  // As below: a throw frees the string in place.
+        (*large_object_sink_)(std::make_unique<DetachedString>(std::move(value)));
+      } catch (...) {
+      }
+    }
   } else if (kind == ValueKind::kObject) {
     std::unique_ptr<Object> object(LoadLE<Object*>(layout.payload));
     if (may_defer && large_object_sink_ != nullptr && *large_object_sink_ &&

@@ -33,9 +33,9 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
 
 void CmdDel(CommandContext& ctx) {
   int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
-    // A collection of more than Store::kLargeObjectElements elements is freed on the lazy-free
-    // thread (the store's reclaimer), so deleting millions of elements does not stall the I/O
-    // thread (Redis's LAZYFREE_THRESHOLD).
+    // A collection of more than Store::kLargeObjectElements elements, or a string of a
+    // megabyte or more, is freed on the lazy-free thread (the store's reclaimer), so deleting
+    // millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
     access.table.Erase(access.slot);
     access.slot = KeyTable::kNoSlot;
     LogEffect(ctx, access.db, {"DEL", access.key});

@@ -172,6 +172,13 @@ def test_overwriting_a_large_collection_frees_it_in_the_background(server, targe
     wait_until(lambda: lazyfreed() == before + 1, 10, message="the replaced hash to be freed")
     assert conn.call("GET", "big") == b"x"
     assert conn.call("TYPE", "big") == "string"
+    # So is a string of megabytes (freeing it unmaps its pages), and not a small one.
+    assert conn.call("SET", "long", "y" * (2 << 20)) == "OK"
+    assert conn.call("SET", "long", "z") == "OK"
+    wait_until(lambda: lazyfreed() == before + 2, 10, message="the replaced string to be freed")
+    assert conn.call("SET", "short", "y" * 1000) == "OK"
+    assert conn.call("DEL", "short") == 1
+    assert lazyfreed() == before + 2
 
 
 def test_binary_safe_keys_and_values(server):

@@ -257,6 +257,32 @@ TEST(KeyTableTest, LargeObjectsReplacedOrErasedGoToTheSink) {
   EXPECT_EQ(destroyed, 7);
   EXPECT_EQ(table.View(table.Find("big5", StrongHash("big5"))).str, "v");
   table.Clear();
+  // String values: from a megabyte on, deferred as an Object of type string; smaller ones and
+  // Clear() free in place.
+  table.set_large_object_sink(&sink);
+  auto put_external = [&](const std::string& key, size_t bytes) {
+    ValueSpec external;
+    external.kind = ValueKind::kStringExternal;
+    external.external = new std::string(bytes, 'x');
+    table.Put(key, StrongHash(key), external, 0, 0);
+  };
+  put_external("s1", KeyTable::kLargeStringBytes);
+  put_external("s2", KeyTable::kLargeStringBytes - 1);
+  const size_t external_bytes = table.MemoryUsage();
+  table.Put("s1", StrongHash("s1"), ValueSpec{ValueKind::kStringRaw, "v"}, 0, 0);
+  ASSERT_EQ(sunk.size(), 1u);
+  EXPECT_EQ(sunk[0]->type(), KeyType::kString);
+  EXPECT_EQ(sunk[0]->Length(), 1u);
+  EXPECT_LT(table.MemoryUsage(), external_bytes - KeyTable::kLargeStringBytes + 4096);
+  table.Erase(table.Find("s2", StrongHash("s2")));
+  EXPECT_EQ(sunk.size(), 1u);
+  put_external("s3", 2 * KeyTable::kLargeStringBytes);
+  table.Erase(table.Find("s3", StrongHash("s3")));
+  EXPECT_EQ(sunk.size(), 2u);
+  put_external("s4", 2 * KeyTable::kLargeStringBytes);
+  table.Clear();
+  EXPECT_EQ(sunk.size(), 2u);
+  sunk.clear();
   // An empty sink (a store without a reclaimer) frees in place.
   KeyTable::LargeObjectSink none;
   KeyTable plain;

@@ -116,9 +116,11 @@ class KeyTable {
   // `flag` (owned by the caller, may be shared by many tables) is set whenever a key gets a
   // deadline here; the owner clears it to learn cheaply that no key anywhere has one.
   void set_deadline_flag(std::atomic<bool>* flag) { deadline_flag_ = flag; }
-  // Collections of more than this many elements that a write replaces (Put over them) or Erase
-  // removes go to the large-object sink, if one is set, instead of being freed in place.
+  // Collections of more than this many elements, and string values of at least this many
+  // bytes, that a write replaces (Put over them) or Erase removes go to the large-object sink,
+  // if one is set, instead of being freed in place (a string as an Object of type kString).
   static constexpr size_t kLargeObjectElements = 64;
+  static constexpr size_t kLargeStringBytes = 1 << 20;
   using LargeObjectSink = std::function<void(std::unique_ptr<Object> object)>;
   // `sink` (owned by the caller, may be shared by many tables; empty = free in place) frees
   // large collections off the calling thread, so that no single write or delete takes time

@@ -100,8 +100,9 @@ class Store {
   Shard& shard(uint32_t index) { return shards_[index]; }
 
   void set_removal_listener(RemovalListener listener) { listener_ = std::move(listener); }
-  // Receives the collections of more than kLargeObjectElements elements that any removal
-  // drops (DEL, expiry, eviction) or a write replaces (SET over a big hash), to free them off
+  // Receives the collections of more than kLargeObjectElements elements (and the strings of at
+  // least KeyTable::kLargeStringBytes) that any removal drops (DEL, expiry, eviction) or a
+  // write replaces (SET over a big hash), to free them off
   // the calling thread (the server hands them to its lazy-free thread): see
   // KeyTable::set_large_object_sink. Without one they are freed in place. Set before use;
   // called under a shard lock.
