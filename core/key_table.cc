@@ -391,28 +391,28 @@ void KeyTable::WriteRecord(uint32_t offset, std::string_view key, const ValueSpe
 void KeyTable::FreePayload(uint32_t offset, bool may_defer) {
   RecordLayout layout = Decode(arena_ + offset);
   ValueKind kind = static_cast<ValueKind>(layout.header & kKindMask);
+  const bool can_defer = may_defer && large_object_sink_ != nullptr && *large_object_sink_;
+  std::unique_ptr<Object> deferred;
   if (kind == ValueKind::kStringExternal) {
     std::unique_ptr<std::string> value(LoadLE<std::string*>(layout.payload));
     external_bytes_ -= ExternalSize(value.get());
-    if (may_defer && large_object_sink_ != nullptr && *large_object_sink_ &&
-        value->size() >= kLargeStringBytes) {
-      try {  // As below: a throw frees the string in place.
-        (*large_object_sink_)(std::make_unique<DetachedString>(std::move(value)));
+    if (can_defer && value->size() >= kLargeStringBytes) {
+      try {  // No memory for the wrapper: `value` is freed in place.
+        deferred = std::make_unique<DetachedString>(std::move(value));
       } catch (...) {
       }
     }
   } else if (kind == ValueKind::kObject) {
     std::unique_ptr<Object> object(LoadLE<Object*>(layout.payload));
-    if (may_defer && large_object_sink_ != nullptr && *large_object_sink_ &&
-        object->Length() > kLargeObjectElements) {
-      // The record still points at the object until the caller rewrites or unlinks it, so
-      // nothing may escape from here: if the sink throws (no memory for its queue), the
-      // unwinding has freed the object in place, and the caller goes on as if it had.
-      try {
-        (*large_object_sink_)(std::move(object));
-      } catch (...) {
-      }
-    }
+    if (can_defer && object->Length() > kLargeObjectElements) deferred = std::move(object);
+  }
+  if (deferred == nullptr) return;  // Freed in place, if anything was held.
+  // The record still points at the value until the caller rewrites or unlinks it, so nothing
+  // may escape from here: if the sink throws (no memory for its queue), the unwinding has
+  // freed the value in place, and the caller goes on as if it had.
+  try {
+    (*large_object_sink_)(std::move(deferred));
+  } catch (...) {
   }
 }
 

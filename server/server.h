@@ -232,6 +232,15 @@ class Server {
   // cron refreshes), at most a bounded batch per call. Returns false when over the limit and
   // nothing could be evicted (noeviction, or no candidates): write commands then get OOM.
   bool EvictToLimit();
+  // Whether small integers are shared objects (OBJECT REFCOUNT 2147483647), as in Redis: not
+  // under a maxmemory limit with an LRU or LFU policy, where each key needs its own stamp.
+  bool SharesSmallIntegers() const {
+    using Policy = Store::EvictionPolicy;
+    auto policy = static_cast<Policy>(eviction_policy_.load(std::memory_order_relaxed));
+    bool lru_or_lfu = policy == Policy::kAllKeysLru || policy == Policy::kAllKeysLfu ||
+                      policy == Policy::kVolatileLru || policy == Policy::kVolatileLfu;
+    return !(maxmemory_.load(std::memory_order_relaxed) > 0 && lru_or_lfu);
+  }
   bool OverMaxmemory() const {
     int64_t limit = maxmemory_.load(std::memory_order_relaxed);
     return limit > 0 && used_memory_.load(std::memory_order_relaxed) > limit;

@@ -362,12 +362,8 @@ void CmdObjectRefcount(CommandContext& ctx) {
     // except under a maxmemory limit with an LRU or LFU policy (each key then needs its own
     // access stamp; Redis decides when the value is stored, gigakv when asked) and except the
     // duplicates COPY makes (refcount 1; the record's `unshared` flag).
-    std::string policy = ctx.server.config().Get("maxmemory-policy");
-    bool no_sharing =
-        ctx.server.config().GetInt("maxmemory") > 0 &&
-        (policy.find("lru") != std::string::npos || policy.find("lfu") != std::string::npos);
-    bool shared = !no_sharing && view.kind == ValueKind::kStringInt && !view.unshared &&
-                  ParseInt64(view.str, &number) && number >= 0 && number < 10000;
+    bool shared = ctx.server.SharesSmallIntegers() && view.kind == ValueKind::kStringInt &&
+                  !view.unshared && ParseInt64(view.str, &number) && number >= 0 && number < 10000;
     ctx.reply.Integer(shared ? INT32_MAX : 1);
   });
 }
