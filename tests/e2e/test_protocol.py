@@ -254,6 +254,58 @@ def test_replies_of_many_clients_in_one_wakeup_while_others_vanish(server):
     assert server.raw().call("PING") == "PONG"
 
 
+def test_pipeline_streamed_in_while_its_replies_fill_the_socket(server):
+    # 200,000 SETs sent in one go, while a second thread drains the replies: the server reads
+    # more input while earlier replies wait for room in the socket, and neither side stalls.
+    # Meanwhile another client is served.
+    count = 200_000
+    conn = server.raw(timeout=60)
+    payload = b"".join(encode_command("SET", f"p{i}", "v") for i in range(count))
+    received = []
+
+    def drain():
+        total = 0
+        while total < count * len(b"+OK\r\n"):
+            chunk = conn.sock.recv(1 << 16)
+            if not chunk:
+                break
+            total += len(chunk)
+        received.append(total)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    conn.sock.sendall(payload)
+    assert server.raw().call("PING") == "PONG"
+    reader.join(60)
+    assert received == [count * len(b"+OK\r\n")]
+    assert server.raw().call("DBSIZE") == count
+
+
+def test_slow_reader_does_not_hold_up_other_clients(server):
+    # One client's replies (20 MB) wait for it to read them; the others are served meanwhile,
+    # and the slow one still gets every byte once it reads.
+    admin = server.raw()
+    value = b"s" * (1024 * 1024)
+    admin.call("SET", "big", value)
+    slow = server.raw(timeout=30)
+    slow.send(b"GET big\r\n" * 20)
+    time.sleep(0.2)
+    for i in range(50):
+        assert admin.call("INCR", "served") == i + 1
+    for _ in range(20):
+        assert slow.read_reply() == value
+    assert slow.call("PING") == "PONG"
+
+
+def test_request_then_half_close_still_gets_its_reply(server):
+    # A client that sends its last request and shuts down its sending side (SHUT_WR) gets the
+    # reply before the server closes the connection, as with Redis.
+    conn = server.raw()
+    conn.send(b"SET half closed\r\nGET half\r\n")
+    conn.sock.shutdown(socket.SHUT_WR)
+    assert conn.read_until_closed(timeout=5) == b"+OK\r\n$6\r\nclosed\r\n"
+
+
 def test_proto_max_bulk_len_set_live(server):
     conn = server.raw()
     assert conn.call_raw("CONFIG", "SET", "proto-max-bulk-len", "1mb") == b"+OK\r\n"
