@@ -1,5 +1,6 @@
 #include "server/network.h"
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -52,6 +53,17 @@ std::string EndpointText(const tcp::endpoint& endpoint) {
   return StrCat(address.to_string(), ":", endpoint.port());
 }
 
+// "ip:port" of a connected socket's peer (`peer`) or of its own end; empty if unknown.
+std::string SocketAddressText(int fd, bool peer) {
+  tcp::endpoint endpoint;
+  socklen_t length = static_cast<socklen_t>(endpoint.capacity());
+  int result = peer ? ::getpeername(fd, endpoint.data(), &length)
+                    : ::getsockname(fd, endpoint.data(), &length);
+  if (result != 0 || length > endpoint.capacity()) return "";
+  endpoint.resize(length);
+  return EndpointText(endpoint);
+}
+
 class Connection;
 
 // Each I/O thread runs its own io_context, and every socket operation (read, write, close,
@@ -100,29 +112,29 @@ class Connection : public std::enable_shared_from_this<Connection> {
     server_.UnregisterClient(client_->id);
   }
 
-  // Takes the accepted socket out of asio (see IoThread) into the thread's ready set.
-  void Start(tcp::socket socket) {
-    asio::error_code ec;
-    socket.set_option(tcp::no_delay(true), ec);
-    socket.non_blocking(true, ec);  // No recv or send may block the thread.
+  // Takes over an accepted descriptor: from now on it is watched by the thread's ready set
+  // (see IoThread) and closed by this connection.
+  void Start(int fd) {
+    fd_ = fd;
+    int flags = ::fcntl(fd_, F_GETFL, 0);
+    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) != 0) {
+      return;  // A recv or send must never block the thread; the destructor closes it.
+    }
+    int on = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
     int keepalive = static_cast<int>(server_.config().GetInt("tcp-keepalive"));
     if (keepalive > 0) {
-      socket.set_option(asio::socket_base::keep_alive(true), ec);
-      ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPIDLE, &keepalive,
-                   sizeof(keepalive));
+      ::setsockopt(fd_, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+      ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPIDLE, &keepalive, sizeof(keepalive));
     }
-    auto remote = socket.remote_endpoint(ec);
-    if (!ec) client_->addr = EndpointText(remote);
-    auto local = socket.local_endpoint(ec);
-    if (!ec) client_->laddr = EndpointText(local);
-    fd_ = socket.release(ec);
-    if (ec) return;
+    client_->addr = SocketAddressText(fd_, /*peer=*/true);
+    client_->laddr = SocketAddressText(fd_, /*peer=*/false);
     epoll_event event{};
     event.events = interest_ = EPOLLIN;
     event.data.ptr = this;
     if (::epoll_ctl(owner_.ready_set, EPOLL_CTL_ADD, fd_, &event) != 0) {
       spdlog::warn("Cannot watch client socket: {}", std::strerror(errno));
-      return;  // The destructor closes the descriptor.
+      return;
     }
     client_->fd = fd_;
     int64_t now = server_.NowMs();
@@ -232,9 +244,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Wants input: the ready set reports the socket once it has some (or already has).
   void DoRead() {
-    if (closed_ || read_pending_) return;
+    if (closed_) return;
     read_pending_ = true;
-    SetInterest(EPOLLIN);
+    SetInterest(EPOLLIN);  // Also after a blocked write, which watched for writability only.
   }
 
   // One recv per readiness event, as in Redis: what is left is reported again by the
@@ -404,6 +416,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       ssize_t n = ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
       if (n >= 0) {
         out_sent_ += n;
+        AddOwned(server_.LocalStats().net_output_bytes, n);  // Counted as sent, as Redis does.
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         write_blocked_ = true;
         SetInterest(EPOLLOUT);
@@ -420,7 +433,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void FinishWrite(bool failed) {
     write_pending_ = false;
     write_blocked_ = false;
-    AddOwned(server_.LocalStats().net_output_bytes, out_sent_);
     client_->output_buffer_bytes.store(0, std::memory_order_relaxed);
     if (out_.capacity() > kMaxIdleInputBuffer) {
       std::string().swap(out_);
@@ -474,7 +486,9 @@ absl::Status IoThread::OpenReadySet() {
 void IoThread::WatchReady() {
   ready_watch->async_wait(asio::posix::stream_descriptor::wait_read,
                           [this](const asio::error_code& ec) {
-                            if (!ec) OnReady();
+                            if (ec == asio::error::operation_aborted) return;  // Shutting down.
+                            if (ec) spdlog::warn("Waiting for client sockets: {}", ec.message());
+                            OnReady();
                           });
 }
 
@@ -486,6 +500,8 @@ void IoThread::OnReady() {
   epoll_event events[kMaxEvents];
   for (int round = 0; round < kMaxRounds; ++round) {
     int count = ::epoll_wait(ready_set, events, kMaxEvents, 0);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) spdlog::warn("epoll_wait on client sockets: {}", std::strerror(errno));
     if (count <= 0) {
       WatchReady();  // Idle: wait in the reactor.
       return;
@@ -568,22 +584,12 @@ struct Network::Impl {
         return;
       }
     }
-    // Hand the descriptor to `target`, which registers it with its own reactor: from then on
+    // Hand the descriptor to `target`, which adds it to its own ready set: from then on
     // only `target`'s thread touches it (see IoThread).
-    tcp protocol = socket.local_endpoint(ec).protocol();
-    if (ec) return;
     int fd = socket.release(ec);
     if (ec) return;
-    asio::post(target.io, [this, &target, protocol, fd] {
-      tcp::socket own(target.io);
-      asio::error_code assign_ec;
-      own.assign(protocol, fd, assign_ec);
-      if (assign_ec) {
-        ::close(fd);
-        return;
-      }
-      std::make_shared<Connection>(server, target)->Start(std::move(own));
-    });
+    asio::post(target.io,
+               [this, &target, fd] { std::make_shared<Connection>(server, target)->Start(fd); });
   }
 
   void ArmTimeoutTimer(IoThread& thread) {
@@ -594,7 +600,8 @@ struct Network::Impl {
       if (timeout_s > 0) {
         int64_t now = server.NowMs();
         std::vector<Connection*> idle;
-        for (const auto& [connection, owner] : thread.connections) {
+        for (const auto& entry : thread.connections) {
+          Connection* connection = entry.first;
           // Like Redis, clients waiting in a blocking command are not idle.
           if (connection->client().blocked.load()) continue;
           if (now - connection->client().last_interaction_ms.load() > timeout_s * 1000) {
@@ -771,7 +778,7 @@ void Network::Stop() {
         if (impl_->signals) impl_->signals->cancel(ec);
       }
       std::vector<Connection*> open;
-      for (const auto& [connection, owner] : raw->connections) open.push_back(connection);
+      for (const auto& entry : raw->connections) open.push_back(entry.first);
       for (Connection* connection : open) connection->Close();
       raw->timeout_timer->cancel();
       raw->io.stop();

@@ -286,3 +286,28 @@ def test_blocked_clients_are_not_idle_but_their_input_is_limited(blocking_server
             assert other.call("CLIENT", "LIST").decode().count("cmd=blpop") == 0
         finally:
             other.call("CONFIG", "SET", "client-query-buffer-limit", "1gb")
+
+
+def _server_cpu_seconds(admin) -> float:
+    info = admin.call("INFO", "cpu").decode()
+    fields = dict(l.split(":", 1) for l in info.splitlines() if l.startswith("used_cpu_"))
+    return float(fields["used_cpu_sys"]) + float(fields["used_cpu_user"])
+
+
+def test_a_wake_up_too_big_for_the_socket_leaves_the_server_idle(blocking_server):
+    # The reply that ends the wait (a 16 MB element) does not fit the socket, so it waits for
+    # the socket to become writable; once it is out, the connection must go back to waiting for
+    # input. Watching for writability any longer would spin its I/O thread: an idle server uses
+    # next to no CPU (a spinning thread would use about one second per second).
+    value = b"w" * (16 * 1024 * 1024)
+    with blocking_server.raw(timeout=30) as waiter, blocking_server.raw() as pusher:
+        waiter.send_command("BLPOP", "big", "0")
+        wait_blocked(pusher, 1)
+        assert pusher.call("RPUSH", "big", value) == 1
+        time.sleep(0.2)  # The server finds the waiter's socket full.
+        assert waiter.read_reply() == [b"big", value]
+        before = _server_cpu_seconds(pusher)
+        time.sleep(1.0)  # Both clients idle.
+        used = _server_cpu_seconds(pusher) - before
+        assert used < 0.5, f"server used {used:.2f} s of CPU in 1 s while idle"
+        assert waiter.call("PING") == "PONG"
