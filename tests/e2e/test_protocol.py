@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import select
 import socket
 import struct
 import threading
@@ -351,3 +352,99 @@ def test_output_buffer_limit_disconnects_slow_reader(server):
     if "client_output_buffer_limit_disconnections" in stats:
         assert int(stats["client_output_buffer_limit_disconnections"]) == 1
     assert admin.call_raw("PING") == b"+PONG\r\n"
+
+
+class _TortureClient:
+    """One connection of the randomized test below: what it still has to send, and the exact
+    replies it still expects, in order."""
+
+    def __init__(self, port: int, name: str, rng: random.Random):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.sock.setblocking(False)
+        self.name = name
+        self.rng = rng
+        self.mode = rng.choice(["fast", "slow", "fragmented", "reset"])
+        self.out = b""
+        self.expect: list[bytes] = []
+        self.received = b""
+        self.counter = 0
+
+    def plan(self) -> None:
+        for _ in range(self.rng.choice([1, 1, 2, 16, 100])):
+            draw = self.rng.random()
+            if draw < 0.6:
+                self.counter += 1
+                self.out += encode_command("INCR", f"{self.name}:c")
+                self.expect.append(b":%d\r\n" % self.counter)
+            elif draw < 0.8:
+                size = self.rng.choice([10, 1000, 100_000, 700_000])
+                self.out += encode_command("SET", f"{self.name}:v", b"x" * size)
+                self.out += encode_command("STRLEN", f"{self.name}:v")
+                self.expect += [b"+OK\r\n", b":%d\r\n" % size]
+            else:
+                size = self.rng.choice([10, 300_000])
+                self.out += encode_command("SET", f"{self.name}:g", b"y" * size)
+                self.out += encode_command("GET", f"{self.name}:g")
+                self.expect += [b"+OK\r\n", b"$%d\r\n%s\r\n" % (size, b"y" * size)]
+
+    def send_some(self) -> None:
+        chunk = self.out
+        if self.mode == "fragmented":
+            chunk = self.out[: self.rng.choice([1, 7, 4096, 65536])]
+        try:
+            self.out = self.out[self.sock.send(chunk):]
+        except BlockingIOError:
+            pass
+
+    def receive_some(self) -> int:
+        """Reads what arrived and checks it byte for byte; returns how many replies completed."""
+        if self.mode == "slow" and self.rng.random() < 0.7:
+            return 0  # Reads late: its replies pile up in the server.
+        data = self.sock.recv(1 << 16)
+        assert data, f"{self.name}: the server closed the connection"
+        self.received += data
+        completed = 0
+        while self.expect and len(self.received) >= len(self.expect[0]):
+            want = self.expect.pop(0)
+            assert self.received[: len(want)] == want, (self.name, self.received[:80], want[:80])
+            self.received = self.received[len(want):]
+            completed += 1
+        if self.expect:
+            assert self.expect[0].startswith(self.received), (self.name, self.received[:80])
+        return completed
+
+
+def test_randomized_clients_with_resets_fragments_and_slow_readers(server):
+    # 60 connections, each in one of four manners (plain, reading late, sending its requests in
+    # fragments of 1 byte to 64 KiB, or being reset or closed mid-stream and replaced), send
+    # pipelines of 1-100 requests whose replies range from 4 bytes to 700 KB. Every reply must
+    # arrive exactly, in order, on its own connection; the server must stay up throughout.
+    rng = random.Random(20261201)
+    clients = [_TortureClient(server.port, f"t{i}", rng) for i in range(60)]
+    completed = 0
+    for round_index in range(8):
+        for c in clients:
+            if not c.expect and not c.out:
+                c.plan()
+        # Pump for a bounded number of select() passes (the round ends even if replies remain).
+        for _ in range(200):
+            readers = [c.sock for c in clients if c.expect]
+            writers = [c.sock for c in clients if c.out]
+            if not readers and not writers:
+                break
+            readable, writable, _ = select.select(readers, writers, [], 0.05)
+            for c in clients:
+                if c.sock in writable:
+                    c.send_some()
+                if c.sock in readable:
+                    completed += c.receive_some()
+        for i, c in enumerate(clients):
+            if c.mode == "reset" and rng.random() < 0.3:
+                if rng.random() < 0.5:  # An RST instead of a FIN.
+                    c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                c.sock.close()
+                clients[i] = _TortureClient(server.port, f"t{i}r{round_index}", rng)
+    assert completed > 1000
+    for c in clients:
+        c.sock.close()
+    assert server.raw().call("PING") == "PONG"
