@@ -45,6 +45,9 @@ enum CommandFlag : uint32_t {
   // resize) is not counted, for these as for fast commands. Redis has no such flag: it times
   // every command.
   kBoundedWork = 1 << 20,
+  // Refused unless enable-debug-command allows the client (Redis's internal CMD_PROTECTED,
+  // which COMMAND does not report either): DEBUG.
+  kProtected = 1 << 21,
 };
 
 struct CommandContext;

@@ -583,7 +583,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        0,
        {"no", "yes", "local"},
        false,
-       kNoEffect},
+       "Whether DEBUG may run: no (refused, as in Redis), yes, or local (clients connected from "
+       "127.0.0.1 or ::1)."},
       {"enable-module-command",
        DirectiveType::kEnum,
        "no",

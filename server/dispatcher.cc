@@ -61,6 +61,15 @@ struct ExecuteDepth {
   ExecuteDepth& operator=(const ExecuteDepth&) = delete;
 };
 
+// The peer address of `client` ("ip:port") is the loopback address, as Redis's islocalClient.
+bool IsLocalClient(const ClientState& client) {
+  std::string_view addr = client.addr;
+  size_t colon = addr.rfind(':');
+  if (colon == std::string_view::npos) return false;
+  std::string_view ip = addr.substr(0, colon);
+  return ip == "127.0.0.1" || ip == "::1";
+}
+
 // Commands that run at once between MULTI and EXEC instead of being queued.
 bool RunsInsideMulti(const CommandSpec& spec) {
   const std::string_view name = spec.name;
@@ -99,6 +108,13 @@ void Server::TimedBatch::Restart() {
   if (tls_mark == 0 || tls_execute_depth > 1) return;
   CloseRun();
   tls_disturbed = true;
+}
+
+bool Server::ProtectedCommandAllowed(const ClientState& client) const {
+  // enable-debug-command cannot change at run time (immutable, as in Redis), but reading it
+  // here keeps DEBUG, which is rare, from costing anything elsewhere.
+  std::string access = config_.Get("enable-debug-command");
+  return access == "yes" || (access == "local" && IsLocalClient(client));
 }
 
 void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
@@ -159,7 +175,9 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     // not authenticated (clients connected before the password was set stay logged in).
     const bool auth_required = !client.authenticated && !(spec->flags & kNoAuth) &&
                                password_set_.load(std::memory_order_relaxed);
-    if (auth_required) {
+    if ((spec->flags & kProtected) && !ProtectedCommandAllowed(client)) {
+      reject(errors::kDebugNotAllowed);  // As in Redis, checked before authentication.
+    } else if (auth_required) {
       reject(errors::kNoAuth);
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));

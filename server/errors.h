@@ -125,5 +125,10 @@ inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
 inline constexpr std::string_view kNotAllowedInMulti =
     "ERR Command not allowed inside a transaction";
+// DEBUG while enable-debug-command is "no" (or "local" and the client is not local).
+inline constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
 
 }  // namespace gigakv::errors

@@ -212,6 +212,9 @@ class Server {
   // Re-reads config values cached for the hot path (after CONFIG SET and at start).
   void RefreshCachedConfig();
   bool password_set() const { return password_set_.load(std::memory_order_relaxed); }
+  // Whether enable-debug-command lets `client` run a protected command (DEBUG): "yes", or
+  // "local" for a client on the loopback address.
+  bool ProtectedCommandAllowed(const ClientState& client) const;
   // Config values read for every request, mirrored here so the hot path takes no lock.
   int64_t proto_max_bulk_len() const { return proto_max_bulk_len_.load(std::memory_order_relaxed); }
   // The collection encoding thresholds as currently configured (a snapshot; cheap).

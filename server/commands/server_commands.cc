@@ -17,6 +17,7 @@
 #include "server/command_docs.h"
 #include "server/command_key_specs.h"
 #include "server/commands/args.h"
+#include "server/commands/key_access.h"
 #include "server/server.h"
 
 namespace gigakv::server {
@@ -864,13 +865,56 @@ void CmdRole(CommandContext& ctx) {
   ctx.reply.ArrayHeader(0);
 }
 
+// DEBUG POPULATE count [prefix] [size]: string keys prefix:0 .. prefix:count-1 (prefix "key")
+// holding "value:<n>", zero-padded or cut to `size` bytes when it is given; keys that exist are
+// left alone. Unlike Redis, which does not propagate them, each key created is logged as a SET,
+// so it survives a restart.
+void DebugPopulate(CommandContext& ctx) {
+  int64_t count = 0;
+  int64_t size = 0;
+  // As Redis's getPositiveLongFromObjectOrReply: one error for text and negatives alike.
+  if (!ParseIntAtLeastOrReply(ctx, ctx.arg(2), 0, errors::kMustBePositive, &count)) return;
+  if (ctx.argc() == 5 &&
+      !ParseIntAtLeastOrReply(ctx, ctx.arg(4), 0, errors::kMustBePositive, &size)) {
+    return;
+  }
+  if (size > ctx.server.proto_max_bulk_len()) {
+    ctx.reply.Error(errors::kStringTooLong);
+    return;
+  }
+  const std::string_view prefix = ctx.argc() >= 4 ? ctx.arg(3) : std::string_view("key");
+  std::string key;
+  std::string value;
+  for (int64_t n = 0; n < count; ++n) {
+    std::string number = std::to_string(n);
+    key.assign(prefix).append(":").append(number);
+    value.assign("value:").append(number);
+    if (size > 0) value.resize(static_cast<size_t>(size), '\0');
+    WithKey(ctx, key, [&](KeyAccess& access) {
+      if (access.exists()) return;
+      PutString(ctx, access, value, /*expire_ms=*/0);
+      LogStringSet(ctx, access);
+      CountDirty(ctx);
+    });
+  }
+  ctx.reply.Ok();
+}
+
 void CmdDebug(CommandContext& ctx) {
+  if (ArgIs(ctx.arg(1), "populate") && ctx.argc() >= 3 && ctx.argc() <= 5) {
+    DebugPopulate(ctx);
+    return;
+  }
   if (ArgIs(ctx.arg(1), "help")) {
-    ReplyHelp(ctx, {"SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
-                    "SET-ACTIVE-EXPIRE <0|1>",
-                    "    Setting it to 0 disables expiring keys in background when they are not "
-                    "accessed (otherwise the Redis behavior). Setting it to 1 reenables back the "
-                    "default."});
+    ReplyHelp(ctx,
+              {"POPULATE <count> [<prefix>] [<size>]",
+               "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+               "    it is used instead of the 'key' prefix. A key that already exists is",
+               "    left alone.", "SLEEP <seconds>",
+               "    Stop the server for <seconds>. Decimals allowed.", "SET-ACTIVE-EXPIRE <0|1>",
+               "    Setting it to 0 disables expiring keys in background when they are not "
+               "accessed (otherwise the Redis behavior). Setting it to 1 reenables back the "
+               "default."});
     return;
   }
   if (ArgIs(ctx.arg(1), "sleep") && ctx.argc() == 3) {
@@ -1022,8 +1066,8 @@ const std::vector<CommandSpec>& ServerCommands() {
          "Get the UNIX time stamp of the last successful save to disk"},
         {"role", 1, kNoScript | kLoading | kStale | kFast, 0, 0, 0, CmdRole, "server",
          "Return the role of the instance in the context of replication", "2.8.12"},
-        {"debug", -2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdDebug, "server",
-         "A container for debugging commands"},
+        {"debug", -2, kAdmin | kNoScript | kLoading | kStale | kProtected, 0, 0, 0, CmdDebug,
+         "server", "A container for debugging commands"},
         {"slowlog", -2, 0, 0, 0, 0, nullptr, "server", "A container for slow log commands",
          "2.2.12"},
         {"slowlog|get", -2, kAdmin | kLoading | kStale, 0, 0, 0, CmdSlowlogGet, "server",

@@ -4,6 +4,7 @@
 namespace gigakv::testing {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 class ServerCommandsTest : public CommandTest {};
@@ -132,6 +133,77 @@ TEST_F(ServerCommandsTest, DebugSubset) {
   EXPECT_EQ(Reply({"DEBUG", "SET-ACTIVE-EXPIRE", "1"}), "+OK");
   server_.Cron();
   EXPECT_EQ(Reply({"DBSIZE"}), ":0");
+}
+
+TEST_F(ServerCommandsTest, DebugIsRefusedUnlessEnableDebugCommandAllowsTheClient) {
+  const std::string refused =
+      "-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+      "you can run it from a local connection, otherwise you need to set this option in the "
+      "configuration file, and then restart the server.";
+  ASSERT_TRUE(config_.SetOne("enable-debug-command", "no", false).ok());
+  EXPECT_EQ(Reply({"DEBUG", "HELP"}), refused);
+  EXPECT_EQ(Reply({"DEBUG"}), "-ERR wrong number of arguments for 'debug' command");  // First.
+  // Before authentication, as in Redis.
+  EXPECT_EQ(Reply({"CONFIG", "SET", "requirepass", "pw"}), "+OK");
+  client_.authenticated = false;
+  EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), refused);
+  EXPECT_EQ(Reply({"PING"}), "-NOAUTH Authentication required.");
+  EXPECT_EQ(Reply({"AUTH", "pw"}), "+OK");
+  // Inside MULTI it is refused at once and the transaction is aborted.
+  EXPECT_EQ(Reply({"MULTI"}), "+OK");
+  EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), refused);
+  EXPECT_EQ(Reply({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.");
+
+  ASSERT_TRUE(config_.SetOne("enable-debug-command", "local", false).ok());
+  for (const char* addr : {"127.0.0.1:50000", "::1:50000"}) {
+    client_.addr = addr;
+    EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), "+OK") << addr;
+  }
+  for (const char* addr : {"10.0.0.7:50000", "127.0.0.2:50000", ""}) {
+    client_.addr = addr;
+    EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), refused) << addr;
+  }
+  ASSERT_TRUE(config_.SetOne("enable-debug-command", "yes", false).ok());
+  EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), "+OK");
+  // Immutable, as in Redis.
+  EXPECT_EQ(Reply({"CONFIG", "SET", "enable-debug-command", "no"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't "
+            "set immutable config");
+}
+
+TEST_F(ServerCommandsTest, DebugPopulateCreatesMissingKeysAndLogsThem) {
+  EXPECT_EQ(Reply({"SET", "key:1", "mine"}), "+OK");
+  effects_.Take();
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE", "3"}), "+OK");
+  EXPECT_EQ(Reply({"GET", "key:0"}), "\"value:0\"");
+  EXPECT_EQ(Reply({"GET", "key:1"}), "\"mine\"");  // Existing keys are left alone.
+  EXPECT_EQ(Reply({"GET", "key:2"}), "\"value:2\"");
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "key:2"}), "\"embstr\"");
+  EXPECT_THAT(effects_.Take(), ElementsAre("0: SET key:0 value:0", "0: SET key:2 value:2"));
+  // A size pads with zero bytes or cuts; 0 keeps "value:<n>".
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE", "2", "p", "10"}), "+OK");
+  EXPECT_EQ(RunRaw({"GET", "p:1"}), std::string("$10\r\nvalue:1\0\0\0\r\n", 17));
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE", "2", "q", "3"}), "+OK");
+  EXPECT_EQ(Reply({"GET", "q:1"}), "\"val\"");
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE", "1", "r", "0"}), "+OK");
+  EXPECT_EQ(Reply({"GET", "r:0"}), "\"value:0\"");
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE", "0"}), "+OK");
+  EXPECT_EQ(Reply({"DBSIZE"}), ":8");
+  // In the client's database.
+  EXPECT_EQ(Reply({"SELECT", "2"}), "+OK");
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE", "2"}), "+OK");
+  EXPECT_EQ(Reply({"DBSIZE"}), ":2");
+  // Errors as Redis's getPositiveLongFromObjectOrReply: text and negatives alike.
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"DEBUG", "POPULATE", "-1"},
+                                              {"DEBUG", "POPULATE", "abc"},
+                                              {"DEBUG", "POPULATE", "2", "p", "-3"},
+                                              {"DEBUG", "POPULATE", "2", "p", "x"}}) {
+    EXPECT_EQ(Reply(bad), "-ERR value is out of range, must be positive");
+  }
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE"}),
+            "-ERR unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP.");
+  EXPECT_EQ(Reply({"DEBUG", "POPULATE", "1", "p", "0", "extra"}),
+            "-ERR unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP.");
 }
 
 TEST_F(ServerCommandsTest, ScriptingFlushesAnswerOk) {

@@ -34,6 +34,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 # Real redis-server needs these to behave like a plain in-memory server with DEBUG available.
 REDIS_BASE_ARGS = ("--save", "", "--appendonly", "no", "--enable-debug-command", "yes")
+# gigakv refuses DEBUG by default too (enable-debug-command no, as Redis).
+GIGAKV_BASE_ARGS = ("--enable-debug-command", "yes")
 START_ATTEMPTS = 3  # a free port can be taken by someone else before the server binds it
 
 
@@ -136,7 +138,7 @@ def _pool_fixture(tmp_path_factory, binary, base_args, name):
 @pytest.fixture
 def server_factory(tmp_path_factory, target, server_binary):
     """Starts servers under test (gigakv-server, or redis-server with GIGAKV_E2E_TARGET=redis)."""
-    base_args = REDIS_BASE_ARGS if target == "redis" else ()
+    base_args = REDIS_BASE_ARGS if target == "redis" else GIGAKV_BASE_ARGS
     yield from _pool_fixture(tmp_path_factory, server_binary, base_args, "srv")
 
 

@@ -194,7 +194,6 @@ def test_config_resetstat(server):
 _DIFFERENT_ON_PURPOSE = {
     b"port", b"dir",           # each server has its own
     b"io-threads",             # gigakv: one I/O thread per core by default
-    b"enable-debug-command",   # the tests enable DEBUG on redis-server only
 }
 # gigakv's own directives (docs in server/config.cc).
 _GIGAKV_ONLY = {b"shards", b"set-max-listpack-entries", b"set-max-listpack-value"}

@@ -350,3 +350,20 @@ def test_role_matches_redis(server, real_redis):
                 conn.call("HELLO", "3")
         for args in (("ROLE",), ("ROLE", "x")):
             assert conns[0].call_raw(*args) == conns[1].call_raw(*args), (resp, args)
+
+
+@pytest.mark.parametrize("setting, allowed", [("no", False), ("local", True), ("yes", True)])
+def test_enable_debug_command_gates_debug(server_factory, setting, allowed):
+    # The tests' servers start with `enable-debug-command yes`; a later argument overrides it.
+    # Clients here connect from 127.0.0.1, which "local" allows.
+    server = server_factory("--enable-debug-command", setting)
+    conn = server.raw()
+    if allowed:
+        assert conn.call_raw("DEBUG", "SLEEP", "0") == b"+OK\r\n"
+    else:
+        assert conn.call_raw("DEBUG", "SLEEP", "0") == (
+            b"-ERR DEBUG command not allowed. If the enable-debug-command option is set to "
+            b"\"local\", you can run it from a local connection, otherwise you need to set this "
+            b"option in the configuration file, and then restart the server.\r\n")
+    assert conn.call_raw("CONFIG", "GET", "enable-debug-command") == (
+        b"*2\r\n$20\r\nenable-debug-command\r\n$%d\r\n%s\r\n" % (len(setting), setting.encode()))

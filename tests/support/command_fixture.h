@@ -70,9 +70,11 @@ class CommandTest : public ::testing::Test {
     reply_.set_resp_version(version);
   }
 
-  // Small shard count: tests stay fast and still cross shards.
+  // Small shard count: tests stay fast and still cross shards. DEBUG allowed (the in-process
+  // client has no address, so "local" would not do).
   static server::Config& Configure(server::Config& config) {
     (void)config.SetOne("shards", "16", false);
+    (void)config.SetOne("enable-debug-command", "yes", false);
     return config;
   }
   server::ServerOptions MakeOptions() {
