@@ -625,8 +625,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        1,
        {},
        true,
-       "Accepted for compatibility; no effect: DEL already frees large collections in the "
-       "background, as UNLINK does."},
+       "DEL frees large values in the background either way, as UNLINK does; with yes its frees "
+       "count in INFO lazyfreed_objects, as UNLINK's do."},
       {"lazyfree-lazy-user-flush",
        DirectiveType::kBool,
        "no",

@@ -91,10 +91,20 @@ void Server::FreeLater(Store::DetachedTables tables) {
   QueueLazyFree(std::move(job));
 }
 
+namespace {
+thread_local bool tls_user_lazy_free = false;
+}  // namespace
+
+Server::UserLazyFreeScope::UserLazyFreeScope() : previous_(tls_user_lazy_free) {
+  tls_user_lazy_free = true;
+}
+Server::UserLazyFreeScope::~UserLazyFreeScope() { tls_user_lazy_free = previous_; }
+
 void Server::FreeLater(std::unique_ptr<Object> object) {
   if (object == nullptr) return;
   LazyFreeJob job;
   job.count = 1;
+  job.lazy_free = tls_user_lazy_free;
   job.object = std::move(object);
   QueueLazyFree(std::move(job));
 }
@@ -114,20 +124,25 @@ void Server::QueueLazyFree(LazyFreeJob job) {
           // The actual freeing, off every I/O thread.
           done.tables.clear();
           done.object.reset();
-          lazyfree_pending_.fetch_sub(done.count, std::memory_order_relaxed);
-          lazyfreed_objects_.fetch_add(done.count, std::memory_order_relaxed);
+          if (done.lazy_free) {
+            lazyfree_pending_.fetch_sub(done.count, std::memory_order_relaxed);
+            lazyfreed_objects_.fetch_add(done.count, std::memory_order_relaxed);
+          } else {
+            background_freed_objects_.fetch_add(done.count, std::memory_order_relaxed);
+          }
         }
         lock.lock();
       }
     });
   }
-  lazyfree_pending_.fetch_add(job.count, std::memory_order_relaxed);
+  if (job.lazy_free) lazyfree_pending_.fetch_add(job.count, std::memory_order_relaxed);
   lazyfree_queue_.push_back(std::move(job));
   lazyfree_cv_.notify_one();
 }
 
 void Server::RefreshCachedConfig() {
   password_set_.store(!config_.Get("requirepass").empty());
+  lazyfree_lazy_user_del_.store(config_.GetBool("lazyfree-lazy-user-del"));
   maxmemory_.store(config_.GetInt("maxmemory"));
   lfu_.store(config_.Get("maxmemory-policy").find("lfu") != std::string::npos);
   lfu_log_factor_.store(static_cast<int>(config_.GetInt("lfu-log-factor")));

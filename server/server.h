@@ -181,9 +181,29 @@ class Server {
   // Frees detached tables on the background thread (FLUSHALL/FLUSHDB ASYNC), so the client's
   // I/O thread is not held up by freeing millions of keys.
   void FreeLater(Store::DetachedTables tables);
-  // Frees a large collection on the lazy-free thread (DEL/UNLINK of big values).
+  // Frees a large value on the lazy-free thread: the store's reclaimer, for every large value
+  // removed or replaced (DEL, UNLINK, SET over it, expiry, eviction). It counts as Redis's lazy
+  // free (INFO lazyfreed_objects) only inside a UserLazyFreeScope; otherwise gigakv freed it in
+  // the background on its own accord, where Redis would free it in place, and it counts in
+  // background_freed_objects instead.
   void FreeLater(std::unique_ptr<Object> object);
-  // Tables waiting to be freed (INFO lazyfree_pending_objects).
+  // While one lives on this thread, the values it frees later count as lazy frees the user
+  // asked for: UNLINK, and DEL with lazyfree-lazy-user-del yes.
+  class UserLazyFreeScope {
+   public:
+    UserLazyFreeScope();
+    ~UserLazyFreeScope();
+    UserLazyFreeScope(const UserLazyFreeScope&) = delete;
+    UserLazyFreeScope& operator=(const UserLazyFreeScope&) = delete;
+
+   private:
+    bool previous_;
+  };
+  // lazyfree-lazy-user-del, cached.
+  bool lazyfree_lazy_user_del() const { return lazyfree_lazy_user_del_.load(); }
+  // Values freed on the lazy-free thread that are not Redis lazy frees (see FreeLater).
+  uint64_t background_freed_objects() const { return background_freed_objects_.load(); }
+  // Objects waiting to be freed as lazy frees (INFO lazyfree_pending_objects).
   size_t lazyfree_pending() const { return lazyfree_pending_.load(std::memory_order_relaxed); }
 
   // Commands per second over the last ~1.6 s of cron ticks (INFO instantaneous_ops_per_sec).
@@ -306,13 +326,16 @@ class Server {
   std::atomic<uint64_t> expire_cycle_us_{0};
   std::atomic<uint64_t> expire_cycle_cap_reached_{0};
   std::atomic<uint64_t> lazyfreed_objects_{0};
+  std::atomic<uint64_t> background_freed_objects_{0};
+  std::atomic<bool> lazyfree_lazy_user_del_{false};
   // Background freeing: a queue drained by one thread, joined on destruction.
   std::mutex lazyfree_mutex_;
   std::condition_variable lazyfree_cv_;
   struct LazyFreeJob {
     Store::DetachedTables tables;
     std::unique_ptr<Object> object;
-    size_t count = 0;  // Units counted in lazyfree_pending_.
+    size_t count = 0;       // Units counted in lazyfree_pending_, or in background_freed_objects_.
+    bool lazy_free = true;  // A Redis lazy free: counted in lazyfree_pending/lazyfreed_objects.
   };
   void QueueLazyFree(LazyFreeJob job);
   std::vector<LazyFreeJob> lazyfree_queue_;

@@ -159,6 +159,8 @@ void MemorySection(Server& server, std::string* out) {
   Field(out, "active_defrag_running", 0);
   Field(out, "lazyfree_pending_objects", server.lazyfree_pending());
   Field(out, "lazyfreed_objects", server.lazyfreed_objects());
+  // gigakv's own: large values freed off-thread where Redis would free them in place.
+  Field(out, "background_freed_objects", server.background_freed_objects());
   Field(out, "arena_used_bytes", arena.arena_used);
   Field(out, "arena_capacity_bytes", arena.arena_capacity);
   Field(out, "arena_dead_bytes", arena.dead_bytes);

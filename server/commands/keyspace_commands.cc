@@ -31,7 +31,7 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
   return count;
 }
 
-void CmdDel(CommandContext& ctx) {
+void DelGeneric(CommandContext& ctx) {
   int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
     // A collection of more than Store::kLargeObjectElements elements, or a string of a
     // megabyte or more, is freed on the lazy-free thread (the store's reclaimer), so deleting
@@ -42,6 +42,23 @@ void CmdDel(CommandContext& ctx) {
   });
   CountDirty(ctx, static_cast<uint64_t>(removed));
   ctx.reply.Integer(removed);
+}
+
+// DEL and UNLINK both free large values on the lazy-free thread; they differ in what INFO
+// reports, as in Redis: UNLINK's frees (and DEL's with lazyfree-lazy-user-del yes) are lazy
+// frees (lazyfreed_objects), DEL's otherwise are not, as Redis frees those in place.
+void CmdDel(CommandContext& ctx) {
+  if (!ctx.server.lazyfree_lazy_user_del()) {
+    DelGeneric(ctx);
+    return;
+  }
+  Server::UserLazyFreeScope lazy;
+  DelGeneric(ctx);
+}
+
+void CmdUnlink(CommandContext& ctx) {
+  Server::UserLazyFreeScope lazy;
+  DelGeneric(ctx);
 }
 
 void CmdExists(CommandContext& ctx) {
@@ -530,7 +547,7 @@ void CmdPersist(CommandContext& ctx) {
 const std::vector<CommandSpec>& KeyspaceCommands() {
   static const std::vector<CommandSpec> kCommands = {
       {"del", -2, kWrite | kBoundedWork, 1, -1, 1, CmdDel, "generic", "Delete a key"},
-      {"unlink", -2, kWrite | kFast, 1, -1, 1, CmdDel, "generic",
+      {"unlink", -2, kWrite | kFast, 1, -1, 1, CmdUnlink, "generic",
        "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but "
        "non blocking.",
        "4.0.0"},
