@@ -104,7 +104,8 @@ void Server::FreeLater(std::unique_ptr<Object> object) {
   if (object == nullptr) return;
   LazyFreeJob job;
   job.count = 1;
-  job.lazy_free = tls_user_lazy_free;
+  // Redis frees a string in place whatever its size (its free effort is 1), even for UNLINK.
+  job.lazy_free = tls_user_lazy_free && object->type() != KeyType::kString;
   job.object = std::move(object);
   QueueLazyFree(std::move(job));
 }
@@ -135,8 +136,9 @@ void Server::QueueLazyFree(LazyFreeJob job) {
       }
     });
   }
-  if (job.lazy_free) lazyfree_pending_.fetch_add(job.count, std::memory_order_relaxed);
-  lazyfree_queue_.push_back(std::move(job));
+  const size_t count = job.lazy_free ? job.count : 0;
+  lazyfree_queue_.push_back(std::move(job));  // Counted only once queued (it may throw).
+  lazyfree_pending_.fetch_add(count, std::memory_order_relaxed);
   lazyfree_cv_.notify_one();
 }
 
@@ -316,6 +318,7 @@ void Server::ResetStats() {
   expire_cycle_us_ = 0;
   expire_cycle_cap_reached_ = 0;
   lazyfreed_objects_ = 0;
+  background_freed_objects_ = 0;
   {
     std::lock_guard<std::mutex> lock(error_mutex_);
     error_stats_.clear();

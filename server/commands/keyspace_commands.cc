@@ -31,12 +31,19 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
   return count;
 }
 
-void DelGeneric(CommandContext& ctx) {
+// `lazy`: its large values count as lazy frees the user asked for (UNLINK). Only the removal
+// itself does: a large value that the lookup finds expired is an expiry, freed as any other.
+void DelGeneric(CommandContext& ctx, bool lazy) {
   int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
     // A collection of more than Store::kLargeObjectElements elements, or a string of a
     // megabyte or more, is freed on the lazy-free thread (the store's reclaimer), so deleting
     // millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
-    access.table.Erase(access.slot);
+    if (lazy) {
+      Server::UserLazyFreeScope user_lazy_free;
+      access.table.Erase(access.slot);
+    } else {
+      access.table.Erase(access.slot);
+    }
     access.slot = KeyTable::kNoSlot;
     LogEffect(ctx, access.db, {"DEL", access.key});
   });
@@ -47,19 +54,9 @@ void DelGeneric(CommandContext& ctx) {
 // DEL and UNLINK both free large values on the lazy-free thread; they differ in what INFO
 // reports, as in Redis: UNLINK's frees (and DEL's with lazyfree-lazy-user-del yes) are lazy
 // frees (lazyfreed_objects), DEL's otherwise are not, as Redis frees those in place.
-void CmdDel(CommandContext& ctx) {
-  if (!ctx.server.lazyfree_lazy_user_del()) {
-    DelGeneric(ctx);
-    return;
-  }
-  Server::UserLazyFreeScope lazy;
-  DelGeneric(ctx);
-}
+void CmdDel(CommandContext& ctx) { DelGeneric(ctx, ctx.server.lazyfree_lazy_user_del()); }
 
-void CmdUnlink(CommandContext& ctx) {
-  Server::UserLazyFreeScope lazy;
-  DelGeneric(ctx);
-}
+void CmdUnlink(CommandContext& ctx) { DelGeneric(ctx, /*lazy=*/true); }
 
 void CmdExists(CommandContext& ctx) {
   ctx.reply.Integer(ForEachExistingKey(ctx, [](KeyAccess&) {}));

@@ -878,7 +878,7 @@ void DebugPopulate(CommandContext& ctx) {
       !ParseIntAtLeastOrReply(ctx, ctx.arg(4), 0, errors::kMustBePositive, &size)) {
     return;
   }
-  if (size > ctx.server.proto_max_bulk_len()) {
+  if (count > 0 && size > ctx.server.proto_max_bulk_len()) {  // gigakv's own limit.
     ctx.reply.Error(errors::kStringTooLong);
     return;
   }

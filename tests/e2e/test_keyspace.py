@@ -208,6 +208,15 @@ def test_lazyfreed_objects_counts_unlink_and_lazy_user_del_as_redis(server):
                message="UNLINK's hash to be counted")
     assert conn.call("HSET", "small", "f", "v") == 1
     assert conn.call("UNLINK", "small") == 1  # Small: freed at once, by Redis too.
+    assert conn.call("SET", "long", "y" * (2 << 20)) == "OK"
+    assert conn.call("UNLINK", "long") == 1  # Redis frees any string in place.
+    # A large value that UNLINK finds expired is an expiry, not a lazy free.
+    assert conn.call("DEBUG", "SET-ACTIVE-EXPIRE", "0") == "OK"
+    make_big()
+    assert conn.call("PEXPIRE", "big", "1") == 1
+    time.sleep(0.05)
+    assert conn.call("UNLINK", "big") == 0
+    assert conn.call("DEBUG", "SET-ACTIVE-EXPIRE", "1") == "OK"
     assert conn.call("CONFIG", "SET", "lazyfree-lazy-user-del", "yes") == "OK"
     make_big()
     assert conn.call("DEL", "big") == 1

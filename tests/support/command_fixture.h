@@ -70,8 +70,8 @@ class CommandTest : public ::testing::Test {
     reply_.set_resp_version(version);
   }
 
-  // Small shard count: tests stay fast and still cross shards. DEBUG allowed (the in-process
-  // client has no address, so "local" would not do).
+  // Small shard count: tests stay fast and still cross shards. DEBUG allowed for every client
+  // (tests set client addresses of their own).
   static server::Config& Configure(server::Config& config) {
     (void)config.SetOne("shards", "16", false);
     (void)config.SetOne("enable-debug-command", "yes", false);
