@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <random>
 
 #include "gigakv/access_stamp.h"
@@ -38,12 +39,10 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
     // A collection of more than Store::kLargeObjectElements elements, or a string of a
     // megabyte or more, is freed on the lazy-free thread (the store's reclaimer), so deleting
     // millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
-    if (lazy) {
-      Server::UserLazyFreeScope user_lazy_free;
-      access.table.Erase(access.slot);
-    } else {
-      access.table.Erase(access.slot);
-    }
+    std::optional<Server::UserLazyFreeScope> user_lazy_free;
+    if (lazy) user_lazy_free.emplace();
+    access.table.Erase(access.slot);
+    user_lazy_free.reset();
     access.slot = KeyTable::kNoSlot;
     LogEffect(ctx, access.db, {"DEL", access.key});
   });
