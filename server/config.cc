@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -25,6 +26,9 @@ namespace gigakv::server {
 namespace {
 
 constexpr int64_t kMb = 1024 * 1024;
+// hz is a hint: Redis accepts any non-negative value and caps it to this range.
+constexpr int64_t kMinHz = 1;
+constexpr int64_t kMaxHz = 500;
 
 // Help texts of the Redis directives gigakv accepts without acting on them.
 constexpr std::string_view kNoEffect =
@@ -126,6 +130,39 @@ std::string FormatOutputBufferLimits(const std::map<std::string, std::string>& l
   // Redis prints "slave" for the replica class in CONFIG GET.
   return StrCat("normal ", limits.at("normal"), " slave ", limits.at("replica"), " pubsub ",
                 limits.at("pubsub"));
+}
+
+// Redis's strtoll(text, &end, 10) with *end == '\0' required: an optional sign, then digits
+// only; a value out of range saturates at INT64_MIN/INT64_MAX as strtoll does.
+bool ParseSaveNumber(std::string_view text, int64_t* value) {
+  bool negative = !text.empty() && text[0] == '-';
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) text.remove_prefix(1);
+  if (text.empty()) return false;
+  uint64_t magnitude = 0;
+  const uint64_t limit = negative ? uint64_t{1} << 63 : uint64_t{INT64_MAX};
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    magnitude = magnitude > (limit - (c - '0')) / 10 ? limit : magnitude * 10 + (c - '0');
+  }
+  *value = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+  return true;
+}
+
+// save: "<seconds> <changes>" pairs, seconds >= 1 and changes >= 0, as Redis 7.0 checks them;
+// printed back as Redis prints its save points (changes as a C int). "" = no save points.
+std::optional<std::string> NormalizeSavePoints(const std::vector<std::string>& words) {
+  if (words.size() % 2 != 0) return std::nullopt;
+  std::string printed;
+  for (size_t i = 0; i < words.size(); i += 2) {
+    int64_t seconds, changes;
+    if (!ParseSaveNumber(words[i], &seconds) || !ParseSaveNumber(words[i + 1], &changes) ||
+        seconds < 1 || changes < 0) {
+      return std::nullopt;
+    }
+    if (!printed.empty()) printed += ' ';
+    printed += StrCat(seconds, " ", static_cast<int32_t>(changes));
+  }
+  return printed;
 }
 
 }  // namespace
@@ -269,11 +306,12 @@ const std::vector<DirectiveSpec>& AllDirectives() {
       {"hz",
        DirectiveType::kInt,
        "10",
-       1,
-       500,
+       0,
+       INT32_MAX,
        {},
        true,
-       "Background task frequency (active expiry, timeouts) per second."},
+       "Background task frequency (active expiry, timeouts) per second; values outside 1-500 "
+       "are capped to that range, as Redis does."},
       {"proto-max-bulk-len",
        DirectiveType::kMemory,
        "512mb",
@@ -328,7 +366,7 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        DirectiveType::kInt,
        "5",
        1,
-       64,
+       INT32_MAX,
        {},
        true,
        "Keys sampled per eviction."},
@@ -996,6 +1034,7 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
           !reason.empty()) {
         return invalid(reason);
       }
+      if (spec.name == "hz") number = std::clamp<int64_t>(number, kMinHz, kMaxHz);
       value.number.store(number);
       value.text = std::to_string(number);
       break;
@@ -1057,7 +1096,9 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
         for (std::string& word : SplitNonEmpty(arg, ' ')) words.push_back(std::move(word));
       }
       if (spec.name == "save") {
-        value.text = Join(args, " ");
+        std::optional<std::string> save_points = NormalizeSavePoints(words);
+        if (!save_points) return invalid("Invalid save parameters");
+        value.text = *save_points;
       } else if (spec.name == "notify-keyspace-events") {
         if (args.size() > 1) return invalid("wrong number of arguments");
         std::string normalized;
@@ -1171,6 +1212,14 @@ absl::Status Config::Set(std::string_view name, const std::vector<std::string>& 
   if (value == nullptr) return absl::NotFoundError("Bad directive or wrong number of arguments");
   if (from_config_set && !value->spec->mutable_at_runtime) {
     return absl::FailedPreconditionError("can't set immutable config");
+  }
+  // In a config file and on the command line, each save line adds its points to those of the
+  // lines before it, as in Redis; `save ""` clears them. CONFIG SET replaces them.
+  if (!from_config_set && value->spec->name == "save" && value->set_explicitly &&
+      !(args.size() == 1 && args[0].empty())) {
+    std::vector<std::string> accumulated = {value->text};
+    accumulated.insert(accumulated.end(), args.begin(), args.end());
+    return SetLocked(*value, accumulated);
   }
   return SetLocked(*value, args);
 }

@@ -51,8 +51,9 @@ class Config {
  public:
   Config();
 
-  // Applies `name args...`. `from_config_set` enforces mutability. Unknown names fail with
-  // NotFound; bad values with InvalidArgument carrying Redis's reason.
+  // Applies `name args...`. `from_config_set` enforces mutability; without it (config file,
+  // command line) a `save` line adds to the save points set before it, as in Redis. Unknown names
+  // fail with NotFound; bad values with InvalidArgument carrying Redis's reason.
   absl::Status Set(std::string_view name, const std::vector<std::string>& args,
                    bool from_config_set);
   absl::Status SetOne(std::string_view name, std::string_view value, bool from_config_set) {

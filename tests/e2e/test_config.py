@@ -221,7 +221,9 @@ _BAD_VALUES = [
     ("cluster-announce-hostname", "a_b"), ("lfu-log-factor", "-1"), ("tls-auth-clients", "x"),
     ("unixsocketperm", "700"), ("cluster-enabled", "no"), ("replicaof", "no one"),
     ("shutdown-on-sigterm", "later"), ("acl-pubsub-default", "x"),
-    ("notify-keyspace-events", "K E"), ("cluster-announce-hostname", "a b"),
+    ("notify-keyspace-events", "K E"), ("cluster-announce-hostname", "a b"), ("hz", "-1"),
+    ("maxmemory-samples", "0"), ("save", "100"), ("save", "100 x"), ("save", "0 1"),
+    ("save", "1 -1"), ("save", "1 2 3"),
 ]
 
 
@@ -240,7 +242,10 @@ def test_config_set_normalizes_values_like_redis(server, real_redis):
                         ("maxmemory-clients", "5%"), ("maxmemory-clients", "1mb"),
                         ("repl-backlog-size", "2mb"), ("lfu-decay-time", "3"),
                         ("oom-score-adj-values", "+5 007 -0"), ("maxmemory-clients", "0%"),
-                        ("maxmemory-clients", "")]:
+                        ("maxmemory-clients", ""), ("hz", "0"), ("hz", "501"), ("hz", "10"),
+                        ("maxmemory-samples", "1000"), ("maxmemory-samples", "5"),
+                        ("save", "+5 007 60 0"), ("save", "99999999999999999999 4294967297"),
+                        ("save", "")]:
         assert conn.call("CONFIG", "SET", name, value) == reference.call("CONFIG", "SET", name,
                                                                           value)
         assert _config_get(conn, name) == _config_get(reference, name), (name, value)

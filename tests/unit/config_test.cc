@@ -148,6 +148,42 @@ TEST(ConfigTest, IncludeReadsOtherFilesInPlace) {
   ::rmdir(dir.c_str());
 }
 
+// save lines add up in a config file and on the command line, as in Redis; `save ""` clears
+// the points before it; CONFIG SET replaces them. Values are checked and printed as Redis does.
+TEST(ConfigTest, SavePointsAccumulateWhileLoading) {
+  std::string path = TempPath("save.conf");
+  std::ofstream(path) << "save 900 1\nsave 300 10\n";
+  Config config;
+  ASSERT_TRUE(config.LoadFile(path).ok());
+  EXPECT_EQ(config.Get("save"), "900 1 300 10");
+  ASSERT_TRUE(config.ApplyArgs({"--save", "60", "10000"}).ok());
+  EXPECT_EQ(config.Get("save"), "900 1 300 10 60 10000");
+  ASSERT_TRUE(config.ApplyArgs({"--save", "", "--save", "+5", "007"}).ok());
+  EXPECT_EQ(config.Get("save"), "5 7");
+  ASSERT_TRUE(config.Set("save", {"3600 1"}, /*from_config_set=*/true).ok());
+  EXPECT_EQ(config.Get("save"), "3600 1");
+  for (const char* bad : {"100", "100 x", "0 1", "1 -1", "1 2 3", "1.5 2"}) {
+    EXPECT_EQ(config.Set("save", {bad}, /*from_config_set=*/true).message(),
+              "Invalid save parameters")
+        << bad;
+  }
+  // strtoll saturates; changes are a C int in Redis.
+  ASSERT_TRUE(config.Set("save", {"99999999999999999999 4294967297"}, true).ok());
+  EXPECT_EQ(config.Get("save"), "9223372036854775807 1");
+  std::remove(path.c_str());
+}
+
+// hz is a hint: any non-negative value is taken and capped to 1-500, as Redis caps it.
+TEST(ConfigTest, HzIsCappedNotRefused) {
+  Config config;
+  ASSERT_TRUE(config.Set("hz", {"0"}, true).ok());
+  EXPECT_EQ(config.Get("hz"), "1");
+  ASSERT_TRUE(config.Set("hz", {"100000"}, true).ok());
+  EXPECT_EQ(config.GetInt("hz"), 500);
+  EXPECT_EQ(config.Set("hz", {"-1"}, true).message(),
+            "argument must be between 0 and 2147483647 inclusive");
+}
+
 TEST(ConfigTest, MatchGlobs) {
   Config config;
   auto matches = config.Match("maxmemory-*");
