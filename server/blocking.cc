@@ -21,6 +21,20 @@ KeyType WantedType(const CommandSpec& spec) {
   return spec.name.substr(0, 2) == "bz" ? KeyType::kZSet : KeyType::kList;
 }
 
+// Redis 7.0's getTimeoutFromObjectOrReply after parsing: a relative timeout in ms (0 = forever)
+// made absolute; negative values are refused. A deadline past INT64_MAX wraps around in Redis
+// 7.0 and then never fires (its timeout table orders deadlines as unsigned), so the wait is
+// unbounded here too.
+bool DeadlineFromRelativeOrReply(CommandContext& ctx, int64_t relative, int64_t* deadline_ms) {
+  if (relative < 0) {
+    ctx.reply.Error(errors::kTimeoutNegative);
+    return false;
+  }
+  int64_t now = ctx.server.NowMs();
+  *deadline_ms = relative == 0 || relative > INT64_MAX - now ? 0 : now + relative;
+  return true;
+}
+
 }  // namespace
 
 bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_t* deadline_ms) {
@@ -34,17 +48,17 @@ bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_
   // reported as negative), then checked against the absolute deadline's range.
   long double ms = std::ceil(seconds * 1000);
   int64_t relative = ms >= -0x1p63L && ms < 0x1p63L ? static_cast<int64_t>(ms) : INT64_MIN;
-  if (relative < 0) {
-    ctx.reply.Error(errors::kTimeoutNegative);
+  return DeadlineFromRelativeOrReply(ctx, relative, deadline_ms);
+}
+
+bool ParseMillisecondTimeoutOrReply(CommandContext& ctx, std::string_view text,
+                                    int64_t* deadline_ms) {
+  int64_t relative;
+  if (!ParseInt64(text, &relative)) {
+    ctx.reply.Error(errors::kTimeoutNotInteger);
     return false;
   }
-  int64_t now = ctx.server.NowMs();
-  if (relative > 0 && relative > INT64_MAX - now) {
-    ctx.reply.Error(errors::kTimeoutOutOfRange);
-    return false;
-  }
-  *deadline_ms = relative == 0 ? 0 : now + relative;
-  return true;
+  return DeadlineFromRelativeOrReply(ctx, relative, deadline_ms);
 }
 
 void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
@@ -52,12 +66,16 @@ void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
   if (!ctx.server.blocking().Block(ctx, keys, deadline_ms)) ctx.reply.NullArray();
 }
 
+bool BlockWithoutKeys(CommandContext& ctx, int64_t deadline_ms) {
+  return ctx.server.blocking().Block(ctx, {}, deadline_ms, /*times_out_with_zero=*/true);
+}
+
 void SignalKeyAsReady(CommandContext& ctx, int db, std::string_view key) {
   ctx.server.blocking().SignalReady(db, key);
 }
 
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
-                             int64_t deadline_ms) {
+                             int64_t deadline_ms, bool times_out_with_zero) {
   std::shared_ptr<ClientState> client = ctx.server.FindClient(ctx.client.id);
   // Inside EXEC a blocking command answers at once, as if its timeout had passed.
   if (client == nullptr || !client->deliver_unblocked || ctx.client.in_exec) return false;
@@ -83,6 +101,7 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
   by_client_[client->id] = waiter;
   count_.fetch_add(1, std::memory_order_relaxed);
   client->block_deadline_ms = deadline_ms;
+  client->block_times_out_with_zero = times_out_with_zero;
   client->blocked.store(true, std::memory_order_release);
   return true;
 }
@@ -271,7 +290,11 @@ std::vector<std::string> BlockingRegistry::ArgsForReadyKey(const std::vector<std
 std::string BlockingRegistry::TimeoutReply(const ClientState& client) {
   protocol::ReplyBuilder reply;
   reply.set_resp_version(client.resp);
-  reply.NullArray();
+  if (client.block_times_out_with_zero) {
+    reply.Integer(0);
+  } else {
+    reply.NullArray();
+  }
   return std::move(reply.buffer());
 }
 

@@ -1,4 +1,5 @@
-// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP).
+// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP), and
+// WAIT, which blocks on no key until its timeout (BlockWithoutKeys).
 //
 // How a blocking handler works: it parses its arguments (timeout with ParseBlockTimeoutOrReply),
 // looks at its keys in order and, when one can serve it, replies exactly as the non-blocking
@@ -37,9 +38,15 @@ namespace gigakv::server {
 class ClientState;
 
 // Parses a blocking timeout in seconds (a decimal or float text, sub-second precision) as Redis:
-// "timeout is not a float or out of range", "timeout is negative", "timeout is out of range".
+// "timeout is not a float or out of range", "timeout is negative"; a deadline too far to
+// represent means "block forever", as it does in Redis 7.0.
 // Sets *deadline_ms to the absolute deadline in unix ms, or 0 for "block forever" (timeout 0).
 bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_t* deadline_ms);
+
+// The same for a timeout in milliseconds given as an integer (WAIT): "timeout is not an integer
+// or out of range", then the checks above.
+bool ParseMillisecondTimeoutOrReply(CommandContext& ctx, std::string_view text,
+                                    int64_t* deadline_ms);
 
 // Parks the client on `keys` (in the client's database) until served or until `deadline_ms`
 // (0 = forever). Where a client cannot block (an in-process client without a connection) it
@@ -47,13 +54,20 @@ bool ParseBlockTimeoutOrReply(CommandContext& ctx, std::string_view text, int64_
 void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
                  int64_t deadline_ms);
 
+// Parks the client on no key, until `deadline_ms` (0 = forever) or CLIENT UNBLOCK; it then gets
+// the integer 0 (WAIT's count of replicas). Returns false, without replying, when the client
+// cannot block (inside MULTI, or an in-process client).
+bool BlockWithoutKeys(CommandContext& ctx, int64_t deadline_ms);
+
 // The clients blocked on keys, shared by all I/O threads. Owned by the Server.
 class BlockingRegistry {
  public:
   // Registers ctx.client as waiting (see BlockOnKeys). Returns false when the client cannot
   // block. During a re-run of the client's own blocked command it only notes that the client
   // stays blocked.
-  bool Block(CommandContext& ctx, const std::vector<std::string_view>& keys, int64_t deadline_ms);
+  // With `times_out_with_zero` the wait ends unserved with the integer 0 instead of a null array.
+  bool Block(CommandContext& ctx, const std::vector<std::string_view>& keys, int64_t deadline_ms,
+             bool times_out_with_zero = false);
 
   // Notes that (db, key) may serve its waiters; they are served at the end of the current
   // command on this thread (ServeReadyKeys). Cheap when nobody is blocked.
@@ -78,6 +92,9 @@ class BlockingRegistry {
 
   size_t blocked_clients() const { return count_.load(std::memory_order_relaxed); }
 
+  // The reply that ends the client's wait unserved (timeout, CLIENT UNBLOCK without ERROR).
+  static std::string TimeoutReply(const ClientState& client);
+
  private:
   struct Waiter {
     std::shared_ptr<ClientState> client;
@@ -100,7 +117,6 @@ class BlockingRegistry {
   void RemoveLocked(const std::shared_ptr<Waiter>& waiter);
   // Delivers `reply` to the waiter's connection and wakes it.
   static void Deliver(const Waiter& waiter, std::string reply);
-  static std::string TimeoutReply(const ClientState& client);
   // The waiter's command narrowed to the key that became ready (BLPOP k1 k2 0 served by k2 runs
   // as BLPOP k2 0): Redis pops from the ready key even when an earlier key has another type.
   static std::vector<std::string> ArgsForReadyKey(const std::vector<std::string>& args,

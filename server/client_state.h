@@ -75,6 +75,9 @@ class ClientState {
   // empty for in-process clients, which therefore never block.
   std::atomic<bool> blocked{false};
   int64_t block_deadline_ms = 0;  // 0 = forever. Written before `blocked` is set.
+  // What the client gets when its wait ends unserved (timeout, CLIENT UNBLOCK): a null array for
+  // commands blocked on keys, 0 for WAIT. Written before `blocked` is set.
+  bool block_times_out_with_zero = false;
   // The reply of the command being run is discarded (CLIENT REPLY OFF or SKIP); a blocked
   // command keeps this for the reply that ends its wait. Set by Server::Execute.
   bool reply_suppressed = false;

@@ -344,6 +344,7 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"lastsave", "", "O(1)"},
       {"debug", "subcommand [arg...]", "Depends on subcommand."},
       {"role", "", "O(1)"},
+      {"wait", "numreplicas timeout", "O(1)"},
       {"slowlog", "", "Depends on subcommand."},
       {"slowlog|get", "[count]", "O(N) where N is the number of entries returned"},
       {"slowlog|len", "", "O(1)"},

@@ -262,6 +262,7 @@ constexpr CommandTips kTips[] = {
     {"touch", "request_policy:multi_shard response_policy:agg_sum"},
     {"ttl", "nondeterministic_output"},
     {"unlink", "request_policy:multi_shard response_policy:agg_sum"},
+    {"wait", "request_policy:all_shards response_policy:agg_min"},
     {"zrandmember", "nondeterministic_output"},
     {"zscan", "nondeterministic_output"},
 };

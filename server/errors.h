@@ -10,7 +10,6 @@ inline constexpr std::string_view kSyntax = "ERR syntax error";
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
-inline constexpr std::string_view kTimeoutOutOfRange = "ERR timeout is out of range";
 inline constexpr std::string_view kSortScoreNotDouble =
     "ERR One or more scores can't be converted into double";
 inline constexpr std::string_view kUnblockedByClient =
@@ -40,6 +39,8 @@ inline constexpr std::string_view kProtoVersionNotInteger =
     "ERR Protocol version is not an integer or out of range";
 inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
 inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kTimeoutNotInteger =
+    "ERR timeout is not an integer or out of range";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
 inline constexpr std::string_view kClientNameSpaces =
     "ERR Client names cannot contain spaces, newlines or special characters.";

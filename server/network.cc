@@ -314,10 +314,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     // False when another thread is serving the client right now: its reply is on the way.
     if (!server_.blocking().TimeOut(client_->id)) return;
-    protocol::ReplyBuilder timeout;
-    timeout.set_resp_version(client_->resp);
-    if (!client_->reply_suppressed) timeout.NullArray();  // CLIENT REPLY OFF/SKIP: no reply.
-    OnUnblocked(std::move(timeout.buffer()));
+    // CLIENT REPLY OFF/SKIP: no reply.
+    OnUnblocked(client_->reply_suppressed ? std::string()
+                                          : BlockingRegistry::TimeoutReply(*client_));
   }
 
   // The reply that ends a wait (served, timed out or CLIENT UNBLOCK); then the commands that

@@ -14,6 +14,7 @@
 #include "gigakv/glob.h"
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
+#include "server/blocking.h"
 #include "server/command_docs.h"
 #include "server/command_key_specs.h"
 #include "server/commands/args.h"
@@ -314,6 +315,7 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
       {"info", {"dangerous"}},
       {"lastsave", {"admin", "dangerous"}},
       {"role", {"admin", "dangerous"}},
+      {"wait", {"connection"}, /*without_group=*/true},
       {"function|flush", {"scripting"}},
       {"script|flush", {"scripting"}},
       {"sort", {"set", "sortedset", "list", "dangerous"}, /*without_group=*/true},
@@ -865,6 +867,24 @@ void CmdRole(CommandContext& ctx) {
   ctx.reply.ArrayHeader(0);
 }
 
+// WAIT numreplicas timeout: the number of replicas that acknowledged the client's writes, which
+// is always 0, as gigakv has no replicas. As Redis answers without replicas: at once when
+// numreplicas <= 0 or the client cannot block (inside MULTI); otherwise once the timeout (ms,
+// 0 = forever) passes or CLIENT UNBLOCK ends the wait.
+void CmdWait(CommandContext& ctx) {
+  int64_t numreplicas;
+  if (!ParseInt64(ctx.args[1], &numreplicas)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  int64_t deadline_ms;
+  if (!ParseMillisecondTimeoutOrReply(ctx, ctx.args[2], &deadline_ms)) return;
+  constexpr int64_t kAcknowledgingReplicas = 0;
+  if (numreplicas <= kAcknowledgingReplicas || !BlockWithoutKeys(ctx, deadline_ms)) {
+    ctx.reply.Integer(kAcknowledgingReplicas);
+  }
+}
+
 // DEBUG POPULATE count [prefix] [size]: string keys prefix:0 .. prefix:count-1 (prefix "key")
 // holding "value:<n>", zero-padded or cut to `size` bytes when it is given; keys that exist are
 // left alone. Unlike Redis, which does not propagate them, each key created is logged as a SET,
@@ -1066,6 +1086,10 @@ const std::vector<CommandSpec>& ServerCommands() {
          "Get the UNIX time stamp of the last successful save to disk"},
         {"role", 1, kNoScript | kLoading | kStale | kFast, 0, 0, 0, CmdRole, "server",
          "Return the role of the instance in the context of replication", "2.8.12"},
+        {"wait", 3, kNoScript, 0, 0, 0, CmdWait, "generic",
+         "Wait for the synchronous replication of all the write commands sent in the context of "
+         "the current connection",
+         "3.0.0"},
         {"debug", -2, kAdmin | kNoScript | kLoading | kStale | kProtected, 0, 0, 0, CmdDebug,
          "server", "A container for debugging commands"},
         {"slowlog", -2, 0, 0, 0, 0, nullptr, "server", "A container for slow log commands",

@@ -27,6 +27,20 @@ TEST_F(ServerCommandsTest, UnknownCommandAndSubcommand) {
   EXPECT_EQ(Reply({"client", "nope"}), "-ERR unknown subcommand 'nope'. Try CLIENT HELP.");
 }
 
+// gigakv has no replicas, so WAIT counts none. An in-process client cannot block, so it gets
+// its 0 at once, as a client inside MULTI does (tests/e2e/test_blocking.py covers the wait).
+TEST_F(ServerCommandsTest, WaitCountsNoReplicas) {
+  EXPECT_EQ(Reply({"WAIT", "0", "0"}), ":0");
+  EXPECT_EQ(Reply({"WAIT", "3", "0"}), ":0");
+  EXPECT_EQ(Reply({"WAIT", "3", "9223372036854775807"}), ":0");
+  EXPECT_EQ(Reply({"WAIT", "x", "0"}), "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Reply({"WAIT", "1", "0.5"}), "-ERR timeout is not an integer or out of range");
+  EXPECT_EQ(Reply({"WAIT", "1", "-1"}), "-ERR timeout is negative");
+  EXPECT_EQ(Reply({"WAIT", "1"}), "-ERR wrong number of arguments for 'wait' command");
+  EXPECT_EQ(Reply({"COMMAND", "GETKEYS", "WAIT", "1", "1"}),
+            "-ERR The command has no key arguments");
+}
+
 TEST_F(ServerCommandsTest, TimeIsTwoBulkNumbers) {
   protocol::RespValue reply = Run({"TIME"});
   ASSERT_EQ(reply.elements.size(), 2u);

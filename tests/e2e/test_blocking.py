@@ -240,6 +240,57 @@ def test_far_timeouts_block_and_unrepresentable_ones_are_negative(blocking_serve
         )
 
 
+def test_deadlines_past_int64_block_until_unblocked(blocking_server):
+    # The timeout fits in milliseconds but now + timeout does not: Redis 7.0's deadline wraps
+    # and never fires, so the client waits (here until CLIENT UNBLOCK).
+    with blocking_server.raw() as waiter, blocking_server.raw() as admin:
+        waiter_id = waiter.call("CLIENT", "ID")
+        for command in (("BLPOP", "far", "9223372036854775"),
+                        ("WAIT", "1", "9223372036854775807")):
+            waiter.send_command(*command)
+            wait_blocked(admin, 1)
+            assert admin.call("CLIENT", "UNBLOCK", str(waiter_id)) == 1
+            assert waiter.read_reply() == (None if command[0] == "BLPOP" else 0)
+
+
+def test_wait_answers_zero_replicas(blocking_server):
+    """gigakv has no replicas: WAIT counts 0 of them, at once when it asks for none or cannot
+    block (MULTI), else when its timeout passes or CLIENT UNBLOCK ends it."""
+    with blocking_server.raw() as waiter, blocking_server.raw() as admin:
+        waiter_id = waiter.call("CLIENT", "ID")
+        assert waiter.call("SET", "k", "v") == "OK"
+        assert waiter.call("WAIT", "0", "0") == 0
+        assert waiter.call("WAIT", "-3", "0") == 0
+        assert waiter.call("WAIT", "1", "30") == 0  # after its 30 ms
+        waiter.send_command("WAIT", "1", "0")
+        wait_blocked(admin, 1)
+        clients = admin.call("CLIENT", "LIST").decode().splitlines()
+        assert sorted(line.split(" flags=")[1].split(" ")[0] for line in clients) == ["N", "b"]
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id)) == 1
+        assert waiter.read_reply() == 0
+        waiter.send_command("WAIT", "2", "100000")
+        wait_blocked(admin, 1)
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id), "ERROR") == 1
+        assert waiter.read_reply() == ErrorReply("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+        assert waiter.call("MULTI") == "OK"
+        assert waiter.call("WAIT", "5", "0") == "QUEUED"
+        assert waiter.call("EXEC") == [0]
+        for args, error in [
+            (("x", "0"), "ERR value is not an integer or out of range"),
+            (("1", "x"), "ERR timeout is not an integer or out of range"),
+            (("1", "1.5"), "ERR timeout is not an integer or out of range"),
+            (("1", "-1"), "ERR timeout is negative"),
+            (("1",), "ERR wrong number of arguments for 'wait' command"),
+        ]:
+            assert waiter.call("WAIT", *args) == ErrorReply(error), args
+        # Pipelined behind a blocked WAIT, a command runs once the WAIT has its reply.
+        waiter.send(encode_command("WAIT", "1", "0") + encode_command("PING"))
+        wait_blocked(admin, 1)
+        assert admin.call("CLIENT", "UNBLOCK", str(waiter_id)) == 1
+        assert waiter.read_reply() == 0
+        assert waiter.read_reply() == "PONG"
+
+
 def test_served_blocked_commands_are_counted_once_and_not_refused_for_memory(blocking_server):
     with blocking_server.raw() as waiter, blocking_server.raw() as other:
         other.call("CONFIG", "RESETSTAT")
