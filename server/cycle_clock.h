@@ -32,6 +32,11 @@ class CycleClock {
     return ticks_per_us_ > 0 ? static_cast<uint64_t>(static_cast<double>(ticks) / ticks_per_us_)
                              : 0;
   }
+  static uint64_t ToNanos(uint64_t ticks) {
+    return ticks_per_us_ > 0
+               ? static_cast<uint64_t>(static_cast<double>(ticks) * 1000.0 / ticks_per_us_)
+               : 0;
+  }
 
  private:
   static inline double ticks_per_us_ = 1000.0;  // Nanosecond fallback until calibrated.

@@ -37,19 +37,41 @@ std::string UnknownCommandText(const std::vector<std::string_view>& args) {
 // those counters, which hold sums (usec, usec_per_call) so the total stays exact.
 //   tls_mark      the time from which the next outermost command is timed; 0 outside a batch.
 //   tls_open_run  the counters of the commands run since tls_mark, not yet charged; or nullptr.
+//   tls_open_run_calls  how many commands that run holds.
 //   tls_disturbed set when a nested command or a Restart() moved the timing during a command.
 // Nested commands (inside EXEC, or blocked clients served by a push) are timed on their own.
+// INFO latencystats gets a run as that many samples of its average time.
 thread_local uint64_t tls_mark = 0;
 thread_local CommandCounters* tls_open_run = nullptr;
+thread_local uint64_t tls_open_run_calls = 0;
 thread_local bool tls_disturbed = false;
 thread_local int tls_execute_depth = 0;
+// latency-tracking of the server whose Execute ran last on this thread.
+thread_local bool tls_latency_tracking = false;
+
+// Adds `calls` latency samples of ticks / calls each to the command's histogram (created on
+// first use: only this thread writes these counters).
+void RecordLatency(CommandCounters& counters, uint64_t ticks, uint64_t calls) {
+  if (!tls_latency_tracking || calls == 0) return;
+  LatencyHistogram* histogram = counters.latency.load(std::memory_order_relaxed);
+  if (histogram == nullptr) {
+    histogram = new LatencyHistogram();
+    counters.latency.store(histogram, std::memory_order_release);
+  }
+  uint64_t average = calls == 1 ? ticks : ticks / calls;
+  histogram->Record(static_cast<int64_t>(CycleClock::ToNanos(average)), calls);
+}
 
 // Charges the open run, if any, with the time up to now; the next command is timed from now,
 // which it returns.
 uint64_t CloseRun() {
   uint64_t now = CycleClock::Now();
-  if (tls_open_run != nullptr) AddOwned(tls_open_run->ticks, now - tls_mark);
+  if (tls_open_run != nullptr) {
+    AddOwned(tls_open_run->ticks, now - tls_mark);
+    RecordLatency(*tls_open_run, now - tls_mark, tls_open_run_calls);
+  }
   tls_open_run = nullptr;
+  tls_open_run_calls = 0;
   tls_mark = now;
   return now;
 }
@@ -194,6 +216,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       }
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
+      tls_latency_tracking = latency_tracking_.load(std::memory_order_relaxed);
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
@@ -227,12 +250,14 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       }
       uint64_t end = 0;
       if (run_timed) {
+        tls_open_run_calls = tls_open_run == stats ? tls_open_run_calls + 1 : 1;
         tls_open_run = stats;
         // Nested commands or a Restart() took the clock meanwhile: close the run now.
         if (tls_disturbed || slowlog_timed) end = CloseRun();
       } else if (!rerun) {
         end = CycleClock::Now();
         AddOwned(stats->ticks, end - start);
+        RecordLatency(*stats, end - start, 1);
       }
       if (slowlog_timed) {
         auto duration_us = static_cast<int64_t>(CycleClock::ToMicros(end - start));

@@ -151,6 +151,7 @@ void Server::RefreshCachedConfig() {
   slowlog_threshold_us_.store(config_.GetInt("slowlog-log-slower-than"));
   slowlog_max_len_.store(config_.GetInt("slowlog-max-len"));
   lfu_decay_minutes_.store(static_cast<int>(config_.GetInt("lfu-decay-time")));
+  latency_tracking_.store(config_.GetBool("latency-tracking"));
   static const std::pair<std::string_view, Store::EvictionPolicy> kPolicies[] = {
       {"noeviction", Store::EvictionPolicy::kNoEviction},
       {"allkeys-lru", Store::EvictionPolicy::kAllKeysLru},
@@ -274,6 +275,17 @@ CommandTotals Server::command_totals(const CommandSpec* spec) {
   return totals;
 }
 
+LatencyDistribution Server::command_latency(const CommandSpec* spec) {
+  uint32_t id = commands_.IdOf(spec);
+  LatencyDistribution distribution;
+  std::lock_guard<std::mutex> lock(counters_mutex_);
+  for (const auto& slot : thread_slots_) {
+    const LatencyHistogram* histogram = slot->counters[id].latency.load(std::memory_order_acquire);
+    if (histogram != nullptr) distribution.Add(*histogram);
+  }
+  return distribution;
+}
+
 uint64_t Server::total_commands_processed() {
   uint64_t total = 0;
   for (const CommandSpec* spec : commands_.all()) total += command_totals(spec).calls;
@@ -306,6 +318,8 @@ void Server::ResetStats() {
         slot->counters[i].ticks = 0;
         slot->counters[i].rejected_calls = 0;
         slot->counters[i].failed_calls = 0;
+        LatencyHistogram* latency = slot->counters[i].latency.load(std::memory_order_acquire);
+        if (latency != nullptr) latency->Reset();
       }
       slot->stats.keyspace_hits = 0;
       slot->stats.keyspace_misses = 0;

@@ -29,6 +29,7 @@
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/latency_histogram.h"
 #include "server/slowlog.h"
 #include "server/transaction.h"
 
@@ -44,6 +45,14 @@ struct CommandCounters {
   std::atomic<uint64_t> ticks{0};  // CycleClock ticks; converted to usec when read.
   std::atomic<uint64_t> rejected_calls{0};
   std::atomic<uint64_t> failed_calls{0};
+  // INFO latencystats: created by the owning thread on the command's first timed run (24 KiB,
+  // so only for commands the thread runs), then never replaced; owned by these counters.
+  std::atomic<LatencyHistogram*> latency{nullptr};
+
+  CommandCounters() = default;
+  CommandCounters(const CommandCounters&) = delete;
+  CommandCounters& operator=(const CommandCounters&) = delete;
+  ~CommandCounters() { delete latency.load(std::memory_order_relaxed); }
 };
 
 // Adds to a counter that only the calling thread writes (a plain load and store, no lock).
@@ -104,6 +113,10 @@ class Server {
   StatTotals stat_totals();
   // Sums of one command's counters over all threads.
   CommandTotals command_totals(const CommandSpec* spec);
+  // One command's latency samples merged over all threads (INFO latencystats).
+  LatencyDistribution command_latency(const CommandSpec* spec);
+  // latency-tracking: whether commands record their latency.
+  bool latency_tracking() const { return latency_tracking_.load(std::memory_order_relaxed); }
   uint64_t total_commands_processed();
   int64_t start_time_ms() const { return start_time_ms_; }
   int64_t NowMs() const { return store_->NowMs(); }
@@ -350,6 +363,7 @@ class Server {
   std::atomic<int64_t> slowlog_threshold_us_{10000};  // slowlog-log-slower-than; < 0 = off.
   std::atomic<int64_t> slowlog_max_len_{128};
   std::atomic<int> lfu_decay_minutes_{1};
+  std::atomic<bool> latency_tracking_{true};
   std::atomic<int> eviction_policy_{0};  // Store::EvictionPolicy
   std::atomic<int> eviction_samples_{5};
   std::atomic<int64_t> proto_max_bulk_len_{0};

@@ -11,6 +11,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "gigakv/numbers.h"
+#include "gigakv/strings.h"
 #include "server/commands/args.h"
 #include "server/server.h"
 
@@ -303,6 +305,29 @@ void CommandStatsSection(Server& server, std::string* out) {
   }
 }
 
+// latency_percentiles_usec_<command>:p50=1.003,p99=2.007,p99.9=3.007 for every command with
+// samples, at the percentiles latency-tracking-info-percentiles lists (in its order), as Redis
+// prints them: the percentile as "%f" without trailing zeros, the value in µs with 3 decimals.
+// Nothing while latency-tracking is off.
+void LatencyStatsSection(Server& server, std::string* out) {
+  if (!server.latency_tracking()) return;
+  std::vector<std::string> percentiles =
+      SplitNonEmpty(server.config().Get("latency-tracking-info-percentiles"), ' ');
+  for (const CommandSpec* spec : server.commands().all()) {
+    LatencyDistribution latency = server.command_latency(spec);
+    if (latency.total() == 0) continue;
+    std::string values;
+    for (const std::string& percentile : percentiles) {
+      double value = 0;
+      ParseDouble(percentile, &value);  // Checked when the directive was set.
+      if (!values.empty()) values += ',';
+      values += absl::StrFormat("p%s=%.3f", percentile,
+                                static_cast<double>(latency.ValueAtPercentile(value)) / 1000.0);
+    }
+    Field(out, StrCat("latency_percentiles_usec_", spec->name), values);
+  }
+}
+
 void ErrorStatsSection(Server& server, std::string* out) {
   for (const auto& [code, count] : server.ErrorStats()) {
     Field(out, StrCat("errorstat_", code), StrCat("count=", count));
@@ -341,6 +366,7 @@ void CmdInfo(CommandContext& ctx) {
   if (all) {
     wanted.insert(std::begin(kDefault), std::end(kDefault));
     wanted.insert("commandstats");
+    wanted.insert("latencystats");
   }
   std::string text;
   auto section = [&](std::string_view name, std::string_view title, auto&& fill) {
@@ -360,6 +386,7 @@ void CmdInfo(CommandContext& ctx) {
   section("modules", "Modules", [] {});
   section("commandstats", "Commandstats", [&] { CommandStatsSection(server, &text); });
   section("errorstats", "Errorstats", [&] { ErrorStatsSection(server, &text); });
+  section("latencystats", "Latencystats", [&] { LatencyStatsSection(server, &text); });
   section("cluster", "Cluster", [&] { Field(&text, "cluster_enabled", 0); });
   section("keyspace", "Keyspace", [&] { KeyspaceSection(server, &text); });
   ctx.reply.Verbatim("txt", text);

@@ -1,9 +1,11 @@
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "support/command_fixture.h"
 
 namespace gigakv::testing {
 namespace {
 
+using absl::StrCat;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -116,6 +118,41 @@ TEST_F(ServerCommandsTest, InfoHasRedisFields) {
   EXPECT_THAT(Run({"INFO", "commandstats"}).str, HasSubstr("failed_calls=1"));
   EXPECT_EQ(Reply({"CONFIG", "RESETSTAT"}), "+OK");
   EXPECT_THAT(Run({"INFO", "errorstats"}).str, ::testing::Not(HasSubstr("errorstat_ERR")));
+}
+
+// INFO latencystats: one line per command that ran, with the percentiles of
+// latency-tracking-info-percentiles in their order, in µs with 3 decimals, as Redis prints them.
+TEST_F(ServerCommandsTest, InfoLatencyStatsListsPercentilesPerCommand) {
+  for (int i = 0; i < 10; ++i) Run({"SET", "k", "v"});
+  Run({"GET", "k"});
+  Run({"LPUSH", "k", "x"});  // WRONGTYPE: a failed call is timed too, as in Redis
+  std::string stats = Run({"INFO", "latencystats"}).str;
+  EXPECT_THAT(stats, HasSubstr("# Latencystats\r\n"));
+  const std::string number = "[0-9]+\\.[0-9]{3}";
+  for (const char* command : {"set", "get", "lpush"}) {
+    EXPECT_THAT(stats, ::testing::ContainsRegex(StrCat("latency_percentiles_usec_", command,
+                                                       ":p50=", number, ",p99=", number,
+                                                       ",p99\\.9=", number, "\r\n")));
+  }
+  EXPECT_THAT(stats, ::testing::Not(HasSubstr("usec_incr:")));
+  EXPECT_THAT(Run({"INFO", "everything"}).str, HasSubstr("latency_percentiles_usec_set:"));
+  EXPECT_THAT(Run({"INFO"}).str, ::testing::Not(HasSubstr("Latencystats")));
+
+  EXPECT_EQ(Reply({"CONFIG", "SET", "latency-tracking-info-percentiles", "100 0 12.5"}), "+OK");
+  EXPECT_THAT(Run({"INFO", "latencystats"}).str,
+              ::testing::ContainsRegex(StrCat("latency_percentiles_usec_get:p100=", number,
+                                              ",p0=", number, ",p12\\.5=", number, "\r\n")));
+  EXPECT_EQ(Reply({"CONFIG", "SET", "latency-tracking-info-percentiles", ""}), "+OK");
+  EXPECT_THAT(Run({"INFO", "latencystats"}).str, HasSubstr("latency_percentiles_usec_get:\r\n"));
+
+  EXPECT_EQ(Reply({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_THAT(Run({"INFO", "latencystats"}).str, ::testing::Not(HasSubstr("usec_get:")));
+  EXPECT_EQ(Reply({"CONFIG", "SET", "latency-tracking", "no"}), "+OK");
+  Run({"GET", "k"});
+  EXPECT_EQ(Run({"INFO", "latencystats"}).str, "# Latencystats\r\n");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "latency-tracking", "yes"}), "+OK");
+  Run({"GET", "k"});
+  EXPECT_THAT(Run({"INFO", "latencystats"}).str, HasSubstr("latency_percentiles_usec_get:"));
 }
 
 TEST_F(ServerCommandsTest, InfoIsVerbatimInResp3) {

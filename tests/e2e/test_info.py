@@ -200,6 +200,37 @@ def test_commandstats_time_goes_to_the_command_that_took_it(server, slowlog_thre
     conn.call("CONFIG", "SET", "slowlog-log-slower-than", "10000")
 
 
+def test_info_latencystats_like_redis(server, real_redis):
+    """INFO latencystats has a line per command that ran, with the configured percentiles in
+    Redis's format; pipelined runs and commands run one by one both land on their command."""
+    pipeline = ([b"SET k v\r\n"] * 20 + [b"GET k\r\n"] * 20 + [b"LPUSH k x\r\n"] +
+                [b"DEBUG SLEEP 0.02\r\n"] + [b"GET k\r\n"] * 20)
+    lines = {}
+    for target in (server, real_redis):
+        conn = target.raw()
+        conn.call("CONFIG", "RESETSTAT")
+        conn.send(b"".join(pipeline))
+        for _ in range(len(pipeline)):
+            conn.read_reply()
+        stats = _info(conn, "latencystats")["Latencystats"]
+        lines[target] = stats
+        value = r"[0-9]+\.[0-9]{3}"
+        for name, line in stats.items():
+            assert re.fullmatch(rf"p50={value},p99={value},p99\.9={value}", line), (name, line)
+        debug = dict(item.split("=") for item in stats["latency_percentiles_usec_debug"].split(","))
+        assert float(debug["p50"]) >= 20_000  # the sleep, in µs
+        assert conn.call("CONFIG", "SET", "latency-tracking-info-percentiles", "0 100 12.5") == "OK"
+        line = _info(conn, "latencystats")["Latencystats"]["latency_percentiles_usec_get"]
+        assert re.fullmatch(rf"p0={value},p100={value},p12\.5={value}", line), line
+        assert conn.call("CONFIG", "SET", "latency-tracking", "no") == "OK"
+        assert _info(conn, "latencystats")["Latencystats"] == {}
+        assert conn.call("CONFIG", "SET", "latency-tracking", "yes") == "OK"
+        assert conn.call("CONFIG", "SET", "latency-tracking-info-percentiles", "50 99 99.9") == "OK"
+    assert set(lines[server]) == set(lines[real_redis]) == {
+        f"latency_percentiles_usec_{name}"
+        for name in ("set", "get", "lpush", "debug", "config|resetstat")}
+
+
 def test_used_memory_tracks_data(server):
     conn = server.raw()
     before = int(_info(conn, "memory")["Memory"]["used_memory"])
