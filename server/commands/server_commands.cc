@@ -959,13 +959,19 @@ void CmdDebug(CommandContext& ctx) {
 }
 
 void CmdMemoryUsage(CommandContext& ctx) {
-  if (ctx.argc() != 3 && !(ctx.argc() == 5 && ArgIs(ctx.arg(3), "samples"))) {
-    ctx.reply.Error(errors::kSyntax);
-    return;
-  }
-  if (ctx.argc() == 5) {
+  // [SAMPLES count]..., checked before the key is looked up, as Redis does. gigakv knows each
+  // value's size exactly, so the count changes nothing.
+  for (size_t i = 3; i < ctx.argc(); i += 2) {
+    if (!ArgIs(ctx.arg(i), "samples") || i + 1 >= ctx.argc()) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
     int64_t samples;
-    if (!ParseIntOrReply(ctx, ctx.arg(4), &samples)) return;
+    if (!ParseIntOrReply(ctx, ctx.arg(i + 1), &samples)) return;
+    if (samples < 0) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
   }
   std::string_view key = ctx.arg(2);
   uint64_t hash = ctx.store.Hash(key);

@@ -168,6 +168,14 @@ TEST_F(ServerCommandsTest, MemoryUsageAndStats) {
   EXPECT_LT(usage.integer, 1200);
   EXPECT_EQ(Reply({"MEMORY", "USAGE", "k", "SAMPLES", "x"}),
             "-ERR value is not an integer or out of range");
+  // As in Redis: SAMPLES may repeat, must not be negative (0 = all), and is checked before the
+  // key is looked up.
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "k", "SAMPLES", "0", "SAMPLES", "3"}),
+            Reply({"MEMORY", "USAGE", "k"}));
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "k", "SAMPLES", "-1"}), "-ERR syntax error");
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "nokey", "SAMPLES", "-1"}), "-ERR syntax error");
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "k", "SAMPLES"}), "-ERR syntax error");
+  EXPECT_EQ(Reply({"MEMORY", "USAGE", "k", "FOO", "1"}), "-ERR syntax error");
   protocol::RespValue stats = Run({"MEMORY", "STATS"});
   EXPECT_THAT(stats.DebugString(), HasSubstr("\"keys.count\", :1"));
 }
