@@ -248,8 +248,11 @@ bool BlockingRegistry::Unblock(uint64_t client_id, std::string_view error) {
     }
     RemoveLocked(waiter);
   }
-  Deliver(*waiter,
-          error.empty() ? TimeoutReply(*waiter->client) : "-" + std::string(error) + "\r\n");
+  std::string reply;  // CLIENT REPLY OFF/SKIP: the wait ends with no reply, as in Redis.
+  if (!waiter->reply_suppressed) {
+    reply = error.empty() ? TimeoutReply(*waiter->client) : "-" + std::string(error) + "\r\n";
+  }
+  Deliver(*waiter, std::move(reply));
   return true;
 }
 

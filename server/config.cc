@@ -1103,7 +1103,13 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
         for (std::string& word : SplitNonEmpty(arg, ' ')) words.push_back(std::move(word));
       }
       if (spec.name == "save") {
-        std::optional<std::string> save_points = NormalizeSavePoints(words);
+        // Here an empty argument among others is a word of its own (an invalid one).
+        std::vector<std::string> save_words;
+        for (const std::string& arg : args) {
+          if (arg.empty() && args.size() > 1) save_words.emplace_back();
+          for (std::string& word : SplitNonEmpty(arg, ' ')) save_words.push_back(std::move(word));
+        }
+        std::optional<std::string> save_points = NormalizeSavePoints(save_words);
         if (!save_points) return invalid("Invalid save parameters");
         value.text = *save_points;
       } else if (spec.name == "notify-keyspace-events") {
@@ -1223,7 +1229,7 @@ absl::Status Config::Set(std::string_view name, const std::vector<std::string>& 
   // In a config file and on the command line, each save line adds its points to those of the
   // lines before it, as in Redis; `save ""` clears them. CONFIG SET replaces them.
   if (!from_config_set && value->spec->name == "save" && value->set_explicitly &&
-      !(args.size() == 1 && args[0].empty())) {
+      !value->text.empty() && !(args.size() == 1 && args[0].empty())) {
     std::vector<std::string> accumulated = {value->text};
     accumulated.insert(accumulated.end(), args.begin(), args.end());
     return SetLocked(*value, accumulated);
@@ -1358,6 +1364,8 @@ absl::Status Config::Rewrite() {
     if (value.spec->type == DirectiveType::kString &&
         (text.empty() || text.find_first_of(" \t\"'") != std::string::npos)) {
       text = "\"" + std::string(absl::CEscape(text)) + "\"";
+    } else if (value.spec->type == DirectiveType::kSpecial && text.empty()) {
+      text = "\"\"";  // save "" (no save points), as Redis writes it.
     }
     return StrCat(value.spec->name, " ", text);
   };

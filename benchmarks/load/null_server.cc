@@ -7,7 +7,7 @@
 // floor").
 //
 // Its event loop is Redis's: one thread, one level-triggered epoll set, one read() per ready
-// connection, then one write() per connection with replies before the next epoll_wait().
+// connection, then one send() per connection with replies before the next epoll_wait().
 //
 // Replies: PING -> +PONG; GET -> the 3-byte bulk "xxx" (redis-benchmark's value); CONFIG ->
 // an empty array (so compare.sh sees no persistence to turn off); anything else -> +OK.
@@ -220,7 +220,8 @@ int main(int argc, char** argv) {
       if (it == connections.end()) continue;
       Connection& connection = it->second;
       connection.queued_for_write = false;
-      ssize_t sent = write(fd, connection.output.data(), connection.output.size());
+      // A client that closed before reading its replies must not kill the server (SIGPIPE).
+      ssize_t sent = send(fd, connection.output.data(), connection.output.size(), MSG_NOSIGNAL);
       if (sent < 0 && errno != EAGAIN && errno != EINTR) {
         close_connection(fd);
         continue;

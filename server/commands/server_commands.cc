@@ -730,13 +730,26 @@ void CmdConfigSet(CommandContext& ctx) {
   }
   auto words = [](std::string_view name, std::string_view value) {
     // Multi-word directives (bind, save, client-output-buffer-limit...) take one quoted value.
+    // Redis splits save's at every single space, so a stray space makes an empty (invalid) word.
+    if (name == "save") {
+      std::vector<std::string> split;
+      size_t start = 0;
+      while (!value.empty()) {
+        size_t space = value.find(' ', start);
+        split.emplace_back(value.substr(start, space - start));
+        if (space == std::string_view::npos) break;
+        start = space + 1;
+      }
+      return split;
+    }
     if (IsMultiWordDirective(name)) return SplitNonEmpty(value, ' ');
     return std::vector<std::string>{std::string(value)};
   };
-  // Restores what this command already changed: CONFIG SET is all or nothing.
+  // Restores what this command already changed: CONFIG SET is all or nothing. Through CONFIG
+  // SET's own path, which replaces values (a config file's save lines would add up).
   auto roll_back = [&] {
     for (auto it = previous.rbegin(); it != previous.rend(); ++it) {
-      (void)config.Set(it->first, words(it->first, it->second), /*from_config_set=*/false);
+      (void)config.Set(it->first, words(it->first, it->second), /*from_config_set=*/true);
     }
     for (const auto& [name, value] : previous) (void)config.ApplyChange(name);
     ctx.server.RefreshCachedConfig();

@@ -72,6 +72,16 @@ TEST_F(ServerCommandsTest, ConfigGetSet) {
             "-ERR CONFIG SET failed (possibly related to argument 'hz') - argument must be "
             "between 0 and 2147483647 inclusive");
   EXPECT_EQ(Reply({"CONFIG", "GET", "timeout"}), "%{\"timeout\", \"7\"}");
+  // save is rolled back too (replaced, not added to as a config file's save lines are), and
+  // CONFIG SET splits it at every space, as Redis does.
+  EXPECT_EQ(Reply({"CONFIG", "SET", "save", "100 1"}), "+OK");
+  EXPECT_THAT(Reply({"CONFIG", "SET", "save", "10 1", "hz", "-1"}), HasSubstr("-ERR"));
+  EXPECT_EQ(Reply({"CONFIG", "GET", "save"}), "%{\"save\", \"100 1\"}");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "save", "100  1"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save "
+            "parameters");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "save", ""}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "GET", "save"}), "%{\"save\", \"\"}");
   EXPECT_EQ(Reply({"CONFIG", "REWRITE"}), "-ERR The server is running without a config file");
 }
 

@@ -220,6 +220,15 @@ def test_client_reply_skip_and_off_apply_to_the_reply_that_ends_the_wait(blockin
         assert other.call("EXISTS", "s") == 0
         waiter.send(encode_command("CLIENT", "REPLY", "OFF") + encode_command("BLPOP", "s", "0.05"))
         assert waiter.call("CLIENT", "REPLY", "ON") == "OK"  # No timeout reply before it.
+        # CLIENT UNBLOCK (with or without ERROR) ends a wait without a reply as well.
+        waiter_id = waiter.call("CLIENT", "ID")
+        for unblock in (("CLIENT", "UNBLOCK", str(waiter_id)),
+                        ("CLIENT", "UNBLOCK", str(waiter_id), "ERROR")):
+            for blocking in (("BLPOP", "s", "0"), ("WAIT", "1", "0")):
+                waiter.send(encode_command("CLIENT", "REPLY", "OFF") + encode_command(*blocking))
+                wait_blocked(other, 1)
+                assert other.call(*unblock) == 1
+                assert waiter.call("CLIENT", "REPLY", "ON") == "OK", (unblock, blocking)
 
 
 def test_far_timeouts_block_and_unrepresentable_ones_are_negative(blocking_server):

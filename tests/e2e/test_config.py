@@ -223,7 +223,8 @@ _BAD_VALUES = [
     ("shutdown-on-sigterm", "later"), ("acl-pubsub-default", "x"),
     ("notify-keyspace-events", "K E"), ("cluster-announce-hostname", "a b"), ("hz", "-1"),
     ("maxmemory-samples", "0"), ("save", "100"), ("save", "100 x"), ("save", "0 1"),
-    ("save", "1 -1"), ("save", "1 2 3"),
+    ("save", "1 -1"), ("save", "1 2 3"), ("save", "100  1"), ("save", " 100 1"),
+    ("save", "100 1 "),
 ]
 
 
@@ -233,6 +234,16 @@ def test_config_set_bad_values_fail_like_redis(server, real_redis):
         expected = reference.call("CONFIG", "SET", name, value)
         assert isinstance(expected, ErrorReply), (name, value)
         assert conn.call("CONFIG", "SET", name, value) == expected, (name, value)
+
+
+def test_failed_config_set_leaves_save_as_it_was_like_redis(server, real_redis):
+    for conn in (server.raw(), real_redis.raw()):
+        for before in ("100 1 200 2", ""):
+            assert conn.call("CONFIG", "SET", "save", before) == "OK"
+            reply = conn.call("CONFIG", "SET", "save", "10 1", "maxmemory-policy", "bogus")
+            assert isinstance(reply, ErrorReply)
+            assert _config_get(conn, "save") == {b"save": before.encode()}
+        assert conn.call("CONFIG", "SET", "save", "") == "OK"
 
 
 def test_config_set_normalizes_values_like_redis(server, real_redis):

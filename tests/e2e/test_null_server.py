@@ -101,6 +101,16 @@ def test_a_slow_reader_gets_every_reply(null_server):
         assert received == reply * count
 
 
+def test_clients_that_close_before_reading_do_not_stop_it(null_server):
+    # Replies to a closed connection fail with EPIPE; that must not end the server (SIGPIPE).
+    for size in (1_000, 20_000, 100_000):
+        with socket.create_connection(("127.0.0.1", null_server.port), timeout=10) as sock:
+            sock.sendall(encode_command("GET", "k") * size)
+    with RespConnection(null_server.port) as conn:
+        assert conn.call("PING") == "PONG"
+    assert null_server.alive()
+
+
 @pytest.mark.skipif(not os.access(LOAD, os.X_OK), reason="gigakv-load not built")
 def test_gigakv_load_runs_every_benchmarked_test_against_it(null_server):
     result = subprocess.run(

@@ -170,6 +170,24 @@ TEST(ConfigTest, SavePointsAccumulateWhileLoading) {
   // strtoll saturates; changes are a C int in Redis.
   ASSERT_TRUE(config.Set("save", {"99999999999999999999 4294967297"}, true).ok());
   EXPECT_EQ(config.Get("save"), "9223372036854775807 1");
+  // A config file that names no save points (`save ""`) is rewritten that way and reads back
+  // the same; the points of a file add up again when it is read.
+  std::string rewritten = TempPath("save-rewrite.conf");
+  std::ofstream(rewritten) << "save 900 1\n";
+  Config saving;
+  ASSERT_TRUE(saving.LoadFile(rewritten).ok());
+  ASSERT_TRUE(saving.Set("save", {}, /*from_config_set=*/true).ok());
+  ASSERT_TRUE(saving.Rewrite().ok());
+  std::stringstream contents;
+  contents << std::ifstream(rewritten).rdbuf();
+  EXPECT_EQ(contents.str(), "save \"\"\n");
+  Config reread;
+  ASSERT_TRUE(reread.LoadFile(rewritten).ok());
+  EXPECT_EQ(reread.Get("save"), "");
+  std::ofstream(rewritten) << "save \"\"\nsave 60 5\nsave 30 9\n";
+  ASSERT_TRUE(reread.LoadFile(rewritten).ok());
+  EXPECT_EQ(reread.Get("save"), "60 5 30 9");
+  std::remove(rewritten.c_str());
   std::remove(path.c_str());
 }
 
