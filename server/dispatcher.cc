@@ -182,15 +182,20 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   } else if (!ArityOk(spec->arity, args.size())) {
     stats = &counters[spec_id];
     reject(FormatText(errors::kWrongArity, {spec->name}));
-  } else if (spec->handler == nullptr && commands_.FindSub(spec->name, args[1]) == nullptr) {
-    // A container command (CONFIG, CLIENT...) with an unknown subcommand.
-    stats = &counters[spec_id];
+  } else if ((spec->handler == nullptr || (args.size() >= 2 && spec->name == "command")) &&
+             commands_.FindSub(spec->name, args[1]) == nullptr) {
+    // A container command (CONFIG, CLIENT...) with an unknown subcommand: as in Redis, it is
+    // no command, so no command's counters move.
     reject(FormatText(errors::kUnknownSubcommand,
                       {UpToNul(args[1]).substr(0, 128), AsciiUpper(args[0])}));
   } else {
-    if (spec->handler == nullptr) {  // A subcommand: it has its own counters.
-      spec = commands_.FindSub(spec->name, args[1]);
-      spec_id = commands_.IdOf(spec);
+    // A subcommand has its own counters and arity. COMMAND also runs bare, so it has a handler
+    // of its own, but COMMAND COUNT counts as command|count as in Redis.
+    if (spec->handler == nullptr || (args.size() >= 2 && spec->name == "command")) {
+      if (const CommandSpec* sub = commands_.FindSub(spec->name, args[1]); sub != nullptr) {
+        spec = sub;
+        spec_id = commands_.IdOf(spec);
+      }
     }
     stats = &counters[spec_id];
     // Like Redis: a client is asked to authenticate only while a password is set and it has

@@ -513,6 +513,8 @@ std::vector<const CommandSpec*> TopLevelCommands(const CommandTable& table) {
   return result;
 }
 
+// Bare COMMAND. With arguments the dispatcher runs the subcommand (COMMAND COUNT is
+// command|count, with its own arity and counters, as in Redis).
 void CmdCommand(CommandContext& ctx) {
   auto top = TopLevelCommands(ctx.server.commands());
   ctx.reply.ArrayHeader(static_cast<int64_t>(top.size()));
@@ -660,25 +662,6 @@ void CmdCommandHelp(CommandContext& ctx) {
 }
 
 // COMMAND with no subcommand lists everything; otherwise it dispatches like a container.
-void CmdCommandEntry(CommandContext& ctx) {
-  if (ctx.argc() == 1) {
-    CmdCommand(ctx);
-    return;
-  }
-  const CommandSpec* sub = ctx.server.commands().FindSub("command", ctx.arg(1));
-  if (sub == nullptr) {
-    ReplyUnknownSubcommand(ctx);
-    return;
-  }
-  bool arity_ok = sub->arity >= 0 ? ctx.argc() == static_cast<size_t>(sub->arity)
-                                  : ctx.argc() >= static_cast<size_t>(-sub->arity);
-  if (!arity_ok) {
-    ReplyWrongArity(ctx.reply, sub->name);
-    return;
-  }
-  sub->handler(ctx);
-}
-
 // --- CONFIG --------------------------------------------------------------------------------
 
 void CmdConfigGet(CommandContext& ctx) {
@@ -1069,7 +1052,7 @@ const std::vector<CommandSpec>& ServerCommands() {
          "Remove all keys from the current database"},
         {"flushall", -1, kWrite, 0, 0, 0, CmdFlushAll, "server",
          "Remove all keys from all databases"},
-        {"command", -1, kLoading | kStale, 0, 0, 0, CmdCommandEntry, "server",
+        {"command", -1, kLoading | kStale, 0, 0, 0, CmdCommand, "server",
          "Get array of Redis command details", "2.8.13"},
         {"command|count", 2, kLoading | kStale, 0, 0, 0, CmdCommandCount, "server",
          "Get total number of Redis commands", "2.8.13"},

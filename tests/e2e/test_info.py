@@ -173,6 +173,26 @@ def test_info_commandstats_and_errorstats(server):
     assert _info(conn, "stats")["Stats"]["total_error_replies"] == "3"
 
 
+def test_commandstats_name_subcommands_like_redis(server, real_redis):
+    """COMMAND COUNT counts as command|count (COMMAND also runs bare, as command); an unknown
+    subcommand of a container is no command, so no counter moves."""
+    names = {}
+    for target in (server, real_redis):
+        conn = target.raw()
+        conn.call("CONFIG", "RESETSTAT")
+        conn.call("COMMAND", "COUNT")
+        conn.call("COMMAND", "COUNT", "extra")  # rejected: wrong arity of command|count
+        conn.call("COMMAND", "GETKEYS", "SET", "a", "b")
+        conn.call("COMMAND", "NOSUCH")
+        conn.call("CONFIG", "NOSUCH")
+        stats = _info(conn, "commandstats")["Commandstats"]
+        names[target] = {name: dict(item.split("=") for item in value.split(","))["calls"]
+                         for name, value in stats.items()}
+    assert names[server] == names[real_redis] == {
+        "cmdstat_config|resetstat": "1", "cmdstat_command|count": "1",
+        "cmdstat_command|getkeys": "1"}
+
+
 @pytest.mark.parametrize("slowlog_threshold", ["10000", "0", "-1"])
 def test_commandstats_time_goes_to_the_command_that_took_it(server, slowlog_threshold):
     """Pipelined runs of one command are timed as a whole (one clock read per run), and the
