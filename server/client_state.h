@@ -85,6 +85,11 @@ class ClientState {
   // no OOM refusal (Redis serves blocked clients without one) and no second count in the stats.
   bool rerunning_blocked = false;
   std::function<void(std::string reply)> deliver_unblocked;
+  // MONITOR: the client receives a line per command any client runs (Server::FeedMonitors).
+  // `deliver_output` appends bytes to the connection's output from any thread, behind the
+  // replies already queued; empty for in-process clients, which cannot monitor.
+  std::atomic<bool> monitor{false};
+  std::function<void(std::string output)> deliver_output;
 
   // The last command name this client sent, byte for byte, and what the command table resolved
   // it to: a pipeline repeats one command, which then skips the lookup. Server::Execute's own

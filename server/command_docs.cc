@@ -345,6 +345,7 @@ const std::vector<CommandDoc>& AllCommandDocs() {
       {"debug", "subcommand [arg...]", "Depends on subcommand."},
       {"role", "", "O(1)"},
       {"wait", "numreplicas timeout", "O(1)"},
+      {"monitor", "", ""},  // Redis gives MONITOR no complexity.
       {"slowlog", "", "Depends on subcommand."},
       {"slowlog|get", "[count]", "O(N) where N is the number of entries returned"},
       {"slowlog|len", "", "O(1)"},

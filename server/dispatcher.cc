@@ -206,6 +206,9 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       reject(errors::kDebugNotAllowed);  // As in Redis, checked before authentication.
     } else if (auth_required) {
       reject(errors::kNoAuth);
+    } else if ((spec->flags & (kWrite | kReadonly)) &&
+               client.monitor.load(std::memory_order_relaxed)) {
+      reject(errors::kReplicaKeyspace);  // A monitor is a replica to Redis.
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
     } else if (!rerun && !client.in_exec && OverMaxmemory() && !EvictToLimit() &&
@@ -277,6 +280,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       if (!rerun) {  // A served blocked command was counted when it first ran.
         AddOwned(stats->calls, 1);
         if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
+        // Admin commands are not shown, as in Redis; nor is a re-run of a blocked command.
+        if (HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) FeedMonitors(client, args);
       }
     }
   }

@@ -39,6 +39,9 @@ inline constexpr std::string_view kProtoVersionNotInteger =
     "ERR Protocol version is not an integer or out of range";
 inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
 inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
+inline constexpr std::string_view kMonitorDenyBlocking =
+    "ERR MONITOR isn't allowed for DENY BLOCKING client";
 inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";

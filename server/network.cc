@@ -152,6 +152,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
         if (auto self = weak.lock()) self->OnUnblocked(std::move(reply));
       });
     };
+    client_->deliver_output = [weak, io](std::string output) {
+      asio::post(*io, [weak, output = std::move(output)]() mutable {
+        if (auto self = weak.lock()) self->OnPushedOutput(std::move(output));
+      });
+    };
     // As in Redis, a client that connects while no password is set starts authenticated.
     client_->authenticated = !server_.password_set();
     parser_.set_limits(Limits());
@@ -164,6 +169,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (closed_) return;
     closed_ = true;
     if (client_->blocked.load()) server_.blocking().Remove(client_->id);
+    if (client_->monitor.load()) server_.RemoveMonitor(client_->id);
     // Gone from CLIENT LIST and connected_clients now, as in Redis, not when the last pending
     // handler lets go of this object (the destructor's second call is then a no-op).
     server_.UnregisterClient(client_->id);
@@ -329,6 +335,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
     reply_.buffer().append(reply);
     ProcessInput();
     ContinueAfterInput();
+  }
+
+  // Output from another thread (MONITOR's lines): after the replies already queued, sent with
+  // them, or at once when none are pending.
+  void OnPushedOutput(std::string output) {
+    if (closed_) return;
+    reply_.buffer().append(output);
+    if (write_pending_) return;  // FinishWrite sends what arrived meanwhile.
+    write_pending_ = true;
+    owner_.QueueWrite(shared_from_this());
   }
 
   void ProcessInput() {

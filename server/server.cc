@@ -7,6 +7,8 @@
 #include <chrono>
 #include <fstream>
 
+#include "absl/strings/str_format.h"
+#include "gigakv/strings.h"
 #include "server/cycle_clock.h"
 
 namespace gigakv::server {
@@ -349,6 +351,102 @@ void Server::RegisterClient(const std::shared_ptr<ClientState>& client) {
   std::lock_guard<std::mutex> lock(clients_mutex_);
   clients_[client->id] = client;
   stats_.connected_clients.store(static_cast<int64_t>(clients_.size()));
+}
+
+void Server::AddMonitor(const std::shared_ptr<ClientState>& client) {
+  std::lock_guard<std::mutex> lock(monitors_mutex_);
+  if (client->monitor.exchange(true)) return;
+  monitors_.push_back(client);
+  monitor_count_.store(static_cast<int>(monitors_.size()), std::memory_order_relaxed);
+}
+
+void Server::RemoveMonitor(uint64_t client_id) {
+  std::lock_guard<std::mutex> lock(monitors_mutex_);
+  for (auto it = monitors_.begin(); it != monitors_.end(); ++it) {
+    if ((*it)->id != client_id) continue;
+    (*it)->monitor.store(false);
+    monitors_.erase(it);
+    break;
+  }
+  monitor_count_.store(static_cast<int>(monitors_.size()), std::memory_order_relaxed);
+}
+
+namespace {
+
+// Redis's sdscatrepr: a quoted string with \\ \" \n \r \t \a \b escaped and other bytes
+// outside printable ASCII as \xhh.
+void AppendQuotedRepr(std::string* out, std::string_view text) {
+  out->push_back('"');
+  for (unsigned char c : text) {
+    switch (c) {
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\a':
+        out->append("\\a");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      default:
+        if (c >= 0x20 && c < 0x7f) {
+          out->push_back(static_cast<char>(c));
+        } else {
+          absl::StrAppendFormat(out, "\\x%02x", c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+// Arguments MONITOR shows as "(redacted)", as Redis 7.0 does: AUTH's, and HELLO's AUTH pair.
+bool IsRedacted(const std::vector<std::string_view>& args, size_t index) {
+  if (EqualsIgnoreCase(args[0], "auth")) return index >= 1;
+  if (!EqualsIgnoreCase(args[0], "hello")) return false;
+  // HELLO's options as its parser walks them: AUTH user pass, SETNAME name.
+  for (size_t i = 2; i < args.size() && i < index; ++i) {
+    const size_t more = args.size() - 1 - i;
+    if (EqualsIgnoreCase(args[i], "auth") && more >= 2) {
+      if (index == i + 1 || index == i + 2) return true;
+      i += 2;
+    } else if (EqualsIgnoreCase(args[i], "setname") && more >= 1) {
+      ++i;
+    } else {
+      return false;  // A syntax error ends HELLO's parsing there.
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void Server::FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args) {
+  int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  std::string line = absl::StrFormat("+%d.%06d [%d %s]", now_us / 1000000, now_us % 1000000,
+                                     client.db.load(std::memory_order_relaxed), client.addr);
+  for (size_t i = 0; i < args.size(); ++i) {
+    line.push_back(' ');
+    AppendQuotedRepr(&line, IsRedacted(args, i) ? std::string_view("(redacted)") : args[i]);
+  }
+  line.append("\r\n");
+  std::lock_guard<std::mutex> lock(monitors_mutex_);
+  for (const std::shared_ptr<ClientState>& monitor : monitors_) {
+    if (monitor->deliver_output) monitor->deliver_output(line);
+  }
 }
 
 void Server::UnregisterClient(uint64_t id) {

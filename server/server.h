@@ -156,6 +156,13 @@ class Server {
   void UnregisterClient(uint64_t id);
   std::vector<std::shared_ptr<ClientState>> Clients();
   std::shared_ptr<ClientState> FindClient(uint64_t id);
+  // MONITOR: clients that receive a line for every command run (but admin commands), as Redis
+  // formats it. Feeding costs one relaxed load per command while nobody monitors.
+  void AddMonitor(const std::shared_ptr<ClientState>& client);
+  void RemoveMonitor(uint64_t client_id);
+  bool HasMonitors() const { return monitor_count_.load(std::memory_order_relaxed) > 0; }
+  // `client` ran `args` (in its current database): "+<unix time.µs> [<db> <addr>] "arg" ...".
+  void FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args);
   // Leaves MULTI (dropping the queued commands) and forgets the client's WATCHes.
   void DiscardTransaction(ClientState& client);
 
@@ -316,6 +323,9 @@ class Server {
   std::mutex clients_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<ClientState>> clients_;
   std::atomic<uint64_t> next_client_id_{1};
+  std::mutex monitors_mutex_;
+  std::vector<std::shared_ptr<ClientState>> monitors_;
+  std::atomic<int> monitor_count_{0};
   std::atomic<bool> shutdown_requested_{false};
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};

@@ -131,6 +131,7 @@ void CmdQuit(CommandContext& ctx) {
 
 void CmdReset(CommandContext& ctx) {
   ctx.server.DiscardTransaction(ctx.client);
+  if (ctx.client.monitor.load()) ctx.server.RemoveMonitor(ctx.client.id);
   ctx.client.db.store(0);
   ctx.client.resp = 2;
   ctx.reply.set_resp_version(2);
@@ -149,6 +150,7 @@ std::string ClientLine(Server& server, const ClientState& client) {
   std::string name = client.name();
   const int multi = client.multi_count.load(std::memory_order_relaxed);
   std::string flags;
+  if (client.monitor.load()) flags += 'O';
   if (multi >= 0) flags += 'x';
   if (client.blocked.load()) flags += 'b';
   if (flags.empty()) flags = "N";

@@ -456,7 +456,9 @@ void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   const bool deprecated = extras != nullptr && !extras->deprecated_since.empty();
   const bool replaced = extras != nullptr && !extras->replaced_by.empty();
   const bool history = extras != nullptr && !extras->history.empty();
-  ctx.reply.MapHeader(3 + (doc != nullptr ? 1 : 0) + (doc_flags.empty() ? 0 : 1) +
+  // Redis documents a few commands (MONITOR) without a complexity.
+  const bool has_complexity = doc != nullptr && !doc->complexity.empty();
+  ctx.reply.MapHeader(3 + (has_complexity ? 1 : 0) + (doc_flags.empty() ? 0 : 1) +
                       (deprecated ? 1 : 0) + (replaced ? 1 : 0) + (history ? 1 : 0) +
                       (arguments.empty() ? 0 : 1) + (subs.empty() ? 0 : 1));
   ctx.reply.Bulk("summary");
@@ -465,7 +467,7 @@ void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Bulk(spec.since);
   ctx.reply.Bulk("group");
   ctx.reply.Bulk(spec.group);
-  if (doc != nullptr) {
+  if (has_complexity) {
     ctx.reply.Bulk("complexity");
     ctx.reply.Bulk(doc->complexity);
   }
@@ -863,6 +865,25 @@ void CmdRole(CommandContext& ctx) {
   ctx.reply.ArrayHeader(0);
 }
 
+// MONITOR: from now on the client gets a line for every command any client runs
+// (Server::FeedMonitors) and may run no command that reads or writes keys. Ignored, without a
+// reply, when it already monitors; refused inside MULTI and for in-process clients, which expect
+// one reply per command (Redis's DENY BLOCKING clients). RESET or closing ends it.
+void CmdMonitor(CommandContext& ctx) {
+  if (ctx.client.in_exec || !ctx.client.deliver_output) {
+    ctx.reply.Error(errors::kMonitorDenyBlocking);
+    return;
+  }
+  if (ctx.client.monitor.load()) return;
+  std::shared_ptr<ClientState> client = ctx.server.FindClient(ctx.client.id);
+  if (client == nullptr) {
+    ctx.reply.Error(errors::kMonitorDenyBlocking);
+    return;
+  }
+  ctx.reply.Ok();
+  ctx.server.AddMonitor(client);
+}
+
 // WAIT numreplicas timeout: the number of replicas that acknowledged the client's writes, which
 // is always 0, as gigakv has no replicas. As Redis answers without replicas: at once when
 // numreplicas <= 0 or the client cannot block (inside MULTI); otherwise once the timeout (ms,
@@ -1088,6 +1109,8 @@ const std::vector<CommandSpec>& ServerCommands() {
          "Get the UNIX time stamp of the last successful save to disk"},
         {"role", 1, kNoScript | kLoading | kStale | kFast, 0, 0, 0, CmdRole, "server",
          "Return the role of the instance in the context of replication", "2.8.12"},
+        {"monitor", 1, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdMonitor, "server",
+         "Listen for all requests received by the server in real time"},
         {"wait", 3, kNoScript, 0, 0, 0, CmdWait, "generic",
          "Wait for the synchronous replication of all the write commands sent in the context of "
          "the current connection",

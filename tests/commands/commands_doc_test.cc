@@ -45,7 +45,8 @@ TEST(CommandsDocTest, EveryCommandHasSyntaxAndComplexity) {
   for (const CommandSpec* spec : table.all()) {
     const CommandDoc* doc = FindCommandDoc(spec->name);
     ASSERT_NE(doc, nullptr) << "no COMMAND DOCS entry for " << spec->name;
-    EXPECT_FALSE(doc->complexity.empty()) << spec->name;
+    // Redis's own COMMAND DOCS has no complexity for MONITOR.
+    EXPECT_EQ(doc->complexity.empty(), spec->name == "monitor") << spec->name;
   }
 }
 

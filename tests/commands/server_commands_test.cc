@@ -43,6 +43,14 @@ TEST_F(ServerCommandsTest, WaitCountsNoReplicas) {
             "-ERR The command has no key arguments");
 }
 
+// An in-process client expects one reply per command, like Redis's DENY BLOCKING clients, so it
+// cannot monitor (tests/e2e/test_monitor.py covers monitors).
+TEST_F(ServerCommandsTest, MonitorNeedsAConnection) {
+  EXPECT_EQ(Reply({"MONITOR"}), "-ERR MONITOR isn't allowed for DENY BLOCKING client");
+  EXPECT_EQ(Reply({"MONITOR", "x"}), "-ERR wrong number of arguments for 'monitor' command");
+  EXPECT_EQ(Reply({"GET", "k"}), "(nil)");  // Still an ordinary client.
+}
+
 TEST_F(ServerCommandsTest, TimeIsTwoBulkNumbers) {
   protocol::RespValue reply = Run({"TIME"});
   ASSERT_EQ(reply.elements.size(), 2u);

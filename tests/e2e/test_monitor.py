@@ -1,0 +1,118 @@
+"""MONITOR end to end: the lines a monitor gets, compared with redis-server's, and what a monitor
+may still do. Every read has the connection's timeout; a run ends on a marker command (ECHO) the
+test sends last, so no test waits for lines that never come.
+"""
+
+from __future__ import annotations
+
+import re
+
+from e2e_support import ErrorReply, encode_command
+
+LINE = re.compile(r"(\d+)\.(\d{6}) \[(\d+) (\S+)\] (.*)")
+
+
+def _lines_until(monitor, marker: str) -> list[str]:
+    """Monitor lines, as "[db] args", up to and including the ECHO of `marker` (bounded)."""
+    lines = []
+    for _ in range(10_000):
+        line = monitor.read_reply()
+        match = LINE.fullmatch(line)
+        assert match, line
+        lines.append(f"[{match.group(3)}] {match.group(5)}")
+        if match.group(5) == f'"ECHO" "{marker}"':
+            return lines
+    raise AssertionError("marker never seen")
+
+
+def _monitored(target) -> list[str]:
+    with target.raw() as monitor, target.raw() as client:
+        assert monitor.call("MONITOR") == "OK"
+        client.call("SET", "k", b'a b\n"\\\x01\xff\r\t')
+        client.call("SELECT", "3")
+        client.call("GET", "k")
+        client.call("SELECT", "0")
+        client.call("AUTH", "secret")  # fails (no password set), still shown, redacted
+        client.call("AUTH", "user", "secret")
+        client.call("HELLO", "2", "AUTH", "default", "secret", "SETNAME", "app")
+        client.call("CONFIG", "GET", "hz")  # admin: not shown
+        client.call("MULTI")
+        client.call("SET", "a", "1")
+        client.call("INCR", "a")
+        client.call("EXEC")
+        client.call("GET")  # wrong arity: rejected, not shown
+        client.call("LPUSH", "k", "x")  # WRONGTYPE: ran, shown
+        client.call("BLPOP", "nolist", "0.01")
+        client.call("ECHO", "end")
+        return _lines_until(monitor, "end")
+
+
+def test_monitor_lines_are_redis_lines(server, real_redis):
+    ours = _monitored(server)
+    assert ours == _monitored(real_redis)
+    assert ours[0] == r'[0] "SET" "k" "a b\n\"\\\x01\xff\r\t"'
+    assert '[0] "AUTH" "(redacted)" "(redacted)"' in ours
+
+
+def test_the_address_and_time_of_each_line(server):
+    with server.raw() as monitor, server.raw() as client:
+        assert monitor.call("MONITOR") == "OK"
+        client_addr = [line for line in client.call("CLIENT", "INFO").decode().split()
+                       if line.startswith("addr=")][0][len("addr="):]
+        client.call("ECHO", "end")
+        server_time = int(client.call("TIME")[0])
+        lines = []
+        while not lines or '"ECHO" "end"' not in lines[-1]:
+            lines.append(monitor.read_reply())
+        match = LINE.fullmatch(lines[-1])
+        assert match.group(4) == client_addr
+        assert abs(int(match.group(1)) - server_time) <= 2
+
+
+def test_a_monitor_may_not_touch_keys_and_reset_ends_it(server, real_redis):
+    for target in (server, real_redis):
+        with target.raw() as monitor, target.raw() as client:
+            assert monitor.call("MONITOR") == "OK"
+            # MONITOR again is ignored without a reply; the monitor sees its own commands.
+            monitor.send(encode_command("MONITOR") + encode_command("PING"))
+            assert monitor.read_reply() == "PONG"
+            assert monitor.read_reply().endswith('"PING"')
+            assert monitor.call("GET", "k") == ErrorReply(
+                "ERR Replica can't interact with the keyspace")
+            assert " flags=O " in monitor.call("CLIENT", "LIST").decode()  # admin: no line
+            assert monitor.call("RESET") == "RESET"
+            client.call("SET", "after", "reset")
+            assert monitor.call("GET", "after") == b"reset"  # no line came in between
+            assert " flags=O " not in client.call("CLIENT", "LIST").decode()
+
+
+def test_monitor_inside_multi_is_refused(server, real_redis):
+    for target in (server, real_redis):
+        with target.raw() as conn:
+            assert conn.call("MULTI") == "OK"
+            assert conn.call("MONITOR") == "QUEUED"
+            assert conn.call("EXEC") == [ErrorReply(
+                "ERR MONITOR isn't allowed for DENY BLOCKING client")]
+            assert conn.call("PING") == "PONG"
+
+
+def test_commands_from_every_io_thread_reach_the_monitor(server_factory):
+    server = server_factory("--io-threads", "4")
+    clients = [server.raw() for _ in range(8)]
+    with server.raw() as monitor:
+        assert monitor.call("MONITOR") == "OK"
+        for n, conn in enumerate(clients):
+            conn.send(b"".join(encode_command("SET", f"c{n}", str(i)) for i in range(100)))
+        for conn in clients:
+            for _ in range(100):
+                assert conn.read_reply() == "OK"
+        clients[0].call("ECHO", "end")
+        lines = _lines_until(monitor, "end")
+    assert len(lines) == 801
+    for n in range(8):  # each client's commands in its order
+        values = [line.split('"')[-2] for line in lines if f'"SET" "c{n}"' in line]
+        assert values == [str(i) for i in range(100)]
+    # The server goes on after the monitor left while lines were on their way.
+    assert clients[1].call("SET", "x", "y") == "OK"
+    for conn in clients:
+        conn.close()
