@@ -281,7 +281,10 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         AddOwned(stats->calls, 1);
         if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
         // Admin commands are not shown, as in Redis; nor is a re-run of a blocked command.
-        if (HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) FeedMonitors(client, args);
+        // Inside EXEC the command's reply is part of EXEC's array, so its own line is posted.
+        if (HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) {
+          FeedMonitors(client, args, client.in_exec ? nullptr : &reply);
+        }
       }
     }
   }

@@ -339,9 +339,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Output from another thread (MONITOR's lines): after the replies already queued, sent with
   // them, or at once when none are pending.
+  // Lines that arrive once the client stopped monitoring (RESET), while its replies are off, or
+  // once it is closing after QUIT, are dropped, as Redis adds none then.
   void OnPushedOutput(std::string output) {
-    if (closed_) return;
+    if (closed_ || close_after_write_ || !client_->monitor.load() ||
+        client_->reply_mode == ReplyMode::kOff) {
+      return;
+    }
     reply_.buffer().append(output);
+    client_->output_buffer_bytes.store(PendingOutputBytes(), std::memory_order_relaxed);
+    CheckOutputBufferLimit();  // A monitor that does not read is disconnected, as in Redis.
+    if (closed_) return;
     if (write_pending_) return;  // FinishWrite sends what arrived meanwhile.
     write_pending_ = true;
     owner_.QueueWrite(shared_from_this());
@@ -398,10 +406,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
+  // Replies not yet handed to the socket: the batch being built plus what is left of the one
+  // being sent.
+  size_t PendingOutputBytes() const { return reply_.buffer().size() + (out_.size() - out_sent_); }
+
   void CheckOutputBufferLimit() {
-    // Normal clients: only the hard limit applies to one batch of replies.
+    // Normal clients: only the hard limit applies (to all output not yet sent).
     int64_t hard = server_.normal_output_hard_limit();
-    if (hard > 0 && static_cast<int64_t>(reply_.buffer().size()) > hard) {
+    if (hard > 0 && static_cast<int64_t>(PendingOutputBytes()) > hard) {
       spdlog::warn("Client {} scheduled to be closed for overcoming of output buffer limits.",
                    client_->addr);
       server_.stats().client_output_buffer_limit_disconnections.fetch_add(1);
@@ -617,8 +629,11 @@ struct Network::Impl {
         std::vector<Connection*> idle;
         for (const auto& entry : thread.connections) {
           Connection* connection = entry.first;
-          // Like Redis, clients waiting in a blocking command are not idle.
-          if (connection->client().blocked.load()) continue;
+          // Like Redis, clients waiting in a blocking command are not idle, and monitors (replicas
+          // to Redis) never time out.
+          if (connection->client().blocked.load() || connection->client().monitor.load()) {
+            continue;
+          }
           if (now - connection->client().last_interaction_ms.load() > timeout_s * 1000) {
             idle.push_back(connection);
           }

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "absl/strings/str_format.h"
+#include "gigakv/numbers.h"
 #include "gigakv/strings.h"
 #include "server/cycle_clock.h"
 
@@ -412,9 +413,15 @@ void AppendQuotedRepr(std::string* out, std::string_view text) {
 }
 
 // Arguments MONITOR shows as "(redacted)", as Redis 7.0 does: AUTH's, and HELLO's AUTH pair.
+// Only where Redis gets to redacting them: AUTH with at most 2 arguments, HELLO with protocol
+// version 2 or 3.
 bool IsRedacted(const std::vector<std::string_view>& args, size_t index) {
-  if (EqualsIgnoreCase(args[0], "auth")) return index >= 1;
-  if (!EqualsIgnoreCase(args[0], "hello")) return false;
+  if (EqualsIgnoreCase(args[0], "auth")) return index >= 1 && args.size() <= 3;
+  int64_t version = 0;
+  if (!EqualsIgnoreCase(args[0], "hello") || args.size() < 2 || !ParseInt64(args[1], &version) ||
+      version < 2 || version > 3) {
+    return false;
+  }
   // HELLO's options as its parser walks them: AUTH user pass, SETNAME name.
   for (size_t i = 2; i < args.size() && i < index; ++i) {
     const size_t more = args.size() - 1 - i;
@@ -432,7 +439,8 @@ bool IsRedacted(const std::vector<std::string_view>& args, size_t index) {
 
 }  // namespace
 
-void Server::FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args) {
+void Server::FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args,
+                          protocol::ReplyBuilder* own_reply) {
   int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
@@ -445,7 +453,11 @@ void Server::FeedMonitors(const ClientState& client, const std::vector<std::stri
   line.append("\r\n");
   std::lock_guard<std::mutex> lock(monitors_mutex_);
   for (const std::shared_ptr<ClientState>& monitor : monitors_) {
-    if (monitor->deliver_output) monitor->deliver_output(line);
+    if (monitor.get() == &client && own_reply != nullptr) {
+      own_reply->buffer().append(line);  // Right behind the command's reply, as in Redis.
+    } else if (monitor->deliver_output) {
+      monitor->deliver_output(line);
+    }
   }
 }
 

@@ -162,7 +162,10 @@ class Server {
   void RemoveMonitor(uint64_t client_id);
   bool HasMonitors() const { return monitor_count_.load(std::memory_order_relaxed) > 0; }
   // `client` ran `args` (in its current database): "+<unix time.µs> [<db> <addr>] "arg" ...".
-  void FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args);
+  // A monitor's line for its own command goes into `own_reply` (its batch's replies, right
+  // behind the command's reply) when given; every other monitor's is posted to its thread.
+  void FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args,
+                    protocol::ReplyBuilder* own_reply);
   // Leaves MULTI (dropping the queued commands) and forgets the client's WATCHes.
   void DiscardTransaction(ClientState& client);
 

@@ -6,6 +6,8 @@ test sends last, so no test waits for lines that never come.
 from __future__ import annotations
 
 import re
+import socket
+import time
 
 from e2e_support import ErrorReply, encode_command
 
@@ -35,6 +37,8 @@ def _monitored(target) -> list[str]:
         client.call("AUTH", "secret")  # fails (no password set), still shown, redacted
         client.call("AUTH", "user", "secret")
         client.call("HELLO", "2", "AUTH", "default", "secret", "SETNAME", "app")
+        client.call("AUTH", "a", "b", "c")  # a syntax error before Redis redacts: in clear
+        client.call("HELLO", "9", "AUTH", "u", "p")  # NOPROTO before redacting: in clear
         client.call("CONFIG", "GET", "hz")  # admin: not shown
         client.call("MULTI")
         client.call("SET", "a", "1")
@@ -116,3 +120,74 @@ def test_commands_from_every_io_thread_reach_the_monitor(server_factory):
     assert clients[1].call("SET", "x", "y") == "OK"
     for conn in clients:
         conn.close()
+
+
+def test_own_lines_follow_their_replies_and_none_after_reset(server, real_redis):
+    """A monitor's line for its own command comes right behind that command's reply, and RESET
+    ends the lines before its own reply, as in Redis."""
+    for target in (server, real_redis):
+        with target.raw() as monitor:
+            assert monitor.call("MONITOR") == "OK"
+            monitor.send(encode_command("PING") + encode_command("ECHO", "a") +
+                         encode_command("RESET") + encode_command("ECHO", "b"))
+            assert monitor.read_reply() == "PONG"
+            assert monitor.read_reply().endswith('"PING"')
+            assert monitor.read_reply() == b"a"
+            assert monitor.read_reply().endswith('"ECHO" "a"')
+            assert monitor.read_reply() == "RESET"
+            assert monitor.read_reply() == b"b"
+
+
+def test_client_reply_off_stops_the_lines(server, real_redis):
+    for target in (server, real_redis):
+        with target.raw() as monitor, target.raw() as client:
+            assert monitor.call("MONITOR") == "OK"
+            monitor.send(encode_command("CLIENT", "REPLY", "OFF"))
+            client.call("SET", "while", "off")
+            client.call("ECHO", "off")
+            time.sleep(0.1)  # lets the lines reach the monitor, if any were sent
+            assert monitor.call("CLIENT", "REPLY", "ON") == "OK"
+            client.call("ECHO", "on")
+            assert monitor.read_reply().endswith('"CLIENT" "REPLY" "ON"')
+            assert monitor.read_reply().endswith('"ECHO" "on"')
+
+
+def test_monitors_never_time_out(server, real_redis):
+    for target in (server, real_redis):
+        with target.raw() as monitor, target.raw() as idle:
+            assert monitor.call("CONFIG", "SET", "timeout", "1") == "OK"
+            try:
+                assert monitor.call("MONITOR") == "OK"
+                time.sleep(2.5)  # idle longer than the timeout
+                assert monitor.call("PING") == "PONG"
+                assert idle.read_until_closed() == b""  # an ordinary idle client is closed
+            finally:
+                with target.raw() as admin:
+                    admin.call("CONFIG", "SET", "timeout", "0")
+
+
+def test_a_monitor_that_does_not_read_is_disconnected_at_the_output_limit(server, real_redis):
+    for target in (server, real_redis):
+        with target.raw() as admin:
+            limit = admin.call("CONFIG", "GET", "client-output-buffer-limit")[1]
+            assert admin.call("CONFIG", "SET", "client-output-buffer-limit",
+                              "normal 1mb 0 0") == "OK"
+            try:
+                monitor = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                monitor.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+                monitor.settimeout(10)
+                monitor.connect(("127.0.0.1", target.port))
+                monitor.sendall(encode_command("MONITOR"))
+                value = "v" * 100_000
+                for _ in range(100):  # 10 MB of lines, which the monitor does not read
+                    assert admin.call("SET", "k", value) == "OK"
+                received = 0
+                while True:  # what the socket buffers held, then the close
+                    chunk = monitor.recv(1 << 20)
+                    if not chunk:
+                        break
+                    received += len(chunk)
+                assert received < 9_000_000
+                monitor.close()
+            finally:
+                admin.call("CONFIG", "SET", "client-output-buffer-limit", limit)
