@@ -42,6 +42,7 @@ inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
 inline constexpr std::string_view kMonitorDenyBlocking =
     "ERR MONITOR isn't allowed for DENY BLOCKING client";
+inline constexpr std::string_view kPauseMode = "ERR CLIENT PAUSE mode must be WRITE or ALL";
 inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";

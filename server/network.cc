@@ -152,6 +152,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
         if (auto self = weak.lock()) self->OnUnblocked(std::move(reply));
       });
     };
+    client_->resume_paused = [weak, io] {
+      asio::post(*io, [weak] {
+        if (auto self = weak.lock()) self->RetryAfterPause();
+      });
+    };
     client_->deliver_output = [weak, io](std::string output) {
       asio::post(*io, [weak, output = std::move(output)]() mutable {
         if (auto self = weak.lock()) self->OnPushedOutput(std::move(output));
@@ -170,6 +175,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     closed_ = true;
     if (client_->blocked.load()) server_.blocking().Remove(client_->id);
     if (client_->monitor.load()) server_.RemoveMonitor(client_->id);
+    if (client_->paused.exchange(false)) server_.paused_clients().fetch_sub(1);
     // Gone from CLIENT LIST and connected_clients now, as in Redis, not when the last pending
     // handler lets go of this object (the destructor's second call is then a no-op).
     server_.UnregisterClient(client_->id);
@@ -337,6 +343,28 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ContinueAfterInput();
   }
 
+  // CLIENT PAUSE holds this client's next request: wait for the pause's end (a timer) or for
+  // the server to announce a change (UNPAUSE, a new pause), then try the request again.
+  void WaitForPause() {
+    paused_ = true;
+    if (!client_->paused.exchange(true)) server_.paused_clients().fetch_add(1);
+    constexpr int64_t kMaxWaitMs = 3600 * 1000;
+    int64_t wait_ms = std::clamp<int64_t>(server_.pause_end_ms() - server_.NowMs(), 0, kMaxWaitMs);
+    block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
+    block_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      if (!ec) self->RetryAfterPause();
+    });
+  }
+
+  void RetryAfterPause() {
+    if (closed_ || !paused_) return;
+    paused_ = false;
+    block_timer_.cancel();
+    if (client_->paused.exchange(false)) server_.paused_clients().fetch_sub(1);
+    ProcessInput();  // Waits again if the pause still holds this request.
+    ContinueAfterInput();
+  }
+
   // Output from another thread (MONITOR's lines): after the replies already queued, sent with
   // them, or at once when none are pending.
   // Lines that arrive once the client stopped monitoring (RESET), while its replies are off, or
@@ -356,7 +384,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void ProcessInput() {
-    if (parked_) {
+    if (parked_ || paused_) {
       // Input keeps arriving while the client waits: it is held, but within the same limit.
       CheckQueryBufferLimit();
       return;
@@ -366,11 +394,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Server::TimedBatch timed_batch;
     // Small collections written by this batch are stored back inline once, at its end.
     InlineCommandScope inline_batch(server_.store());
-    while (begin_ < end_ && !close_after_write_ && !parked_) {
+    while (begin_ < end_ && !close_after_write_ && !parked_ && !paused_) {
       std::string_view pending(input_.get() + begin_, end_ - begin_);
       switch (parser_.Feed(pending)) {
         case protocol::RequestParser::Result::kCommand:
           server_.Execute(*client_, parser_.args(), reply_);
+          if (client_->postponed) {
+            // CLIENT PAUSE: the request stays in the buffer, parsed again once the pause ends.
+            client_->postponed = false;
+            WaitForPause();
+            break;
+          }
           begin_ += parser_.consumed();
           if (client_->blocked.load(std::memory_order_acquire)) Park();
           parser_.set_limits(Limits());  // AUTH, CONFIG SET proto-max-bulk-len...
@@ -498,6 +532,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool write_pending_ = false;
   bool write_blocked_ = false;  // The socket is full: the rest of `out_` waits for EPOLLOUT.
   bool parked_ = false;         // Blocked in BLPOP & co.
+  bool paused_ = false;         // Its next request waits for CLIENT PAUSE to end.
   asio::steady_timer block_timer_{owner_.io};
 };
 
@@ -631,7 +666,8 @@ struct Network::Impl {
           Connection* connection = entry.first;
           // Like Redis, clients waiting in a blocking command are not idle, and monitors (replicas
           // to Redis) never time out.
-          if (connection->client().blocked.load() || connection->client().monitor.load()) {
+          if (connection->client().blocked.load() || connection->client().monitor.load() ||
+              connection->client().paused.load()) {
             continue;
           }
           if (now - connection->client().last_interaction_ms.load() > timeout_s * 1000) {

@@ -214,6 +214,7 @@ int64_t Server::UsedMemory(bool refresh) {
 }
 
 bool Server::EvictToLimit() {
+  if (Paused()) return true;  // As Redis: no eviction, and no OOM refusal, during a pause.
   int64_t limit = maxmemory_.load(std::memory_order_relaxed);
   int64_t used = used_memory_.load(std::memory_order_relaxed);
   if (limit <= 0 || used <= limit) return true;
@@ -352,6 +353,43 @@ void Server::RegisterClient(const std::shared_ptr<ClientState>& client) {
   std::lock_guard<std::mutex> lock(clients_mutex_);
   clients_[client->id] = client;
   stats_.connected_clients.store(static_cast<int64_t>(clients_.size()));
+}
+
+void Server::PauseClients(int64_t end_ms, PauseType type) {
+  {
+    std::lock_guard<std::mutex> lock(pause_mutex_);
+    if (!Paused()) {  // A pause that ended is forgotten, type and all.
+      pause_type_.store(static_cast<int>(PauseType::kNone));
+      pause_end_ms_.store(0);
+    }
+    if (static_cast<int>(type) > pause_type_.load()) pause_type_.store(static_cast<int>(type));
+    if (end_ms > pause_end_ms_.load()) pause_end_ms_.store(end_ms);
+  }
+  UnpauseWaiters();  // Those that may now run (ALL became WRITE...) or wait on a new end.
+}
+
+void Server::UnpauseClients() {
+  {
+    std::lock_guard<std::mutex> lock(pause_mutex_);
+    pause_type_.store(static_cast<int>(PauseType::kNone));
+    pause_end_ms_.store(0);
+  }
+  UnpauseWaiters();
+}
+
+void Server::UnpauseWaiters() {
+  for (const std::shared_ptr<ClientState>& client : Clients()) {
+    if (client->paused.load() && client->resume_paused) client->resume_paused();
+  }
+}
+
+bool Server::PostponesCommand(const CommandSpec& spec, const ClientState& client) const {
+  if (!client.resume_paused || !Paused()) return false;
+  if (pause_type_.load(std::memory_order_relaxed) == static_cast<int>(PauseType::kAll)) {
+    return true;
+  }
+  // WRITE: commands that write, and EXEC of a transaction that queued one.
+  return (spec.flags & kWrite) || (spec.name == "exec" && (client.multi.flags & kWrite));
 }
 
 void Server::AddMonitor(const std::shared_ptr<ClientState>& client) {
@@ -525,7 +563,7 @@ std::shared_ptr<ClientState> Server::FindClient(uint64_t id) {
 }
 
 bool Server::ActiveExpire() {
-  if (!active_expire_enabled_.load()) return false;
+  if (!active_expire_enabled_.load() || Paused()) return false;  // Redis pauses it too.
   // Bounded work per call: at most this many due deadlines popped per round; rounds repeat while
   // a good share of them had expired (like Redis's adaptive cycle).
   constexpr size_t kBudget = 20000;

@@ -156,6 +156,25 @@ class Server {
   void UnregisterClient(uint64_t id);
   std::vector<std::shared_ptr<ClientState>> Clients();
   std::shared_ptr<ClientState> FindClient(uint64_t id);
+  // CLIENT PAUSE: until `end_ms`, commands of every client (kAll) or only those that write
+  // (kWrite: write commands, EXEC of a transaction with one) wait unrun, as do active expiry and
+  // eviction. As in Redis 7.0 a pause only escalates (WRITE to ALL) and extends while it lasts.
+  enum class PauseType : int { kNone = 0, kWrite = 1, kAll = 2 };
+  void PauseClients(int64_t end_ms, PauseType type);
+  // CLIENT UNPAUSE, and a change of the pause: waiting clients try their request again.
+  void UnpauseClients();
+  // Asks every client waiting for the pause to try its request again.
+  void UnpauseWaiters();
+  bool Paused() const {
+    return pause_type_.load(std::memory_order_relaxed) != 0 &&
+           NowMs() < pause_end_ms_.load(std::memory_order_relaxed);
+  }
+  int64_t pause_end_ms() const { return pause_end_ms_.load(std::memory_order_relaxed); }
+  // Whether `client` must wait with `spec` now (never for in-process clients).
+  bool PostponesCommand(const CommandSpec& spec, const ClientState& client) const;
+  // Clients waiting for a pause to end (INFO blocked_clients counts them, as Redis does).
+  std::atomic<int64_t>& paused_clients() { return paused_clients_; }
+
   // MONITOR: clients that receive a line for every command run (but admin commands), as Redis
   // formats it. Feeding costs one relaxed load per command while nobody monitors.
   void AddMonitor(const std::shared_ptr<ClientState>& client);
@@ -326,6 +345,10 @@ class Server {
   std::mutex clients_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<ClientState>> clients_;
   std::atomic<uint64_t> next_client_id_{1};
+  std::mutex pause_mutex_;
+  std::atomic<int> pause_type_{0};
+  std::atomic<int64_t> pause_end_ms_{0};
+  std::atomic<int64_t> paused_clients_{0};
   std::mutex monitors_mutex_;
   std::vector<std::shared_ptr<ClientState>> monitors_;
   std::atomic<int> monitor_count_{0};

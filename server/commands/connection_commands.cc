@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
+#include "server/blocking.h"
 #include "server/commands/args.h"
 #include "server/server.h"
 
@@ -152,7 +153,7 @@ std::string ClientLine(Server& server, const ClientState& client) {
   std::string flags;
   if (client.monitor.load()) flags += 'O';
   if (multi >= 0) flags += 'x';
-  if (client.blocked.load()) flags += 'b';
+  if (client.blocked.load() || client.paused.load()) flags += 'b';
   if (flags.empty()) flags = "N";
   return StrCat(
       "id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
@@ -190,6 +191,35 @@ void CmdClientUnblock(CommandContext& ctx) {
   }
   bool unblocked = ctx.server.blocking().Unblock(static_cast<uint64_t>(id), error);
   ctx.reply.Integer(unblocked ? 1 : 0);
+}
+
+// CLIENT PAUSE timeout [WRITE|ALL]: for `timeout` ms, commands of every client (ALL, the
+// default) or only writes (WRITE) wait unrun; see Server::PauseClients.
+void CmdClientPause(CommandContext& ctx) {
+  int64_t end_ms;
+  if (!ParseMillisecondTimeoutOrReply(ctx, ctx.arg(2), &end_ms)) return;
+  Server::PauseType type = Server::PauseType::kAll;
+  if (ctx.argc() == 4) {
+    if (ArgIs(ctx.arg(3), "write")) {
+      type = Server::PauseType::kWrite;
+    } else if (!ArgIs(ctx.arg(3), "all")) {
+      ctx.reply.Error(errors::kPauseMode);
+      return;
+    }
+  } else if (ctx.argc() > 4) {
+    ReplySubcommandSyntaxError(ctx);
+    return;
+  }
+  // A timeout of 0, or one whose end does not fit in 64 bits, pauses nothing (as Redis, whose
+  // end time is then already past).
+  if (end_ms > 0) ctx.server.PauseClients(end_ms, type);
+  ctx.reply.Ok();
+}
+
+// CLIENT UNPAUSE: ends the pause; the waiting clients' requests run.
+void CmdClientUnpause(CommandContext& ctx) {
+  ctx.server.UnpauseClients();
+  ctx.reply.Ok();
 }
 
 void CmdClientSetName(CommandContext& ctx) {
@@ -405,6 +435,10 @@ void CmdClientHelp(CommandContext& ctx) {
       "    Kill connections. Options are: ID, ADDR, LADDR, TYPE, USER, SKIPME, MAXAGE.",
       "LIST [options ...]",
       "    Return information about client connections.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
       "REPLY (ON|OFF|SKIP)",
       "    Control the replies sent to the current connection.",
       "SETNAME <name>",
@@ -460,6 +494,10 @@ const std::vector<CommandSpec>& ConnectionCommands() {
        "7.2.0"},
       {"client|reply", 3, kConn, 0, 0, 0, CmdClientReply, "connection",
        "Instruct the server whether to reply to commands", "3.2.0"},
+      {"client|pause", -3, kAdmin | kConn, 0, 0, 0, CmdClientPause, "connection",
+       "Stop processing commands from clients for some time", "2.9.50"},
+      {"client|unpause", 2, kAdmin | kConn, 0, 0, 0, CmdClientUnpause, "connection",
+       "Resume processing of clients that were paused", "6.2.0"},
       {"client|unblock", -3, kAdmin | kConn, 0, 0, 0, CmdClientUnblock, "connection",
        "Unblock a client blocked in a blocking command from a different connection", "5.0.0"},
       {"client|help", 2, kLoading | kStale, 0, 0, 0, CmdClientHelp, "connection",

@@ -77,7 +77,10 @@ void ClientsSection(Server& server, std::string* out) {
   Field(out, "maxclients", server.config().GetInt("maxclients"));
   Field(out, "client_recent_max_input_buffer", 0);
   Field(out, "client_recent_max_output_buffer", 0);
-  Field(out, "blocked_clients", static_cast<int64_t>(server.blocking().blocked_clients()));
+  // As in Redis, clients whose request waits for CLIENT PAUSE to end are blocked too.
+  Field(out, "blocked_clients",
+        static_cast<int64_t>(server.blocking().blocked_clients()) +
+            server.paused_clients().load(std::memory_order_relaxed));
   Field(out, "tracking_clients", 0);
   Field(out, "clients_in_timeout_table", 0);
 }

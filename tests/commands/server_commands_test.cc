@@ -51,6 +51,18 @@ TEST_F(ServerCommandsTest, MonitorNeedsAConnection) {
   EXPECT_EQ(Reply({"GET", "k"}), "(nil)");  // Still an ordinary client.
 }
 
+// CLIENT PAUSE holds the requests of connections (tests/e2e/test_pause.py); in-process clients,
+// which expect a reply per call, are never held.
+TEST_F(ServerCommandsTest, ClientPauseNeverHoldsInProcessClients) {
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "100000", "WRITE"}), "+OK");
+  EXPECT_EQ(Reply({"SET", "k", "v"}), "+OK");
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "100000"}), "+OK");
+  EXPECT_EQ(Reply({"GET", "k"}), "\"v\"");
+  EXPECT_EQ(Reply({"CLIENT", "UNPAUSE"}), "+OK");
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "10", "NONE"}),
+            "-ERR CLIENT PAUSE mode must be WRITE or ALL");
+}
+
 TEST_F(ServerCommandsTest, TimeIsTwoBulkNumbers) {
   protocol::RespValue reply = Run({"TIME"});
   ASSERT_EQ(reply.elements.size(), 2u);

@@ -141,8 +141,16 @@ def test_own_lines_follow_their_replies_and_none_after_reset(server, real_redis)
 def test_client_reply_off_stops_the_lines(server, real_redis):
     for target in (server, real_redis):
         with target.raw() as monitor, target.raw() as client:
+            monitor_id = monitor.call("CLIENT", "ID")
             assert monitor.call("MONITOR") == "OK"
             monitor.send(encode_command("CLIENT", "REPLY", "OFF"))
+            for _ in range(500):  # until the monitor ran it (CLIENT LIST, admin, shows no line)
+                entry = next(line for line in client.call("CLIENT", "LIST").decode().splitlines()
+                             if line.startswith(f"id={monitor_id} "))
+                if "cmd=client|reply" in entry:
+                    break
+            else:
+                raise AssertionError("CLIENT REPLY OFF never ran")
             client.call("SET", "while", "off")
             client.call("ECHO", "off")
             time.sleep(0.1)  # lets the lines reach the monitor, if any were sent
@@ -178,6 +186,11 @@ def test_a_monitor_that_does_not_read_is_disconnected_at_the_output_limit(server
                 monitor.settimeout(10)
                 monitor.connect(("127.0.0.1", target.port))
                 monitor.sendall(encode_command("MONITOR"))
+                acknowledged = b""
+                while acknowledged != b"+OK\r\n":  # a monitor before the first SET
+                    chunk = monitor.recv(5 - len(acknowledged))
+                    assert chunk, "closed before MONITOR's reply"
+                    acknowledged += chunk
                 value = "v" * 100_000
                 for _ in range(100):  # 10 MB of lines, which the monitor does not read
                     assert admin.call("SET", "k", value) == "OK"
