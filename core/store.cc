@@ -110,7 +110,9 @@ uint32_t Store::FindLive(Shard& shard, int db, std::string_view key, uint64_t ha
   if (slot == KeyTable::kNoSlot) return slot;
   RecordView view = table->View(slot);
   if (IsExpired(view.expire_ms)) {
-    Remove(shard, db, slot, view.key, RemovalCause::kExpired);
+    if (!expiry_paused_.load(std::memory_order_relaxed)) {
+      Remove(shard, db, slot, view.key, RemovalCause::kExpired);
+    }
     return KeyTable::kNoSlot;
   }
   if (found != nullptr) *found = view;

@@ -209,6 +209,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     } else if ((spec->flags & (kWrite | kReadonly)) &&
                client.monitor.load(std::memory_order_relaxed)) {
       reject(errors::kReplicaKeyspace);  // A monitor is a replica to Redis.
+    } else if (!ArityOk(spec->arity, args.size())) {
+      reject(FormatText(errors::kWrongArity, {spec->name}));
     } else if (!rerun && !client.in_exec && pause_type_.load(std::memory_order_relaxed) != 0 &&
                PostponesCommand(*spec, client)) {
       // CLIENT PAUSE: not run, not counted; the connection keeps the request and runs it again
@@ -217,8 +219,6 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       client.reply_mode = mode_before;
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       return;
-    } else if (!ArityOk(spec->arity, args.size())) {
-      reject(FormatText(errors::kWrongArity, {spec->name}));
     } else if (!rerun && !client.in_exec && OverMaxmemory() && !EvictToLimit() &&
                DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);

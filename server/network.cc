@@ -349,6 +349,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     paused_ = true;
     if (!client_->paused.exchange(true)) server_.paused_clients().fetch_add(1);
     constexpr int64_t kMaxWaitMs = 3600 * 1000;
+    // pause_end_ms() is read after `paused` is published (both sequentially consistent), so
+    // an UNPAUSE that missed this client has already cleared it: the wait is then 0.
     int64_t wait_ms = std::clamp<int64_t>(server_.pause_end_ms() - server_.NowMs(), 0, kMaxWaitMs);
     block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
     block_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
@@ -495,6 +497,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     write_pending_ = false;
     write_blocked_ = false;
     client_->output_buffer_bytes.store(0, std::memory_order_relaxed);
+    out_sent_ = 0;  // PendingOutputBytes counts from here.
     if (out_.capacity() > kMaxIdleInputBuffer) {
       std::string().swap(out_);
     } else {

@@ -364,6 +364,7 @@ void Server::PauseClients(int64_t end_ms, PauseType type) {
     }
     if (static_cast<int>(type) > pause_type_.load()) pause_type_.store(static_cast<int>(type));
     if (end_ms > pause_end_ms_.load()) pause_end_ms_.store(end_ms);
+    store_->SetExpiryPaused(true);
   }
   UnpauseWaiters();  // Those that may now run (ALL became WRITE...) or wait on a new end.
 }
@@ -373,8 +374,18 @@ void Server::UnpauseClients() {
     std::lock_guard<std::mutex> lock(pause_mutex_);
     pause_type_.store(static_cast<int>(PauseType::kNone));
     pause_end_ms_.store(0);
+    store_->SetExpiryPaused(false);
   }
   UnpauseWaiters();
+}
+
+void Server::ForgetEndedPause() {
+  if (pause_type_.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard<std::mutex> lock(pause_mutex_);
+  if (pause_type_.load() == 0 || Paused()) return;
+  pause_type_.store(static_cast<int>(PauseType::kNone));
+  pause_end_ms_.store(0);
+  store_->SetExpiryPaused(false);
 }
 
 void Server::UnpauseWaiters() {
@@ -581,6 +592,8 @@ bool Server::ActiveExpire() {
 }
 
 bool Server::Cron() {
+  // A pause that ran out stops costing commands a clock read, and keys expire again.
+  ForgetEndedPause();
   bool expiry_backlog = false;
   if (active_expire_enabled_.load()) {
     // INFO expired_stale_perc: the share of keys with a TTL already past it when the cycle

@@ -165,11 +165,13 @@ class Server {
   void UnpauseClients();
   // Asks every client waiting for the pause to try its request again.
   void UnpauseWaiters();
+  // Cron: a pause whose end passed is cleared (until then commands check the clock).
+  void ForgetEndedPause();
   bool Paused() const {
     return pause_type_.load(std::memory_order_relaxed) != 0 &&
            NowMs() < pause_end_ms_.load(std::memory_order_relaxed);
   }
-  int64_t pause_end_ms() const { return pause_end_ms_.load(std::memory_order_relaxed); }
+  int64_t pause_end_ms() const { return pause_end_ms_.load(); }
   // Whether `client` must wait with `spec` now (never for in-process clients).
   bool PostponesCommand(const CommandSpec& spec, const ClientState& client) const;
   // Clients waiting for a pause to end (INFO blocked_clients counts them, as Redis does).

@@ -1,4 +1,6 @@
 // Connection family: HELLO, AUTH, SELECT, QUIT, RESET, CLIENT.
+#include <optional>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -196,8 +198,11 @@ void CmdClientUnblock(CommandContext& ctx) {
 // CLIENT PAUSE timeout [WRITE|ALL]: for `timeout` ms, commands of every client (ALL, the
 // default) or only writes (WRITE) wait unrun; see Server::PauseClients.
 void CmdClientPause(CommandContext& ctx) {
-  int64_t end_ms;
-  if (!ParseMillisecondTimeoutOrReply(ctx, ctx.arg(2), &end_ms)) return;
+  // Redis's order of checks: argument count, mode, then timeout.
+  if (ctx.argc() > 4) {
+    ReplySubcommandSyntaxError(ctx);
+    return;
+  }
   Server::PauseType type = Server::PauseType::kAll;
   if (ctx.argc() == 4) {
     if (ArgIs(ctx.arg(3), "write")) {
@@ -206,13 +211,20 @@ void CmdClientPause(CommandContext& ctx) {
       ctx.reply.Error(errors::kPauseMode);
       return;
     }
-  } else if (ctx.argc() > 4) {
-    ReplySubcommandSyntaxError(ctx);
-    return;
   }
+  int64_t end_ms;
+  if (!ParseMillisecondTimeoutOrReply(ctx, ctx.arg(2), &end_ms)) return;
   // A timeout of 0, or one whose end does not fit in 64 bits, pauses nothing (as Redis, whose
   // end time is then already past).
-  if (end_ms > 0) ctx.server.PauseClients(end_ms, type);
+  if (end_ms > 0) {
+    // With every other I/O thread between batches: a write that passed the pause check on
+    // another thread has finished before this replies OK. Inside EXEC that already holds.
+    std::optional<TransactionGate::ExclusiveScope> exclusive;
+    if (!TransactionGate::ThisThreadIsExclusive()) {
+      exclusive.emplace(ctx.server.transaction_gate());
+    }
+    ctx.server.PauseClients(end_ms, type);
+  }
   ctx.reply.Ok();
 }
 

@@ -7,7 +7,9 @@ timeout.
 
 from __future__ import annotations
 
-from e2e_support import ErrorReply, encode_command
+import time
+
+from e2e_support import ErrorReply, encode_command, parse_info
 
 
 def _blocked_clients(conn) -> int:
@@ -93,6 +95,7 @@ def test_client_pause_errors_are_redis_errors(server, real_redis):
                 (("abc",), "ERR timeout is not an integer or out of range"),
                 (("-1",), "ERR timeout is negative"),
                 (("10", "FOO"), "ERR CLIENT PAUSE mode must be WRITE or ALL"),
+                (("abc", "FOO"), "ERR CLIENT PAUSE mode must be WRITE or ALL"),
                 (("10", "WRITE", "extra"), "ERR unknown subcommand or wrong number of arguments "
                                            "for 'PAUSE'. Try CLIENT HELP."),
                 ((), "ERR wrong number of arguments for 'client|pause' command"),
@@ -101,3 +104,46 @@ def test_client_pause_errors_are_redis_errors(server, real_redis):
             assert conn.call("CLIENT", "UNPAUSE", "x") == ErrorReply(
                 "ERR wrong number of arguments for 'client|unpause' command")
             assert conn.call("SET", "still", "writable") == "OK"
+
+
+def _expiry_during_pause(target) -> list:
+    seen = []
+    with target.raw() as conn:
+        conn.call("FLUSHALL")
+        assert conn.call("SET", "short", "v", "PX", "50") == "OK"
+        expired_before = parse_info(conn.call("INFO", "stats"))["Stats"]["expired_keys"]
+        assert conn.call("CLIENT", "PAUSE", "10000", "WRITE") == "OK"
+        try:
+            time.sleep(0.3)  # past the key's TTL, during the pause
+            seen.append(conn.call("GET", "short"))  # reads as missing...
+            seen.append(conn.call("DBSIZE"))  # ...but stays, as Redis deletes nothing paused
+            seen.append(parse_info(conn.call("INFO", "stats"))["Stats"]["expired_keys"] ==
+                        expired_before)
+        finally:
+            assert conn.call("CLIENT", "UNPAUSE") == "OK"
+        seen.append(conn.call("GET", "short"))
+        for _ in range(500):  # deleted once the pause is over (lazily or actively)
+            if conn.call("DBSIZE") == 0:
+                break
+            time.sleep(0.01)
+        seen.append(conn.call("DBSIZE"))
+    return seen
+
+
+def test_keys_do_not_expire_during_a_pause(server, real_redis):
+    ours = _expiry_during_pause(server)
+    assert ours == _expiry_during_pause(real_redis)
+    assert ours == [None, 1, True, None, 0]
+
+
+def test_a_request_with_the_wrong_arity_is_refused_at_once_during_a_pause(server_factory,
+                                                                          redis_factory):
+    """Arity is checked before the pause holds a request. Each server gets a pause longer than
+    the connection's timeout, so a held request would fail the read; the server is stopped
+    afterwards instead of unpaused."""
+    for target in (server_factory(), redis_factory()):
+        with target.raw() as conn:
+            assert conn.call("CLIENT", "PAUSE", "100000") == "OK"
+            assert conn.call("CLIENT", "SETNAME") == ErrorReply(
+                "ERR wrong number of arguments for 'client|setname' command")
+        target.stop()

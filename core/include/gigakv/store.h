@@ -140,7 +140,8 @@ class Store {
   MultiLock LockAllShards();
 
   // Lookup with lazy expiry: returns the key's slot in `shard.Table(db)` or KeyTable::kNoSlot;
-  // an expired key is deleted (and reported) first. The shard's lock must be held.
+  // an expired key is deleted (and reported) first, unless expiry is paused (then it only
+  // reads as missing). The shard's lock must be held.
   // `found`, when given, receives the live record's view (left untouched for a missing key), so
   // a reader need not decode the record again.
   uint32_t FindLive(Shard& shard, int db, std::string_view key, uint64_t hash,
@@ -240,6 +241,9 @@ class Store {
   };
   ArenaStats GetArenaStats();
   uint64_t expired_keys() const { return expired_keys_.load(std::memory_order_relaxed); }
+  // While set, lookups leave expired keys in place (they read as missing) and nothing is
+  // counted as expired by them: the server's CLIENT PAUSE, during which Redis deletes no key.
+  void SetExpiryPaused(bool paused) { expiry_paused_.store(paused, std::memory_order_relaxed); }
   void ResetStats() {
     expired_keys_.store(0, std::memory_order_relaxed);
     evicted_keys_.store(0, std::memory_order_relaxed);
@@ -263,6 +267,7 @@ class Store {
   RemovalListener listener_;
   ObjectReclaimer reclaimer_;
   std::atomic<uint64_t> expired_keys_{0};
+  std::atomic<bool> expiry_paused_{false};
   std::atomic<uint64_t> evicted_keys_{0};
   std::atomic<uint32_t> expire_shard_cursor_{0};
   // Set when any key gets a TTL; cleared by an active expiry pass that finds no TTL in any shard,
