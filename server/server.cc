@@ -48,7 +48,10 @@ void CycleClock::Calibrate() {
   double micros =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_time)
           .count();
-  if (micros > 0 && ticks > 0) ticks_per_us_ = static_cast<double>(ticks) / micros;
+  if (micros > 0 && ticks > 0) {
+    ticks_per_us_ = static_cast<double>(ticks) / micros;
+    ns_per_tick_ = 1000.0 / ticks_per_us_;
+  }
 }
 
 std::atomic<uint64_t> next_server_instance{1};
