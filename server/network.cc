@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <unordered_map>
 
@@ -142,32 +143,29 @@ class Connection : public std::enable_shared_from_this<Connection> {
     client_->last_interaction_ms = now;
     std::weak_ptr<Connection> weak = shared_from_this();
     asio::io_context* io = &owner_.io;
-    client_->kill = [weak, io] {
-      asio::post(*io, [weak] {
-        if (auto self = weak.lock()) self->Close();
-      });
-    };
-    client_->deliver_unblocked = [weak, io](std::string reply) {
-      asio::post(*io, [weak, reply = std::move(reply)]() mutable {
-        if (auto self = weak.lock()) self->OnUnblocked(std::move(reply));
-      });
-    };
-    client_->resume_paused = [weak, io] {
-      asio::post(*io, [weak] {
-        if (auto self = weak.lock()) self->RetryAfterPause();
-      });
-    };
-    client_->deliver_output = [weak, io](std::string output) {
-      asio::post(*io, [weak, output = std::move(output)]() mutable {
-        if (auto self = weak.lock()) self->OnPushedOutput(std::move(output));
-      });
-    };
+    client_->kill = OnOwnThread(weak, io, &Connection::Close);
+    client_->deliver_unblocked = OnOwnThread(weak, io, &Connection::OnUnblocked);
+    client_->resume_paused = OnOwnThread(weak, io, &Connection::RetryAfterPause);
+    client_->deliver_output = OnOwnThread(weak, io, &Connection::OnPushedOutput);
     // As in Redis, a client that connects while no password is set starts authenticated.
     client_->authenticated = !server_.password_set();
     parser_.set_limits(Limits());
     server_.RegisterClient(client_);
     owner_.connections.emplace(this, shared_from_this());
     read_pending_ = true;
+  }
+
+  // A callable for any thread that runs `method` of the connection on its own I/O thread, if the
+  // connection still exists by then.
+  template <typename... Args>
+  static std::function<void(Args...)> OnOwnThread(std::weak_ptr<Connection> weak,
+                                                  asio::io_context* io,
+                                                  void (Connection::*method)(Args...)) {
+    return [weak = std::move(weak), io, method](Args... args) {
+      asio::post(*io, [weak, method, ... args = std::move(args)]() mutable {
+        if (auto self = weak.lock()) ((*self).*method)(std::move(args)...);
+      });
+    };
   }
 
   void Close() {
@@ -306,15 +304,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ArmBlockTimer();
   }
 
-  // Waits at most an hour at a time (a far deadline in one wait would overflow the timer's
-  // nanosecond clock); OnBlockTimeout re-arms until the deadline has passed.
-  void ArmBlockTimer() {
+  void ArmBlockTimer() { ArmTimerUntil(client_->block_deadline_ms, &Connection::OnBlockTimeout); }
+
+  // Calls `on_fire` at `deadline_ms` (or after an hour, whichever is first: a far deadline in
+  // one wait would overflow the timer's nanosecond clock, so the handler re-checks and re-arms).
+  // Replaces any wait already armed.
+  void ArmTimerUntil(int64_t deadline_ms, void (Connection::*on_fire)()) {
     constexpr int64_t kMaxWaitMs = 3600 * 1000;
-    int64_t wait_ms =
-        std::clamp<int64_t>(client_->block_deadline_ms - server_.NowMs(), 0, kMaxWaitMs);
+    int64_t wait_ms = std::clamp<int64_t>(deadline_ms - server_.NowMs(), 0, kMaxWaitMs);
     block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
-    block_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
-      if (!ec) self->OnBlockTimeout();
+    block_timer_.async_wait([self = shared_from_this(), on_fire](const asio::error_code& ec) {
+      if (!ec) ((*self).*on_fire)();
     });
   }
 
@@ -348,14 +348,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void WaitForPause() {
     paused_ = true;
     if (!client_->paused.exchange(true)) server_.paused_clients().fetch_add(1);
-    constexpr int64_t kMaxWaitMs = 3600 * 1000;
     // pause_end_ms() is read after `paused` is published (both sequentially consistent), so
     // an UNPAUSE that missed this client has already cleared it: the wait is then 0.
-    int64_t wait_ms = std::clamp<int64_t>(server_.pause_end_ms() - server_.NowMs(), 0, kMaxWaitMs);
-    block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
-    block_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
-      if (!ec) self->RetryAfterPause();
-    });
+    ArmTimerUntil(server_.pause_end_ms(), &Connection::RetryAfterPause);
   }
 
   void RetryAfterPause() {

@@ -361,10 +361,7 @@ void Server::RegisterClient(const std::shared_ptr<ClientState>& client) {
 void Server::PauseClients(int64_t end_ms, PauseType type) {
   {
     std::lock_guard<std::mutex> lock(pause_mutex_);
-    if (!Paused()) {  // A pause that ended is forgotten, type and all.
-      pause_type_.store(static_cast<int>(PauseType::kNone));
-      pause_end_ms_.store(0);
-    }
+    if (!Paused()) ClearPauseLocked();  // A pause that ended is forgotten, type and all.
     if (static_cast<int>(type) > pause_type_.load()) pause_type_.store(static_cast<int>(type));
     if (end_ms > pause_end_ms_.load()) pause_end_ms_.store(end_ms);
     store_->SetExpiryPaused(true);
@@ -375,9 +372,7 @@ void Server::PauseClients(int64_t end_ms, PauseType type) {
 void Server::UnpauseClients() {
   {
     std::lock_guard<std::mutex> lock(pause_mutex_);
-    pause_type_.store(static_cast<int>(PauseType::kNone));
-    pause_end_ms_.store(0);
-    store_->SetExpiryPaused(false);
+    ClearPauseLocked();
   }
   UnpauseWaiters();
 }
@@ -385,7 +380,10 @@ void Server::UnpauseClients() {
 void Server::ForgetEndedPause() {
   if (pause_type_.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lock(pause_mutex_);
-  if (pause_type_.load() == 0 || Paused()) return;
+  if (pause_type_.load() != 0 && !Paused()) ClearPauseLocked();
+}
+
+void Server::ClearPauseLocked() {
   pause_type_.store(static_cast<int>(PauseType::kNone));
   pause_end_ms_.store(0);
   store_->SetExpiryPaused(false);

@@ -167,6 +167,8 @@ class Server {
   void UnpauseWaiters();
   // Cron: a pause whose end passed is cleared (until then commands check the clock).
   void ForgetEndedPause();
+  // No pause, and keys expire again. Under pause_mutex_.
+  void ClearPauseLocked();
   bool Paused() const {
     return pause_type_.load(std::memory_order_relaxed) != 0 &&
            NowMs() < pause_end_ms_.load(std::memory_order_relaxed);

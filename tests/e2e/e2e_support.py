@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -257,6 +258,17 @@ class RespConnection:
 # --------------------------------------------------------------------------------------------
 # Server processes
 # --------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def config_set(conn: "RespConnection", name: str, value: str):
+    """CONFIG SET name value on `conn` for the body of a with statement, then the old value."""
+    old = conn.call("CONFIG", "GET", name)[1]
+    assert conn.call("CONFIG", "SET", name, value) == "OK"
+    try:
+        yield
+    finally:
+        conn.call("CONFIG", "SET", name, old)
 
 
 def free_port() -> int:

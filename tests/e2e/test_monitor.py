@@ -9,7 +9,7 @@ import re
 import socket
 import time
 
-from e2e_support import ErrorReply, encode_command
+from e2e_support import ErrorReply, config_set, encode_command
 
 LINE = re.compile(r"(\d+)\.(\d{6}) \[(\d+) (\S+)\] (.*)")
 
@@ -176,31 +176,26 @@ def test_monitors_never_time_out(server, real_redis):
 
 def test_a_monitor_that_does_not_read_is_disconnected_at_the_output_limit(server, real_redis):
     for target in (server, real_redis):
-        with target.raw() as admin:
-            limit = admin.call("CONFIG", "GET", "client-output-buffer-limit")[1]
-            assert admin.call("CONFIG", "SET", "client-output-buffer-limit",
-                              "normal 1mb 0 0") == "OK"
-            try:
-                monitor = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                monitor.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
-                monitor.settimeout(10)
-                monitor.connect(("127.0.0.1", target.port))
-                monitor.sendall(encode_command("MONITOR"))
-                acknowledged = b""
-                while acknowledged != b"+OK\r\n":  # a monitor before the first SET
-                    chunk = monitor.recv(5 - len(acknowledged))
-                    assert chunk, "closed before MONITOR's reply"
-                    acknowledged += chunk
-                value = "v" * 100_000
-                for _ in range(100):  # 10 MB of lines, which the monitor does not read
-                    assert admin.call("SET", "k", value) == "OK"
-                received = 0
-                while True:  # what the socket buffers held, then the close
-                    chunk = monitor.recv(1 << 20)
-                    if not chunk:
-                        break
-                    received += len(chunk)
-                assert received < 9_000_000
-                monitor.close()
-            finally:
-                admin.call("CONFIG", "SET", "client-output-buffer-limit", limit)
+        with target.raw() as admin, config_set(admin, "client-output-buffer-limit",
+                                               "normal 1mb 0 0"):
+            monitor = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            monitor.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+            monitor.settimeout(10)
+            monitor.connect(("127.0.0.1", target.port))
+            monitor.sendall(encode_command("MONITOR"))
+            acknowledged = b""
+            while acknowledged != b"+OK\r\n":  # a monitor before the first SET
+                chunk = monitor.recv(5 - len(acknowledged))
+                assert chunk, "closed before MONITOR's reply"
+                acknowledged += chunk
+            value = "v" * 100_000
+            for _ in range(100):  # 10 MB of lines, which the monitor does not read
+                assert admin.call("SET", "k", value) == "OK"
+            received = 0
+            while True:  # what the socket buffers held, then the close
+                chunk = monitor.recv(1 << 20)
+                if not chunk:
+                    break
+                received += len(chunk)
+            assert received < 9_000_000
+            monitor.close()

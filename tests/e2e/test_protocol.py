@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from e2e_support import encode_command, parse_info
+from e2e_support import config_set, encode_command, parse_info
 
 PIPELINE_COMMANDS = 10_000
 
@@ -358,19 +358,14 @@ def test_output_buffer_limit_counts_the_replies_after_an_earlier_write(server, r
     """The limit applies to each reply batch whatever was written before on the connection: a
     150 KB reply over a 100 KB limit disconnects, also right after a 90 KB one went out."""
     for target in (server, real_redis):
-        with target.raw() as admin:
-            limit = admin.call("CONFIG", "GET", "client-output-buffer-limit")[1]
-            assert admin.call("CONFIG", "SET", "client-output-buffer-limit",
-                              "normal 100kb 0 0") == "OK"
-            try:
-                for earlier in (None, "x" * 90_000):
-                    with target.raw() as client:
-                        if earlier is not None:
-                            assert client.call("ECHO", earlier) == earlier.encode()
-                        client.send_command("ECHO", "y" * 150_000)
-                        assert client.read_until_closed(timeout=10) == b""
-            finally:
-                admin.call("CONFIG", "SET", "client-output-buffer-limit", limit)
+        with target.raw() as admin, config_set(admin, "client-output-buffer-limit",
+                                               "normal 100kb 0 0"):
+            for earlier in (None, "x" * 90_000):
+                with target.raw() as client:
+                    if earlier is not None:
+                        assert client.call("ECHO", earlier) == earlier.encode()
+                    client.send_command("ECHO", "y" * 150_000)
+                    assert client.read_until_closed(timeout=10) == b""
 
 
 class _TortureClient:
