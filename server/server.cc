@@ -65,8 +65,16 @@ Server::Server(Config& config, ServerOptions options)
   store_options.clock = options.clock;
   store_ = std::make_unique<Store>(store_options);
   // Keys that expire or are evicted leave the log as explicit deletions.
-  store_->set_removal_listener([this](int db, std::string_view key, RemovalCause) {
-    if (logging_effects()) LogEffect(db, {"DEL", std::string(key)});
+  store_->set_removal_listener([this](int db, std::string_view key, RemovalCause cause) {
+    if (!changes_.active()) return;
+    const ChangedKey changed{db, key};
+    const std::string_view effect[] = {"DEL", key};
+    ChangeRecord record;
+    record.cause = cause == RemovalCause::kExpired ? ChangeCause::kExpiry : ChangeCause::kEviction;
+    record.db = db;
+    record.keys = absl::MakeConstSpan(&changed, 1);
+    if (changes_.wants_effects()) record.effect = effect;
+    changes_.Publish(record);
   });
   // Large collections that expire or are evicted are freed on the lazy-free thread too.
   store_->set_object_reclaimer(
@@ -518,36 +526,15 @@ void Server::UnregisterClient(uint64_t id) {
   stats_.connected_clients.store(static_cast<int64_t>(clients_.size()));
 }
 
-namespace {
-// The EXEC running on this thread: whether its MULTI effect was written, and in which database.
-struct EffectsTransactionState {
-  bool open = false;
-  bool started = false;
-  int db = 0;
-};
-thread_local EffectsTransactionState tls_effects_transaction;
-}  // namespace
-
-void Server::AppendEffect(int db, std::vector<std::string> args) {
-  EffectsTransactionState& transaction = tls_effects_transaction;
-  if (transaction.open && !transaction.started) {
-    transaction.started = true;
-    transaction.db = db;
-    effect_sink_->Append(Effect{db, {"MULTI"}});
+void Server::set_effect_sink(EffectSink* sink) {
+  if (effect_sink_consumer_ != nullptr) {
+    changes_.RemoveConsumer(effect_sink_consumer_.get());
+    effect_sink_consumer_.reset();
   }
-  effect_sink_->Append(Effect{db, std::move(args)});
-}
-
-Server::EffectsTransaction::EffectsTransaction(Server& server) : server_(server) {
-  tls_effects_transaction = EffectsTransactionState{.open = true};
-}
-
-Server::EffectsTransaction::~EffectsTransaction() {
-  EffectsTransactionState& transaction = tls_effects_transaction;
-  if (transaction.started && server_.effect_sink_ != nullptr) {
-    server_.effect_sink_->Append(Effect{transaction.db, {"EXEC"}});
-  }
-  transaction = EffectsTransactionState{};
+  if (sink == nullptr) return;
+  effect_sink_consumer_ = std::make_unique<EffectSinkConsumer>(*sink);
+  changes_.AddConsumer(effect_sink_consumer_.get());
+  changes_.SetInterest(effect_sink_consumer_.get(), ChangeConsumer::Interest::kEffects);
 }
 
 void Server::DiscardTransaction(ClientState& client) {

@@ -20,6 +20,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "gigakv/access_stamp.h"
+#include "gigakv/change_stream.h"
 #include "gigakv/clock.h"
 #include "gigakv/effects.h"
 #include "gigakv/store.h"
@@ -200,29 +201,12 @@ class Server {
   bool shutdown_requested() const { return shutdown_requested_.load(); }
   void set_on_shutdown(std::function<void()> fn) { on_shutdown_ = std::move(fn); }
 
-  // Where writes' deterministic effects go (the log); nullptr = nowhere. Set before serving.
-  void set_effect_sink(EffectSink* sink) { effect_sink_ = sink; }
-  // Effects are also built while any client WATCHes a key: they tell which keys changed.
-  bool logging_effects() const { return effect_sink_ != nullptr || watches_.active(); }
-  // `touches_watchers` false: a change Redis does not signal to WATCH (BITFIELD that only padded
-  // the key), logged for a faithful replay but failing no EXEC.
-  void LogEffect(int db, std::vector<std::string> args, bool touches_watchers = true) {
-    if (touches_watchers && watches_.active()) watches_.TouchEffect(db, args, commands_);
-    if (effect_sink_ != nullptr) AppendEffect(db, std::move(args));
-  }
-  // Held by EXEC while it runs its queued commands: their effects (on this thread) reach the log
-  // between a MULTI and an EXEC effect, written only if there is any, so that a replay applies
-  // the whole transaction or none of it (as Redis propagates transactions).
-  class EffectsTransaction {
-   public:
-    explicit EffectsTransaction(Server& server);
-    ~EffectsTransaction();
-    EffectsTransaction(const EffectsTransaction&) = delete;
-    EffectsTransaction& operator=(const EffectsTransaction&) = delete;
-
-   private:
-    Server& server_;
-  };
+  // The keyspace's change stream (gigakv/change_stream.h): every write publishes its record
+  // there while holding its shard lock. WATCH consumes it; the log and replicas will.
+  ChangeStream& changes() { return changes_; }
+  // Hands the stream's effects to `sink` (the log; tests record them); nullptr detaches it.
+  // Set before serving.
+  void set_effect_sink(EffectSink* sink);
 
   // Frees detached tables on the background thread (FLUSHALL/FLUSHDB ASYNC), so the client's
   // I/O thread is not held up by freeing millions of keys.
@@ -345,7 +329,8 @@ class Server {
   std::map<std::string, uint64_t> error_stats_;
   BlockingRegistry blocking_;
   TransactionGate transaction_gate_;
-  WatchRegistry watches_;
+  ChangeStream changes_;  // Before its consumers, which unregister on destruction.
+  WatchRegistry watches_{changes_};
   std::mutex clients_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<ClientState>> clients_;
   std::atomic<uint64_t> next_client_id_{1};
@@ -360,8 +345,7 @@ class Server {
   std::function<void()> on_shutdown_;
   std::atomic<bool> active_expire_enabled_{true};
   std::atomic<double> expired_stale_ratio_{0};
-  EffectSink* effect_sink_ = nullptr;
-  void AppendEffect(int db, std::vector<std::string> args);
+  std::unique_ptr<EffectSinkConsumer> effect_sink_consumer_;
   // The rate of a growing counter over a ring of (time, value) samples taken by Cron (sampled
   // only by the cron thread; the rate may be read by any), like Redis's instantaneous metrics.
   class RateMeter {

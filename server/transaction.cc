@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "gigakv/numbers.h"
-#include "gigakv/strings.h"
-#include "server/command.h"
+#include "absl/hash/hash.h"
 
 namespace gigakv::server {
 namespace {
@@ -78,6 +76,17 @@ TransactionGate::ReleasedScope::~ReleasedScope() {
 
 bool TransactionGate::ThisThreadIsExclusive() { return tls_exclusive; }
 
+WatchRegistry::WatchRegistry(ChangeStream& changes)
+    : changes_(changes), filter_(new std::atomic<uint32_t>[kFilterBuckets]()) {
+  changes_.AddConsumer(this);
+}
+
+WatchRegistry::~WatchRegistry() { changes_.RemoveConsumer(this); }
+
+size_t WatchRegistry::FilterBucket(int db, std::string_view key) {
+  return absl::HashOf(db, key) & (kFilterBuckets - 1);
+}
+
 void WatchRegistry::Watch(uint64_t client_id, int db, std::string_view key, int64_t expire_ms) {
   KeyRef ref{db, std::string(key)};
   std::lock_guard<std::mutex> lock(mutex_);
@@ -85,9 +94,14 @@ void WatchRegistry::Watch(uint64_t client_id, int db, std::string_view key, int6
   for (const auto& [watched, expire] : mine.keys) {
     if (watched == ref) return;
   }
+  // Counted in the filter before the caller releases the key's shard lock: a write after it
+  // sees the count.
+  FilterCount(db, key).fetch_add(1, std::memory_order_relaxed);
   watchers_[ref].push_back(client_id);
   mine.keys.emplace_back(std::move(ref), expire_ms);
-  watched_entries_.fetch_add(1, std::memory_order_relaxed);
+  if (watched_entries_.fetch_add(1, std::memory_order_relaxed) == 0) {
+    changes_.SetInterest(this, Interest::kKeys);
+  }
 }
 
 void WatchRegistry::UnwatchAll(uint64_t client_id) {
@@ -101,7 +115,10 @@ void WatchRegistry::UnwatchAll(uint64_t client_id) {
     std::vector<uint64_t>& ids = entry->second;
     ids.erase(std::remove(ids.begin(), ids.end(), client_id), ids.end());
     if (ids.empty()) watchers_.erase(entry);
-    watched_entries_.fetch_sub(1, std::memory_order_relaxed);
+    FilterCount(ref.db, ref.key).fetch_sub(1, std::memory_order_relaxed);
+    if (watched_entries_.fetch_sub(1, std::memory_order_relaxed) == 1) {
+      changes_.SetInterest(this, Interest::kNone);
+    }
   }
   clients_.erase(found);
 }
@@ -125,14 +142,13 @@ void WatchRegistry::TouchLocked(const KeyRef& ref) {
 }
 
 void WatchRegistry::Touch(int db, std::string_view key) {
-  if (!active()) return;
+  if (!active() || FilterCount(db, key).load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
   TouchLocked(KeyRef{db, std::string(key)});
 }
 
-void WatchRegistry::TouchDbWhere(int db,
-                                 const std::function<bool(int db, std::string_view key)>& changed) {
-  if (!active()) return;
+void WatchRegistry::TouchExisting(
+    int db, const std::function<bool(int db, std::string_view key)>& existed) {
   std::vector<KeyRef> candidates;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -141,35 +157,27 @@ void WatchRegistry::TouchDbWhere(int db,
     }
   }
   for (const KeyRef& ref : candidates) {
-    if (changed(ref.db, ref.key)) Touch(ref.db, ref.key);
+    if (existed(ref.db, ref.key)) Touch(ref.db, ref.key);
   }
 }
 
-void WatchRegistry::TouchEffect(int db, const std::vector<std::string>& effect,
-                                const CommandTable& commands) {
-  if (!active() || effect.empty()) return;
-  const std::string name = AsciiUpper(effect[0]);
-  int64_t other_db = 0;
-  if (name == "FLUSHALL" || name == "FLUSHDB" || name == "SWAPDB") {
-    return;  // Their commands called TouchDbWhere before the change.
-  } else if (name == "MOVE" && effect.size() == 3) {
-    Touch(db, effect[1]);
-    if (ParseInt64(effect[2], &other_db)) Touch(static_cast<int>(other_db), effect[1]);
-  } else if (name == "COPY" && effect.size() >= 3) {
-    // COPY src dst [DB n] [REPLACE]: only dst changes, possibly in another database.
-    int target = db;
-    for (size_t i = 3; i + 1 < effect.size(); ++i) {
-      if (AsciiUpper(effect[i]) == "DB" && ParseInt64(effect[i + 1], &other_db)) {
-        target = static_cast<int>(other_db);
-      }
-    }
-    Touch(target, effect[2]);
-  } else if (const CommandSpec* spec = commands.Find(name);
-             spec != nullptr && spec->first_key > 0) {
-    const int argc = static_cast<int>(effect.size());
-    const int last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;
-    const int step = std::max(spec->key_step, 1);
-    for (int i = spec->first_key; i <= last && i < argc; i += step) Touch(db, effect[i]);
+void WatchRegistry::OnChange(const ChangeRecord& record) {
+  if (!record.signals_watchers) return;
+  switch (record.scope) {
+    case ChangeScope::kKeys:
+      for (const ChangedKey& changed : record.keys) Touch(changed.db, changed.key);
+      return;
+    case ChangeScope::kDatabase:
+      if (record.key_existed != nullptr) TouchExisting(record.db, *record.key_existed);
+      return;
+    case ChangeScope::kAllDatabases:
+      if (record.key_existed != nullptr) TouchExisting(-1, *record.key_existed);
+      return;
+    case ChangeScope::kSwapDatabases:
+      if (record.swapped_dbs[0] == record.swapped_dbs[1] || record.key_existed == nullptr) return;
+      TouchExisting(record.swapped_dbs[0], *record.key_existed);
+      TouchExisting(record.swapped_dbs[1], *record.key_existed);
+      return;
   }
 }
 

@@ -14,12 +14,14 @@
 // its own; a thread holding its slot never waits for another slot. Shard locks are taken only
 // inside commands, after the gate.
 //
-// WATCH. WatchRegistry maps (db, key) to the clients watching it. Every write reports its
-// deterministic effect (gigakv/effects.h) through Server::LogEffect while holding the key's
-// shard lock, and removals by expiry and eviction appear there as DEL; while any key is watched
-// the server has the registry mark the watchers of the keys each effect names. Effects name
-// exactly the keys a write changed (a failed SETNX or a DEL of a missing key logs nothing), so
-// EXEC fails only when a watched key really changed, as in Redis.
+// WATCH. WatchRegistry maps (db, key) to the clients watching it. It consumes the keyspace's
+// change stream (gigakv/change_stream.h), asking for keys only and only while some key is
+// watched: every record names exactly the keys a write changed (a failed SETNX or a DEL of a
+// missing key publishes nothing), and removals by expiry and eviction are records too, so EXEC
+// fails only when a watched key really changed, as in Redis. A flush or SWAPDB changes only the
+// watched keys that existed (on either side), as in Redis: the record's key probe tells.
+// A counting filter of watched (db, key) hashes, read without a lock, lets the records of
+// unwatched keys (nearly all of them) pass without touching the registry's mutex.
 #pragma once
 
 #include <atomic>
@@ -32,11 +34,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "gigakv/change_stream.h"
 #include "gigakv/shard_mutex.h"
 
 namespace gigakv::server {
-
-class CommandTable;
 
 class TransactionGate {
  public:
@@ -108,9 +109,16 @@ class TransactionGate {
   std::vector<std::unique_ptr<Slot>> slots_;  // Grows only; guarded by exec_mutex_.
 };
 
-class WatchRegistry {
+class WatchRegistry : public ChangeConsumer {
  public:
-  // True while any client watches a key: only then do effects need to be looked at.
+  // Registers with `changes` (which must outlive the registry's use), interested in nothing
+  // until a key is watched.
+  explicit WatchRegistry(ChangeStream& changes);
+  ~WatchRegistry() override;
+  WatchRegistry(const WatchRegistry&) = delete;
+  WatchRegistry& operator=(const WatchRegistry&) = delete;
+
+  // True while any client watches a key.
   bool active() const { return watched_entries_.load(std::memory_order_relaxed) > 0; }
 
   // Client `client_id` watches `key` in `db`. `expire_ms` is the key's absolute expiry when it
@@ -125,15 +133,9 @@ class WatchRegistry {
 
   // Marks the watchers of `key` in `db` (any thread; may be called under shard locks).
   void Touch(int db, std::string_view key);
-  // Marks the watchers of each key watched in `db` (every database if db < 0) for which
-  // changed(db of the watch, key) is true: FLUSHDB, FLUSHALL and SWAPDB change only the watched
-  // keys that exist (on either side), as in Redis. `changed` runs without the registry's lock,
-  // so it may lock shards; the caller runs this before emptying or swapping.
-  void TouchDbWhere(int db, const std::function<bool(int db, std::string_view key)>& changed);
-  // Marks the watchers of every key `effect` changed, using the command table's key positions
-  // and the effects that name another database (MOVE, COPY ... DB). FLUSHDB, FLUSHALL and
-  // SWAPDB touch nothing here: their commands call TouchDbWhere first.
-  void TouchEffect(int db, const std::vector<std::string>& effect, const CommandTable& commands);
+
+  // ChangeConsumer: marks the watchers of the keys a record changed.
+  void OnChange(const ChangeRecord& record) override;
 
  private:
   struct KeyRef {
@@ -150,6 +152,17 @@ class WatchRegistry {
     bool dirty = false;
   };
   void TouchLocked(const KeyRef& ref);
+  // Marks the watchers of each watched key of `db` (every database if db < 0) that `existed`.
+  void TouchExisting(int db, const std::function<bool(int db, std::string_view key)>& existed);
+  // The filter: how many watches fall in each bucket of (db, key) hashes.
+  static constexpr size_t kFilterBuckets = 4096;
+  static size_t FilterBucket(int db, std::string_view key);
+  std::atomic<uint32_t>& FilterCount(int db, std::string_view key) {
+    return filter_[FilterBucket(db, key)];
+  }
+
+  ChangeStream& changes_;
+  std::unique_ptr<std::atomic<uint32_t>[]> filter_;
 
   std::mutex mutex_;
   absl::flat_hash_map<KeyRef, std::vector<uint64_t>> watchers_;  // Key -> client ids.

@@ -124,7 +124,7 @@ void CmdSetBit(CommandContext& ctx) {
     bool changed = value->size() != old_size || old_bit != (on != 0);
     StoreModified(ctx, access, std::move(value), expire_ms);
     if (changed) {  // Unchanged bits are no change for the log or WATCH, as in Redis.
-      LogEffect(ctx, access.db, {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
+      PublishChange(ctx, access.db, access.key, {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
       CountDirty(ctx);
     }
     ctx.reply.Integer(old_bit ? 1 : 0);
@@ -286,15 +286,16 @@ void CmdBitOp(CommandContext& ctx) {
   KeyAccess dest = FindLocked(ctx, ctx.arg(2));
   if (length > 0) {
     StoreModified(ctx, dest, std::move(result), /*expire_ms=*/0);
-    if (ctx.server.logging_effects()) {
-      std::vector<std::string> effect = {"BITOP", std::string(op_name)};
+    std::vector<std::string> effect;
+    if (WantsEffects(ctx)) {
+      effect = {"BITOP", std::string(op_name)};
       for (size_t i = 2; i < ctx.argc(); ++i) effect.emplace_back(ctx.arg(i));
-      ctx.server.LogEffect(dest.db, std::move(effect));
     }
+    PublishBuiltChange(ctx, dest.db, dest.key, effect);
     CountDirty(ctx);
   } else if (dest.exists()) {
     dest.table.Erase(dest.slot);  // An empty result deletes the destination.
-    LogEffect(ctx, dest.db, {"DEL", dest.key});
+    PublishChange(ctx, dest.db, dest.key, {"DEL", dest.key});
     CountDirty(ctx);
   }
   ctx.reply.Integer(length);
@@ -373,12 +374,15 @@ void ReplyBitfieldGet(CommandContext& ctx, std::string_view bytes, const Bitfiel
   }
 }
 
-// Logs BITFIELD key [OVERFLOW policy SET|INCRBY type offset operand]...: the write operations
+// Publishes BITFIELD key [OVERFLOW policy SET|INCRBY type offset operand]...: the write operations
 // only (all of them: even those that fail decide how far the key is padded), each with the
 // overflow policy it ran under.
-void LogBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
+void PublishBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
                        const std::vector<BitfieldOp>& ops, bool touches_watchers) {
-  if (!ctx.server.logging_effects()) return;
+  if (!WantsEffects(ctx)) {
+    PublishBuiltChange(ctx, access.db, access.key, {}, touches_watchers);
+    return;
+  }
   std::vector<std::string> effect = {"BITFIELD", std::string(access.key)};
   for (const BitfieldOp& op : ops) {
     if (op.kind == BitfieldOp::Kind::kGet) continue;
@@ -389,7 +393,7 @@ void LogBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
     effect.emplace_back(op.kind == BitfieldOp::Kind::kSet ? "SET" : "INCRBY");
     for (size_t i = 1; i <= 3; ++i) effect.emplace_back(ctx.arg(op.arg_index + i));
   }
-  ctx.server.LogEffect(access.db, std::move(effect), touches_watchers);
+  PublishBuiltChange(ctx, access.db, access.key, effect, touches_watchers);
 }
 
 void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
@@ -454,7 +458,7 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
     // Writes that leave every bit as it was change nothing (no effect, no WATCH touch), as in
     // Redis. Padding the key is logged even when every write then failed, but, as Redis does not
     // signal it, it fails no WATCH.
-    if (changes > 0 || grown) LogBitfieldWrites(ctx, access, ops, changes > 0);
+    if (changes > 0 || grown) PublishBitfieldWrites(ctx, access, ops, changes > 0);
     if (changes > 0) CountDirty(ctx, changes);
   });
 }

@@ -21,16 +21,19 @@
 namespace gigakv::server {
 namespace {
 
-// Logs an effect with a variable argument list: `command key` then `rest`.
-void LogVariadic(CommandContext& ctx, const KeyAccess& access, std::string_view command,
-                 const std::vector<std::string_view>& rest) {
-  if (!ctx.server.logging_effects()) return;
-  std::vector<std::string> args;
-  args.reserve(rest.size() + 2);
-  args.emplace_back(command);
-  args.emplace_back(access.key);
-  for (std::string_view arg : rest) args.emplace_back(arg);
-  ctx.server.LogEffect(access.db, std::move(args));
+// Publishes a change of the key with an effect of many arguments: `command key` then `rest`.
+void PublishVariadic(CommandContext& ctx, const KeyAccess& access, std::string_view command,
+                     const std::vector<std::string_view>& rest) {
+  if (!ctx.server.changes().active()) return;
+  std::vector<std::string_view> effect;
+  if (WantsEffects(ctx)) {
+    effect.reserve(rest.size() + 2);
+    effect.push_back(command);
+    effect.push_back(access.key);
+    effect.insert(effect.end(), rest.begin(), rest.end());
+  }
+  const ChangedKey changed{access.db, access.key};
+  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect);
 }
 
 // Runs fn(Hash*) for a read command on the key in argument 1, with the hash or nullptr when the
@@ -98,7 +101,7 @@ void CmdHSet(CommandContext& ctx) {
     }
     // As in Redis, even a write of the values already there counts as a change (WATCH, the log,
     // dirty).
-    LogVariadic(ctx, access, "HSET", {ctx.args.begin() + 2, ctx.args.end()});
+    PublishVariadic(ctx, access, "HSET", {ctx.args.begin() + 2, ctx.args.end()});
     CountDirty(ctx, (ctx.argc() - 2) / 2);
     if (ctx.spec.name == "hmset") {
       ctx.reply.Ok();
@@ -117,7 +120,7 @@ void CmdHSetNx(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
-    LogEffect(ctx, access.db, {"HSET", access.key, ctx.arg(2), ctx.arg(3)});
+    PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), ctx.arg(3)});
     CountDirty(ctx);
     ctx.reply.Integer(1);
   });
@@ -136,7 +139,7 @@ void CmdHDel(CommandContext& ctx) {
     }
     if (!deleted.empty()) {
       DeleteIfEmpty(access);
-      LogVariadic(ctx, access, "HDEL", deleted);
+      PublishVariadic(ctx, access, "HDEL", deleted);
       CountDirty(ctx, deleted.size());
     }
     ctx.reply.Integer(static_cast<int64_t>(deleted.size()));
@@ -169,7 +172,7 @@ void CmdHIncrBy(CommandContext& ctx) {
     std::string text = absl::StrCat(result);
     if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
     hash->Set(ctx.arg(2), text, limits);
-    LogEffect(ctx, access.db, {"HSET", access.key, ctx.arg(2), text});
+    PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), text});
     CountDirty(ctx);
     ctx.reply.Integer(result);
   });
@@ -208,7 +211,7 @@ void CmdHIncrByFloat(CommandContext& ctx) {
     if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
     hash->Set(ctx.arg(2), text, limits);
     // Replicas and the log get the result, not the increment: float arithmetic may differ.
-    LogEffect(ctx, access.db, {"HSET", access.key, ctx.arg(2), text});
+    PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), text});
     CountDirty(ctx);
     ctx.reply.Bulk(text);
   });

@@ -2,9 +2,12 @@
 // count keyspace hits/misses, and check types. Used by every keyspace-touching family.
 #pragma once
 
+#include <charconv>
 #include <string_view>
 
+#include "absl/types/span.h"
 #include "gigakv/access_stamp.h"
+#include "gigakv/change_stream.h"
 #include "gigakv/store.h"
 #include "server/command.h"
 #include "server/errors.h"
@@ -131,34 +134,101 @@ inline void Touch(CommandContext& ctx, KeyAccess& access) {
   Touch(ctx, access, access.view().access);
 }
 
-// Hands a write's effect to the log. Call it while the key's shard lock is held, so effects on
-// one key reach the log in the order they were applied. Free when no log is attached.
-inline void LogEffect(CommandContext& ctx, int db, std::initializer_list<std::string_view> args) {
-  if (!ctx.server.logging_effects()) return;
-  ctx.server.LogEffect(db, std::vector<std::string>(args.begin(), args.end()));
-}
+// --- Publishing changes ---------------------------------------------------------------------
+// Every write publishes what it changed on the change stream (gigakv/change_stream.h) while it
+// holds the shard lock(s) of the keys: the keys, and the deterministic effect that reproduces
+// the change. Free (one relaxed load) while nobody consumes the stream. Effects that take work
+// to build are built only when WantsEffects(ctx); the keys are always given.
 
-// Logs the key's current string value with its absolute expiry: SET key value [PXAT ms].
-inline void LogStringSet(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.logging_effects()) return;
-  RecordView view = access.view();
-  std::vector<std::string> args = {"SET", std::string(access.key), std::string(view.str)};
-  if (view.expire_ms > 0) {
-    args.emplace_back("PXAT");
-    args.push_back(std::to_string(view.expire_ms));
+// An integer's decimal text in a buffer of its own, for effects built from views.
+class IntText {
+ public:
+  explicit IntText(int64_t value) {
+    size_ = static_cast<size_t>(std::to_chars(buffer_, buffer_ + sizeof(buffer_), value).ptr -
+                                buffer_);
   }
-  ctx.server.LogEffect(access.db, std::move(args));
+  std::string_view view() const { return {buffer_, size_}; }
+
+ private:
+  char buffer_[24];
+  size_t size_;
+};
+
+inline bool WantsEffects(CommandContext& ctx) { return ctx.server.changes().wants_effects(); }
+
+// `keys` (each in its database) changed in a way `effect`, run in `db`, reproduces.
+inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedKey> keys,
+                          absl::Span<const std::string_view> effect,
+                          bool signals_watchers = true) {
+  ChangeStream& changes = ctx.server.changes();
+  if (!changes.active()) return;
+  ChangeRecord record;
+  record.db = db;
+  record.keys = keys;
+  if (changes.wants_effects()) record.effect = effect;
+  record.signals_watchers = signals_watchers;
+  changes.Publish(record);
 }
 
-// Logs the key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
-inline void LogExpiry(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.logging_effects()) return;
+// One key changed, reproduced by `effect` (run in `db`).
+inline void PublishChange(CommandContext& ctx, int db, std::string_view key,
+                          std::initializer_list<std::string_view> effect) {
+  const ChangedKey changed{db, key};
+  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1),
+                absl::MakeConstSpan(effect.begin(), effect.size()));
+}
+
+// One key changed; `effect` was built by the caller if WantsEffects (else it may be empty).
+inline void PublishBuiltChange(CommandContext& ctx, int db, std::string_view key,
+                               const std::vector<std::string>& effect,
+                               bool signals_watchers = true) {
+  if (!ctx.server.changes().active()) return;
+  std::vector<std::string_view> views(effect.begin(), effect.end());
+  const ChangedKey changed{db, key};
+  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), views, signals_watchers);
+}
+
+// A change of whole databases (FLUSHDB, FLUSHALL, SWAPDB a b), published with every shard locked
+// and before the change: `key_existed` answers for the state the change starts from.
+inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db,
+                                  std::initializer_list<std::string_view> effect,
+                                  const std::function<bool(int, std::string_view)>& key_existed,
+                                  int swap_a = 0, int swap_b = 0) {
+  ChangeStream& changes = ctx.server.changes();
+  if (!changes.active()) return;
+  ChangeRecord record;
+  record.cause =
+      scope == ChangeScope::kSwapDatabases ? ChangeCause::kSwapDb : ChangeCause::kFlush;
+  record.scope = scope;
+  record.db = db;
+  record.swapped_dbs[0] = swap_a;
+  record.swapped_dbs[1] = swap_b;
+  if (changes.wants_effects()) record.effect = absl::MakeConstSpan(effect.begin(), effect.size());
+  record.key_existed = &key_existed;
+  changes.Publish(record);
+}
+
+// The key now holds the string it holds, with its absolute expiry: SET key value [PXAT ms].
+inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access) {
+  if (!ctx.server.changes().active()) return;
+  RecordView view = access.view();
+  if (view.expire_ms <= 0) {
+    PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str});
+    return;
+  }
+  IntText deadline(view.expire_ms);
+  PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str, "PXAT", deadline.view()});
+}
+
+// The key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
+inline void PublishExpiry(CommandContext& ctx, const KeyAccess& access) {
+  if (!ctx.server.changes().active()) return;
   int64_t expire_ms = access.view().expire_ms;
   if (expire_ms > 0) {
-    ctx.server.LogEffect(access.db,
-                         {"PEXPIREAT", std::string(access.key), std::to_string(expire_ms)});
+    IntText deadline(expire_ms);
+    PublishChange(ctx, access.db, access.key, {"PEXPIREAT", access.key, deadline.view()});
   } else {
-    ctx.server.LogEffect(access.db, {"PERSIST", std::string(access.key)});
+    PublishChange(ctx, access.db, access.key, {"PERSIST", access.key});
   }
 }
 

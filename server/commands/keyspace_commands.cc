@@ -44,7 +44,7 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
     access.table.Erase(access.slot);
     user_lazy_free.reset();
     access.slot = KeyTable::kNoSlot;
-    LogEffect(ctx, access.db, {"DEL", access.key});
+    PublishChange(ctx, access.db, access.key, {"DEL", access.key});
   });
   CountDirty(ctx, static_cast<uint64_t>(removed));
   ctx.reply.Integer(removed);
@@ -128,7 +128,9 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   // Put finds the target again itself: erasing the source may have moved its index slot.
   MoveValue(ctx, source, target.table, to, target.hash);
   SignalKeyAsReady(ctx, ctx.db(), to);
-  LogEffect(ctx, ctx.db(), {"RENAME", from, to});
+  const ChangedKey renamed[] = {{ctx.db(), from}, {ctx.db(), to}};
+  const std::string_view effect[] = {"RENAME", from, to};
+  PublishChange(ctx, ctx.db(), renamed, effect);
   CountDirty(ctx);
   if (only_if_missing) {
     ctx.reply.Integer(1);
@@ -175,7 +177,10 @@ void CmdCopy(CommandContext& ctx) {
   int64_t expire_ms = source.view().expire_ms;
   target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
   SignalKeyAsReady(ctx, target_db, to);
-  LogEffect(ctx, ctx.db(), {"COPY", from, to, "DB", std::to_string(target_db), "REPLACE"});
+  const ChangedKey copied{target_db, to};
+  IntText target_text(target_db);
+  const std::string_view effect[] = {"COPY", from, to, "DB", target_text.view(), "REPLACE"};
+  PublishChange(ctx, ctx.db(), absl::MakeConstSpan(&copied, 1), effect);
   CountDirty(ctx);
   ctx.reply.Integer(1);
 }
@@ -202,7 +207,10 @@ void CmdMove(CommandContext& ctx) {
     }
     MoveValue(ctx, source, target_table, key, source.hash);
     SignalKeyAsReady(ctx, target_db, key);
-    LogEffect(ctx, source.db, {"MOVE", key, std::to_string(target_db)});
+    const ChangedKey moved[] = {{source.db, key}, {target_db, key}};
+    IntText target_text(target_db);
+    const std::string_view effect[] = {"MOVE", key, target_text.view()};
+    PublishChange(ctx, source.db, moved, effect);
     CountDirty(ctx);
     ctx.reply.Integer(1);
   });
@@ -223,22 +231,21 @@ void CmdSwapDb(CommandContext& ctx) {
     return;
   }
   {
-    // Log under all shard locks so no write of either database falls on the wrong side of it.
+    // Published under all shard locks so no write of either database falls on the wrong side
+    // of it. A watched key of either database changes if it exists on either side.
     Store::MultiLock lock = ctx.store.LockAllShards();
-    // WATCH: a watched key of either database changes if it exists on either side.
-    auto exists_on_either_side = [&](int, std::string_view key) {
-      Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
-      return ctx.store.HasRecord(shard, static_cast<int>(a), key) ||
-             ctx.store.HasRecord(shard, static_cast<int>(b), key);
-    };
-    if (a != b) {  // SWAPDB of a database with itself changes nothing.
-      ctx.server.watches().TouchDbWhere(static_cast<int>(a), exists_on_either_side);
-      ctx.server.watches().TouchDbWhere(static_cast<int>(b), exists_on_either_side);
-    }
+    const std::function<bool(int, std::string_view)> exists_on_either_side =
+        [&](int, std::string_view key) {
+          Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
+          return ctx.store.HasRecord(shard, static_cast<int>(a), key) ||
+                 ctx.store.HasRecord(shard, static_cast<int>(b), key);
+        };
+    PublishDatabaseChange(ctx, ChangeScope::kSwapDatabases, ctx.db(),
+                          {"SWAPDB", ctx.arg(1), ctx.arg(2)}, exists_on_either_side,
+                          static_cast<int>(a), static_cast<int>(b));
     for (uint32_t i = 0; i < ctx.store.shard_count(); ++i) {
       ctx.store.shard(i).SwapTables(static_cast<int>(a), static_cast<int>(b));
     }
-    LogEffect(ctx, ctx.db(), {"SWAPDB", ctx.arg(1), ctx.arg(2)});
   }
   // Keys clients wait on may exist in the swapped-in databases.
   ctx.server.blocking().SignalDb(static_cast<int>(a));
@@ -486,10 +493,10 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
     }
     if (when <= ctx.store.NowMs()) {
       access.table.Erase(access.slot);  // A deadline already passed deletes the key.
-      LogEffect(ctx, access.db, {"DEL", access.key});
+      PublishChange(ctx, access.db, access.key, {"DEL", access.key});
     } else {
       access.table.SetExpire(access.slot, when);
-      LogExpiry(ctx, access);
+      PublishExpiry(ctx, access);
     }
     CountDirty(ctx);
     ctx.reply.Integer(1);
@@ -532,7 +539,7 @@ void CmdPersist(CommandContext& ctx) {
       return;
     }
     access.table.SetExpire(access.slot, 0);
-    LogExpiry(ctx, access);
+    PublishExpiry(ctx, access);
     CountDirty(ctx);
     ctx.reply.Integer(1);
   });

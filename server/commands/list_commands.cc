@@ -51,21 +51,29 @@ bool ParseEndOrReply(CommandContext& ctx, std::string_view text, ListEnd* end) {
   return true;
 }
 
-// Logs the command exactly as received, with its name in upper case (deterministic commands).
-void LogAsReceived(CommandContext& ctx, int db) {
-  if (!ctx.server.logging_effects()) return;
-  std::vector<std::string> args(ctx.args.begin(), ctx.args.end());
-  args[0] = AsciiUpper(ctx.spec.name);
-  ctx.server.LogEffect(db, std::move(args));
+// Publishes the change of the key `access` with the command as received as its effect, the name
+// in upper case (deterministic commands on the key in argument 1).
+void PublishAsReceived(CommandContext& ctx, const KeyAccess& access) {
+  if (!ctx.server.changes().active()) return;
+  std::vector<std::string_view> effect;
+  std::string name;
+  if (WantsEffects(ctx)) {
+    name = AsciiUpper(ctx.spec.name);
+    effect.assign(ctx.args.begin(), ctx.args.end());
+    effect[0] = name;
+  }
+  const ChangedKey changed{access.db, access.key};
+  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect);
 }
 
-// Logs "LPOP key" or "RPOP key" (count < 0) or "LPOP key count".
-void LogPop(CommandContext& ctx, int db, std::string_view key, ListEnd end, int64_t count) {
+// Publishes "LPOP key" or "RPOP key" (count < 0) or "LPOP key count".
+void PublishPop(CommandContext& ctx, int db, std::string_view key, ListEnd end, int64_t count) {
   std::string_view name = end == ListEnd::kHead ? "LPOP" : "RPOP";
   if (count < 0) {
-    LogEffect(ctx, db, {name, key});
+    PublishChange(ctx, db, key, {name, key});
   } else {
-    LogEffect(ctx, db, {name, key, std::to_string(count)});
+    IntText count_text(count);
+    PublishChange(ctx, db, key, {name, key, count_text.view()});
   }
 }
 
@@ -84,7 +92,7 @@ void PushGeneric(CommandContext& ctx, ListEnd end, bool only_if_exists) {
       list = CreateObject(ctx, access, NewList(ctx));
     }
     for (size_t i = 2; i < ctx.argc(); ++i) list->Push(end, ctx.arg(i));
-    LogAsReceived(ctx, access.db);
+    PublishAsReceived(ctx, access);
     CountDirty(ctx, ctx.argc() - 2);
     ctx.reply.Integer(static_cast<int64_t>(list->size()));
   });
@@ -114,7 +122,7 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, List* list, ListEnd end
     count = popped;
     CountDirty(ctx, static_cast<uint64_t>(popped));
   }
-  LogPop(ctx, access.db, access.key, end, count);
+  PublishPop(ctx, access.db, access.key, end, count);
   DeleteIfEmpty(access);
 }
 
@@ -285,7 +293,7 @@ void CmdLSet(CommandContext& ctx) {
       ctx.reply.Error(errors::kIndexOutOfRange);
       return;
     }
-    LogAsReceived(ctx, access.db);
+    PublishAsReceived(ctx, access);
     CountDirty(ctx);
     ctx.reply.Ok();
   });
@@ -320,7 +328,7 @@ void CmdLTrim(CommandContext& ctx) {
     list->Erase(ListEnd::kTail, static_cast<size_t>(from_tail));
     // Logged even when nothing was trimmed: Redis counts any LTRIM of a list as a change of the
     // key (WATCH), though not in the dirty counter.
-    LogAsReceived(ctx, access.db);
+    PublishAsReceived(ctx, access);
     if (from_head + from_tail > 0) {
       CountDirty(ctx, static_cast<uint64_t>(from_head + from_tail));
       DeleteIfEmpty(access);
@@ -342,7 +350,7 @@ void CmdLRem(CommandContext& ctx) {
     }
     size_t removed = list->Remove(ctx.arg(3), count);
     if (removed > 0) {
-      LogAsReceived(ctx, access.db);
+      PublishAsReceived(ctx, access);
       CountDirty(ctx, removed);
       DeleteIfEmpty(access);
     }
@@ -372,7 +380,7 @@ void CmdLInsert(CommandContext& ctx) {
       ctx.reply.Integer(-1);
       return;
     }
-    LogAsReceived(ctx, access.db);
+    PublishAsReceived(ctx, access);
     CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(list->size()));
   });
@@ -403,11 +411,11 @@ Served MoveLocked(CommandContext& ctx, std::string_view source, std::string_view
     KeyAccess again = FindLocked(ctx, source);
     DeleteIfEmpty(again);
   }
-  if (log_as_rpoplpush) {
-    LogEffect(ctx, ctx.db(), {"RPOPLPUSH", source, destination});
-  } else {
-    LogEffect(ctx, ctx.db(), {"LMOVE", source, destination, EndName(from), EndName(to)});
-  }
+  const ChangedKey moved[] = {{ctx.db(), source}, {ctx.db(), destination}};
+  const std::string_view rpoplpush[] = {"RPOPLPUSH", source, destination};
+  const std::string_view lmove[] = {"LMOVE", source, destination, EndName(from), EndName(to)};
+  PublishChange(ctx, ctx.db(), moved,
+                log_as_rpoplpush ? absl::MakeConstSpan(rpoplpush) : absl::MakeConstSpan(lmove));
   CountDirty(ctx);
   ctx.reply.Bulk(value);
   return Served::kYes;

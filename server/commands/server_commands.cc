@@ -94,13 +94,16 @@ bool ParseFlushModeOrReply(CommandContext& ctx, bool* async) {
   return true;
 }
 
-// WATCH: the watched keys of `db` (every database if < 0) that exist are about to be emptied.
-// Runs with every shard locked (WATCH registers under its key's shard lock, so none slips in).
-std::function<void()> TouchWatchedKeysThatExist(CommandContext& ctx, int db) {
-  return [&ctx, db] {
-    ctx.server.watches().TouchDbWhere(db, [&](int key_db, std::string_view key) {
-      return ctx.store.HasRecord(ctx.store.shard(ctx.store.ShardIndex(key)), key_db, key);
-    });
+// Publishes the flush of `scope` (FLUSHDB or FLUSHALL) right before it happens, with every
+// shard locked, so that no write falls on the wrong side of it in the stream. The key probe
+// tells WATCH which watched keys exist (only those change, as in Redis).
+std::function<void()> PublishFlush(CommandContext& ctx, ChangeScope scope) {
+  return [&ctx, scope] {
+    const std::function<bool(int, std::string_view)> existed = [&](int db, std::string_view key) {
+      return ctx.store.HasRecord(ctx.store.shard(ctx.store.ShardIndex(key)), db, key);
+    };
+    PublishDatabaseChange(ctx, scope, ctx.db(),
+                          {scope == ChangeScope::kDatabase ? "FLUSHDB" : "FLUSHALL"}, existed);
   };
 }
 
@@ -108,8 +111,7 @@ void CmdFlushDb(CommandContext& ctx) {
   bool async;
   if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables =
-      ctx.store.FlushDb(ctx.db(), TouchWatchedKeysThatExist(ctx, ctx.db()));
-  ctx.server.LogEffect(ctx.db(), {"FLUSHDB"});
+      ctx.store.FlushDb(ctx.db(), PublishFlush(ctx, ChangeScope::kDatabase));
   if (async) ctx.server.FreeLater(std::move(tables));
   AddOwned(ctx.server.LocalStats().dirty, 1);
   ctx.reply.Ok();
@@ -118,8 +120,8 @@ void CmdFlushDb(CommandContext& ctx) {
 void CmdFlushAll(CommandContext& ctx) {
   bool async;
   if (!ParseFlushModeOrReply(ctx, &async)) return;
-  Store::DetachedTables tables = ctx.store.FlushAll(TouchWatchedKeysThatExist(ctx, -1));
-  ctx.server.LogEffect(ctx.db(), {"FLUSHALL"});
+  Store::DetachedTables tables =
+      ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
   if (async) ctx.server.FreeLater(std::move(tables));
   AddOwned(ctx.server.LocalStats().dirty, 1);
   ctx.reply.Ok();
@@ -930,7 +932,7 @@ void DebugPopulate(CommandContext& ctx) {
     WithKey(ctx, key, [&](KeyAccess& access) {
       if (access.exists()) return;
       PutString(ctx, access, value, /*expire_ms=*/0);
-      LogStringSet(ctx, access);
+      PublishStringSet(ctx, access);
       CountDirty(ctx);
     });
   }

@@ -34,13 +34,19 @@ std::mt19937_64& Rng() {
   return rng;
 }
 
-// Logs `name key args[first..]` (the command's own arguments from `first`).
-void LogWithArgs(CommandContext& ctx, int db, std::string_view name, std::string_view key,
-                 size_t first) {
-  if (!ctx.server.logging_effects()) return;
-  std::vector<std::string> effect = {std::string(name), std::string(key)};
-  for (size_t i = first; i < ctx.argc(); ++i) effect.emplace_back(ctx.arg(i));
-  ctx.server.LogEffect(db, std::move(effect));
+// Publishes a change of `key` with the effect `name key args[first..]` (the command's own
+// arguments from `first`).
+void PublishWithArgs(CommandContext& ctx, int db, std::string_view name, std::string_view key,
+                     size_t first) {
+  if (!ctx.server.changes().active()) return;
+  std::vector<std::string_view> effect;
+  if (WantsEffects(ctx)) {
+    effect = {name, key};
+    effect.insert(effect.end(), ctx.args.begin() + static_cast<std::ptrdiff_t>(first),
+                  ctx.args.end());
+  }
+  const ChangedKey changed{db, key};
+  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), effect);
 }
 
 void ReplyMembers(CommandContext& ctx, const Set& set) {
@@ -113,7 +119,7 @@ void CmdSAdd(CommandContext& ctx) {
     int64_t added = 0;
     for (size_t i = 2; i < ctx.argc(); ++i) added += set->Add(ctx.arg(i), limits) ? 1 : 0;
     if (added > 0) {
-      LogWithArgs(ctx, access.db, "SADD", access.key, 2);
+      PublishWithArgs(ctx, access.db, "SADD", access.key, 2);
       CountDirty(ctx, static_cast<uint64_t>(added));
     }
     ctx.reply.Integer(added);
@@ -133,7 +139,7 @@ void CmdSRem(CommandContext& ctx) {
       removed += set->Remove(ctx.arg(i)) ? 1 : 0;
     }
     if (removed > 0) {
-      LogWithArgs(ctx, access.db, "SREM", access.key, 2);
+      PublishWithArgs(ctx, access.db, "SREM", access.key, 2);
       DeleteIfEmpty(access);
       CountDirty(ctx, static_cast<uint64_t>(removed));
     }
@@ -251,11 +257,11 @@ void CmdSPop(CommandContext& ctx) {
       // Everything goes: reply the whole set and delete the key.
       ReplyMembers(ctx, *set);
       RemoveKey(access);
-      LogEffect(ctx, access.db, {"DEL", access.key});
+      PublishChange(ctx, access.db, access.key, {"DEL", access.key});
       CountDirty(ctx, size);
       return;
     }
-    bool logging = ctx.server.logging_effects();
+    bool logging = WantsEffects(ctx);
     std::vector<std::string> effect;
     if (logging) {
       effect.reserve(static_cast<size_t>(count) + 2);
@@ -282,7 +288,7 @@ void CmdSPop(CommandContext& ctx) {
         ctx.reply.Bulk(member);
         if (logging) effect.emplace_back(member);
       });
-      if (logging) ctx.server.LogEffect(access.db, std::move(effect));
+      PublishBuiltChange(ctx, access.db, access.key, effect);
       CountDirty(ctx, static_cast<uint64_t>(count));
       return;
     }
@@ -291,7 +297,7 @@ void CmdSPop(CommandContext& ctx) {
       ctx.reply.Bulk(member);
       if (logging) effect.emplace_back(member);
     });
-    if (logging) ctx.server.LogEffect(access.db, std::move(effect));
+    PublishBuiltChange(ctx, access.db, access.key, effect);
     DeleteIfEmpty(access);
     CountDirty(ctx, static_cast<uint64_t>(count));
   });
@@ -366,7 +372,9 @@ void CmdSMove(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  LogEffect(ctx, ctx.db(), {"SMOVE", source_key, destination_key, member});
+  const ChangedKey moved[] = {{ctx.db(), source_key}, {ctx.db(), destination_key}};
+  const std::string_view effect[] = {"SMOVE", source_key, destination_key, member};
+  PublishChange(ctx, ctx.db(), moved, effect);
   CountDirty(ctx);
   if (source_set->empty()) {
     KeyAccess emptied = FindLocked(ctx, source_key);
@@ -463,18 +471,22 @@ void StoreResult(CommandContext& ctx, std::string_view destination_key,
   if (size == 0) {
     if (existed) {
       RemoveKey(destination);
-      LogEffect(ctx, destination.db, {"DEL", destination_key});
+      PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key});
       CountDirty(ctx);
     }
     ctx.reply.Integer(0);
     return;
   }
-  if (ctx.server.logging_effects()) {
-    if (existed) ctx.server.LogEffect(destination.db, {"DEL", std::string(destination_key)});
-    std::vector<std::string> effect = {"SADD", std::string(destination_key)};
-    effect.reserve(static_cast<size_t>(size) + 2);
-    result->ForEach([&](std::string_view member) { effect.emplace_back(member); });
-    ctx.server.LogEffect(destination.db, std::move(effect));
+  if (ctx.server.changes().active()) {
+    if (existed) PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key});
+    // Owned copies: an intset's members are formatted into a scratch buffer.
+    std::vector<std::string> effect;
+    if (WantsEffects(ctx)) {
+      effect.reserve(static_cast<size_t>(size) + 2);
+      effect = {"SADD", std::string(destination_key)};
+      result->ForEach([&](std::string_view member) { effect.emplace_back(member); });
+    }
+    PublishBuiltChange(ctx, destination.db, destination_key, effect);
   }
   ReplaceWithObject(ctx, destination, std::move(result));
   CountDirty(ctx);

@@ -271,7 +271,7 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     if (result.empty()) {
       if (access.exists()) {
         RemoveKey(access);
-        LogEffect(ctx, access.db, {"DEL", destination});
+        PublishChange(ctx, access.db, destination, {"DEL", destination});
         CountDirty(ctx);
       }
       return;
@@ -279,11 +279,15 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     auto list = std::make_unique<List>(ctx.server.collection_limits().list_max_listpack_size);
     for (const std::string& value : result) list->Push(ListEnd::kTail, value);
     ReplaceWithObject(ctx, access, std::move(list));
-    if (ctx.server.logging_effects()) {
-      ctx.server.LogEffect(access.db, {"DEL", std::string(destination)});
-      std::vector<std::string> push = {"RPUSH", std::string(destination)};
-      push.insert(push.end(), result.begin(), result.end());
-      ctx.server.LogEffect(access.db, std::move(push));
+    if (ctx.server.changes().active()) {
+      PublishChange(ctx, access.db, destination, {"DEL", destination});
+      std::vector<std::string_view> push;
+      if (WantsEffects(ctx)) {
+        push = {"RPUSH", destination};
+        push.insert(push.end(), result.begin(), result.end());
+      }
+      const ChangedKey stored{access.db, destination};
+      PublishChange(ctx, access.db, absl::MakeConstSpan(&stored, 1), push);
     }
     CountDirty(ctx, result.size());
   });

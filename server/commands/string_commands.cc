@@ -142,7 +142,7 @@ SetOutcome SetGeneric(CommandContext& ctx, std::string_view key, std::string_vie
       return SetOutcome::kNotStored;
     }
     PutString(ctx, access, value, expire_ms);
-    LogStringSet(ctx, access);
+    PublishStringSet(ctx, access);
     CountDirty(ctx);
     return SetOutcome::kStored;
   });
@@ -190,7 +190,7 @@ void CmdGetDel(CommandContext& ctx) {
     CountLookup(ctx, access.exists());
     if (!ReplyStringOrWrongType(ctx, access) || !access.exists()) return;
     access.table.Erase(access.slot);
-    LogEffect(ctx, access.db, {"DEL", access.key});
+    PublishChange(ctx, access.db, access.key, {"DEL", access.key});
     CountDirty(ctx);
   });
 }
@@ -214,15 +214,15 @@ void CmdGetEx(CommandContext& ctx) {
     if (options.unit != ExpireUnit::kNone) {
       if (ctx.store.IsExpired(options.expire_ms)) {
         access.table.Erase(access.slot);  // A time in the past deletes the key.
-        LogEffect(ctx, access.db, {"DEL", access.key});
+        PublishChange(ctx, access.db, access.key, {"DEL", access.key});
       } else {
         access.table.SetExpire(access.slot, options.expire_ms);
-        LogExpiry(ctx, access);
+        PublishExpiry(ctx, access);
       }
       CountDirty(ctx);
     } else if (options.persist && access.view().expire_ms != 0) {
       access.table.SetExpire(access.slot, 0);
-      LogExpiry(ctx, access);
+      PublishExpiry(ctx, access);
       CountDirty(ctx);
     } else {
       Touch(ctx, access);
@@ -263,7 +263,7 @@ bool MSetGeneric(CommandContext& ctx, bool only_if_none_exist) {
   for (size_t j = 0; j < pairs; ++j) {
     KeyAccess access = FindLockedInShard(ctx, keys[j], shard_of_key[j]);
     PutString(ctx, access, ctx.arg(2 * j + 2), 0);
-    LogStringSet(ctx, access);
+    PublishStringSet(ctx, access);
   }
   CountDirty(ctx, (ctx.argc() - 1) / 2);
   return true;
@@ -309,7 +309,7 @@ void CmdAppend(CommandContext& ctx) {
     // Appended strings are "raw" in Redis, whatever their content.
     PutString(ctx, access, value, expire_ms, /*force_raw=*/access.exists());
     // APPEND replays as APPEND: logging the whole value would make repeated appends quadratic.
-    LogEffect(ctx, access.db, {"APPEND", access.key, ctx.arg(2)});
+    PublishChange(ctx, access.db, access.key, {"APPEND", access.key, ctx.arg(2)});
     CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
@@ -385,7 +385,7 @@ void CmdSetRange(CommandContext& ctx) {
     if (value.size() < end) value.resize(end, '\0');
     value.replace(static_cast<size_t>(offset), patch.size(), patch);
     PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
-    LogEffect(ctx, access.db, {"SETRANGE", access.key, ctx.arg(2), patch});
+    PublishChange(ctx, access.db, access.key, {"SETRANGE", access.key, ctx.arg(2), patch});
     CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
@@ -463,7 +463,7 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
       access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec,
                                        existed ? old.expire_ms : 0, NewStamp(ctx));
     }
-    LogStringSet(ctx, access);
+    PublishStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.IntegerText(text);  // The canonical digits just stored.
   });
@@ -513,7 +513,7 @@ void CmdIncrByFloat(CommandContext& ctx) {
     int64_t expire_ms = access.exists() ? access.found.expire_ms : 0;  // Kept, as in Redis.
     access.slot =
         access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
-    LogStringSet(ctx, access);
+    PublishStringSet(ctx, access);
     CountDirty(ctx);
     ctx.reply.Bulk(text);
   });

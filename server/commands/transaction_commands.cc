@@ -65,7 +65,7 @@ void CmdExec(CommandContext& ctx) {
       ~InExec() { client.in_exec = false; }
       ClientState& client;
     } in_exec(client);
-    Server::EffectsTransaction effects(ctx.server);
+    ChangeStream::Group effects(ctx.server.changes());
     std::vector<std::string_view> args;
     for (const std::vector<std::string>& command : commands) {
       args.assign(command.begin(), command.end());

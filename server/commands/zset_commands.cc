@@ -170,12 +170,17 @@ std::pair<size_t, size_t> RankSpan(int64_t start, int64_t stop, size_t size) {
   return {static_cast<size_t>(start), static_cast<size_t>(stop + 1)};
 }
 
-void LogRemovals(CommandContext& ctx, const KeyAccess& access,
-                 const std::vector<std::string>& members) {
-  if (!ctx.server.logging_effects() || members.empty()) return;
-  std::vector<std::string> effect = {"ZREM", std::string(access.key)};
-  effect.insert(effect.end(), members.begin(), members.end());
-  ctx.server.LogEffect(access.db, std::move(effect));
+// Publishes the removal of `members` (none: no change) from the key as ZREM key members...
+void PublishRemovals(CommandContext& ctx, const KeyAccess& access,
+                     const std::vector<std::string>& members) {
+  if (!ctx.server.changes().active() || members.empty()) return;
+  std::vector<std::string_view> effect;
+  if (WantsEffects(ctx)) {
+    effect = {"ZREM", access.key};
+    effect.insert(effect.end(), members.begin(), members.end());
+  }
+  const ChangedKey changed{access.db, access.key};
+  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect);
 }
 
 // Members of the span [begin, end), ascending (for logging what a removal takes).
@@ -246,6 +251,8 @@ void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_ind
     double last_score = 0;
     bool nan_error = false;
     std::vector<std::string> effect;
+    const bool wants_effects = WantsEffects(ctx);
+    bool changed = false;
     if (zset == nullptr && !flags.xx) {
       zset = CreateObject(ctx, access, std::make_unique<ZSet>());
     }
@@ -264,14 +271,17 @@ void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_ind
         last_score = new_score;
         if (outcome == ZAddOutcome::kAdded) ++added;
         if (outcome == ZAddOutcome::kUpdated) ++updated;
-        if (outcome != ZAddOutcome::kUnchanged && ctx.server.logging_effects()) {
-          effect.push_back(ScoreText(new_score));
-          effect.emplace_back(member);
+        if (outcome != ZAddOutcome::kUnchanged) {
+          changed = true;
+          if (wants_effects) {
+            effect.push_back(ScoreText(new_score));
+            effect.emplace_back(member);
+          }
         }
       }
-      if (!effect.empty()) {
-        effect.insert(effect.begin(), {"ZADD", std::string(access.key)});
-        ctx.server.LogEffect(access.db, std::move(effect));
+      if (changed) {
+        if (wants_effects) effect.insert(effect.begin(), {"ZADD", std::string(access.key)});
+        PublishBuiltChange(ctx, access.db, access.key, effect);
       }
       if (added + updated > 0) CountDirty(ctx, static_cast<uint64_t>(added + updated));
       DeleteIfEmpty(access);  // Never keep an empty set (a skipped add on a new key).
@@ -562,13 +572,12 @@ void StoreResult(CommandContext& ctx, KeyAccess& dest, std::unique_ptr<ZSet> res
   auto size = static_cast<int64_t>(result->size());
   if (size > 0) {
     ReplaceWithObject(ctx, dest, std::move(result));
-    if (ctx.server.logging_effects()) {
-      ctx.server.LogEffect(dest.db, std::vector<std::string>(ctx.args.begin(), ctx.args.end()));
-    }
+    const ChangedKey stored{dest.db, dest.key};
+    PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), ctx.args);
     CountDirty(ctx);
   } else if (dest.exists()) {
     RemoveKey(dest);
-    LogEffect(ctx, dest.db, {"DEL", dest.key});
+    PublishChange(ctx, dest.db, dest.key, {"DEL", dest.key});
     CountDirty(ctx);
   }
   ctx.reply.Integer(size);
@@ -620,7 +629,7 @@ void CmdZRem(CommandContext& ctx) {
       if (zset->Remove(ctx.arg(i))) removed.emplace_back(ctx.arg(i));
     }
     if (!removed.empty()) {
-      LogRemovals(ctx, access, removed);
+      PublishRemovals(ctx, access, removed);
       CountDirty(ctx, removed.size());
       DeleteIfEmpty(access);
     }
@@ -660,7 +669,7 @@ void ZRemRangeGeneric(CommandContext& ctx, RemoveBy by) {
                                                               : zset->LexSpan(lex);
     size_t removed = span.second - span.first;
     if (removed > 0) {
-      LogRemovals(ctx, access, MembersOf(*zset, span.first, span.second));
+      PublishRemovals(ctx, access, MembersOf(*zset, span.first, span.second));
       zset->EraseSpan(span.first, span.second);
       CountDirty(ctx, removed);
       DeleteIfEmpty(access);
@@ -723,7 +732,7 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, ZSet& zset, bool max, i
     members.push_back(std::move(member));
   }
   zset.EraseSpan(begin, end);
-  LogRemovals(ctx, access, members);
+  PublishRemovals(ctx, access, members);
   CountDirty(ctx, members.size());
   DeleteIfEmpty(access);
 }

@@ -12,8 +12,12 @@
 //   effect      := a write command with deterministic arguments (SET k v PXAT t, DEL k, ...)
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "gigakv/change_stream.h"
 
 namespace gigakv {
 
@@ -29,6 +33,22 @@ class EffectSink {
  public:
   virtual ~EffectSink() = default;
   virtual void Append(Effect effect) = 0;
+};
+
+// Renders the change stream's effects as Effects for a sink: each record's effect in its
+// database, and a group's records between MULTI and EXEC, handed over together when the group
+// ends (so a record published meanwhile by another thread, an active expiry say, comes before
+// or after the transaction, never inside it). Interested in effects once attached.
+class EffectSinkConsumer : public ChangeConsumer {
+ public:
+  explicit EffectSinkConsumer(EffectSink& sink) : sink_(sink) {}
+  void OnChange(const ChangeRecord& record) override;
+  void OnGroupEnd(uint64_t group) override;
+
+ private:
+  EffectSink& sink_;
+  std::mutex mutex_;
+  absl::flat_hash_map<uint64_t, std::vector<Effect>> open_groups_;
 };
 
 }  // namespace gigakv
