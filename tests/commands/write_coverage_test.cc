@@ -1,0 +1,287 @@
+// Every command the table flags `write` publishes what it changes: run on a fixture keyspace, each
+// sample's change records must list every key whose content, type or TTL changed, and replaying
+// the effects published since the start into a fresh server must reproduce the keyspace exactly.
+// A write command without samples fails the test: adding one means adding its samples here.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "support/keyspace_digest.h"
+
+namespace gigakv::testing {
+namespace {
+
+using Command = std::vector<std::string>;
+
+struct Sample {
+  Command command;
+  // The sample must change the keyspace (most must: a sample that changes nothing proves
+  // nothing about publishing).
+  bool changes = true;
+};
+
+// Keys of every type in db 0, a TTL, and a key in db 1.
+const std::vector<Command>& Fixture() {
+  static const auto* fixture = new std::vector<Command>{
+      {"SET", "s", "hello"},
+      {"SET", "n", "10"},
+      {"SET", "f", "1.5"},
+      {"SET", "t", "temp", "EX", "100"},
+      {"SETBIT", "bits", "7", "1"},
+      {"HSET", "h", "f1", "v1", "f2", "2"},
+      {"RPUSH", "l", "a", "b", "c", "b"},
+      {"RPUSH", "l2", "x"},
+      {"SADD", "st", "a", "b", "c"},
+      {"SADD", "st2", "b", "c", "d"},
+      {"ZADD", "z", "1", "a", "2", "b", "3", "c"},
+      {"ZADD", "z2", "5", "b", "6", "d"},
+      {"ZADD", "zl", "0", "a", "0", "b", "0", "c"},
+      {"SELECT", "1"},
+      {"SET", "other", "1"},
+      {"SELECT", "0"},
+  };
+  return *fixture;
+}
+
+const std::map<std::string, std::vector<Sample>>& Samples() {
+  static const auto* samples = new std::map<std::string, std::vector<Sample>>{
+      // Strings.
+      {"set",
+       {{{"SET", "s", "v"}},
+        {{"SET", "new", "v", "EX", "10"}},
+        {{"SET", "t", "v", "KEEPTTL"}},
+        {{"SET", "s", "v", "NX"}, false},
+        {{"SET", "s", "v", "XX", "GET", "PXAT", "1800000000000"}},
+        {{"SET", "l", "replaces-a-list"}}}},
+      {"setnx", {{{"SETNX", "fresh", "v"}}, {{"SETNX", "s", "v"}, false}}},
+      {"setex", {{{"SETEX", "s", "50", "v"}}}},
+      {"psetex", {{{"PSETEX", "s", "5000", "v"}}}},
+      {"getset", {{{"GETSET", "t", "v"}}}},
+      {"getdel", {{{"GETDEL", "s"}}, {{"GETDEL", "missing"}, false}}},
+      {"getex",
+       {{{"GETEX", "s", "EX", "30"}},
+        {{"GETEX", "t", "PERSIST"}},
+        {{"GETEX", "s", "PXAT", "1"}},
+        {{"GETEX", "s"}, false}}},
+      {"mset", {{{"MSET", "s", "1", "m2", "2", "l", "3"}}}},
+      {"msetnx", {{{"MSETNX", "a1", "1", "a2", "2"}}, {{"MSETNX", "a1", "1", "s", "2"}, false}}},
+      {"append", {{{"APPEND", "s", " world"}}, {{"APPEND", "t", "x"}}, {{"APPEND", "new", "x"}}}},
+      {"setrange", {{{"SETRANGE", "s", "10", "xy"}}, {{"SETRANGE", "t", "0", "T"}}}},
+      {"incr", {{{"INCR", "n"}}, {{"INCR", "fresh"}}}},
+      {"decr", {{{"DECR", "n"}}}},
+      {"incrby", {{{"INCRBY", "n", "-15"}}}},
+      {"decrby", {{{"DECRBY", "n", "5"}}}},
+      {"incrbyfloat", {{{"INCRBYFLOAT", "f", "0.25"}}, {{"INCRBYFLOAT", "n", "1e3"}}}},
+      // Bitmaps.
+      {"setbit", {{{"SETBIT", "bits", "100", "1"}}, {{"SETBIT", "s", "0", "1"}}}},
+      {"bitop",
+       {{{"BITOP", "AND", "dest", "s", "bits"}},
+        {{"BITOP", "NOT", "s", "s"}},
+        {{"BITOP", "OR", "s", "missing", "missing2"}}}},
+      {"bitfield",
+       {{{"BITFIELD", "bits", "SET", "u8", "0", "255", "INCRBY", "i5", "100", "1"}},
+        {{"BITFIELD", "fresh", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "5"}}}},
+      // Hashes.
+      {"hset", {{{"HSET", "h", "f1", "x", "f3", "y"}}, {{"HSET", "newh", "a", "b"}}}},
+      {"hsetnx", {{{"HSETNX", "h", "f9", "v"}}, {{"HSETNX", "h", "f1", "v"}, false}}},
+      {"hmset", {{{"HMSET", "h", "f1", "1", "f2", "2"}}}},
+      {"hdel", {{{"HDEL", "h", "f1", "nope"}}, {{"HDEL", "h", "f1", "f2"}}}},
+      {"hincrby", {{{"HINCRBY", "h", "f2", "40"}}}},
+      {"hincrbyfloat", {{{"HINCRBYFLOAT", "h", "f2", "0.5"}}}},
+      // Keyspace.
+      {"del", {{{"DEL", "s", "h", "missing"}}}},
+      {"unlink", {{{"UNLINK", "l", "z"}}}},
+      {"rename", {{{"RENAME", "t", "renamed"}}, {{"RENAME", "s", "n"}}}},
+      {"renamenx", {{{"RENAMENX", "s", "unused"}}, {{"RENAMENX", "s", "n"}, false}}},
+      {"copy",
+       {{{"COPY", "h", "hcopy"}},
+        {{"COPY", "t", "s", "REPLACE"}},
+        {{"COPY", "z", "z", "DB", "1"}},
+        {{"COPY", "s", "n"}, false}}},
+      {"move", {{{"MOVE", "t", "1"}}, {{"MOVE", "s", "3"}}}},
+      {"swapdb", {{{"SWAPDB", "0", "1"}}, {{"SWAPDB", "1", "2"}}}},
+      {"expire",
+       {{{"EXPIRE", "s", "100"}},
+        {{"EXPIRE", "t", "10", "LT"}},
+        {{"EXPIRE", "h", "-1"}},
+        {{"EXPIRE", "t", "1000", "LT"}, false}}},
+      {"pexpire", {{{"PEXPIRE", "s", "100000"}}}},
+      {"expireat", {{{"EXPIREAT", "l", "2000000000"}}, {{"EXPIREAT", "l", "1"}}}},
+      {"pexpireat", {{{"PEXPIREAT", "z", "2000000000000"}}}},
+      {"persist", {{{"PERSIST", "t"}}, {{"PERSIST", "s"}, false}}},
+      {"flushdb", {{{"FLUSHDB"}}, {{"FLUSHDB", "ASYNC"}}}},
+      {"flushall", {{{"FLUSHALL"}}, {{"FLUSHALL", "SYNC"}}}},
+      {"function|flush", {{{"FUNCTION", "FLUSH"}, false}}},
+      // Lists.
+      {"lpush", {{{"LPUSH", "l", "p", "q"}}, {{"LPUSH", "newl", "x"}}}},
+      {"rpush", {{{"RPUSH", "l", "p"}}}},
+      {"lpushx", {{{"LPUSHX", "l", "p"}}, {{"LPUSHX", "missing", "p"}, false}}},
+      {"rpushx", {{{"RPUSHX", "l", "p"}}}},
+      {"lpop", {{{"LPOP", "l"}}, {{"LPOP", "l", "10"}}}},
+      {"rpop", {{{"RPOP", "l", "2"}}, {{"RPOP", "l2"}}}},
+      {"lset", {{{"LSET", "l", "-1", "z"}}}},
+      {"ltrim", {{{"LTRIM", "l", "1", "2"}}, {{"LTRIM", "l", "5", "9"}}}},
+      {"lrem", {{{"LREM", "l", "0", "b"}}, {{"LREM", "l", "-1", "b"}}}},
+      {"linsert", {{{"LINSERT", "l", "BEFORE", "c", "new"}}}},
+      {"lmove",
+       {{{"LMOVE", "l", "l2", "LEFT", "RIGHT"}},
+        {{"LMOVE", "l", "l", "LEFT", "RIGHT"}},
+        {{"LMOVE", "l2", "l2", "LEFT", "LEFT"}, false}}},
+      {"rpoplpush", {{{"RPOPLPUSH", "l", "fresh"}}, {{"RPOPLPUSH", "l2", "l"}}}},
+      {"lmpop", {{{"LMPOP", "2", "missing", "l", "RIGHT", "COUNT", "2"}}}},
+      {"blpop", {{{"BLPOP", "missing", "l", "0"}}}},
+      {"brpop", {{{"BRPOP", "l2", "0"}}}},
+      {"blmove", {{{"BLMOVE", "l", "x", "RIGHT", "LEFT", "0"}}}},
+      {"brpoplpush", {{{"BRPOPLPUSH", "l", "l2", "0"}}}},
+      {"blmpop", {{{"BLMPOP", "0", "1", "l", "LEFT", "COUNT", "9"}}}},
+      // Sets.
+      {"sadd", {{{"SADD", "st", "x", "a"}}, {{"SADD", "news", "1", "2"}}}},
+      {"srem", {{{"SREM", "st", "a", "zz"}}, {{"SREM", "st", "a", "b", "c"}}}},
+      {"spop", {{{"SPOP", "st"}}, {{"SPOP", "st", "2"}}, {{"SPOP", "st2", "10"}}}},
+      {"smove", {{{"SMOVE", "st", "st2", "a"}}, {{"SMOVE", "st", "brand", "c"}}}},
+      {"sinterstore", {{{"SINTERSTORE", "dest", "st", "st2"}}, {{"SINTERSTORE", "s", "st", "no"}}}},
+      {"sunionstore", {{{"SUNIONSTORE", "st", "st", "st2"}}}},
+      {"sdiffstore", {{{"SDIFFSTORE", "d", "st", "st2"}}}},
+      // Sorted sets.
+      {"zadd",
+       {{{"ZADD", "z", "10", "a", "4", "x"}},
+        {{"ZADD", "z", "GT", "CH", "0", "a", "9", "b"}},
+        {{"ZADD", "z", "INCR", "2.5", "c"}}}},
+      {"zincrby", {{{"ZINCRBY", "z", "-1", "a"}}}},
+      {"zrangestore",
+       {{{"ZRANGESTORE", "dst", "z", "0", "1"}}, {{"ZRANGESTORE", "z", "zl", "[b", "+", "BYLEX"}}}},
+      {"zrem", {{{"ZREM", "z", "a", "q"}}}},
+      {"zremrangebyrank", {{{"ZREMRANGEBYRANK", "z", "0", "0"}}}},
+      {"zremrangebyscore", {{{"ZREMRANGEBYSCORE", "z", "(1", "+inf"}}}},
+      {"zremrangebylex", {{{"ZREMRANGEBYLEX", "zl", "-", "[b"}}}},
+      {"zpopmin", {{{"ZPOPMIN", "z"}}, {{"ZPOPMIN", "z2", "5"}}}},
+      {"zpopmax", {{{"ZPOPMAX", "z", "2"}}}},
+      {"zmpop", {{{"ZMPOP", "2", "zz", "z", "MAX", "COUNT", "2"}}}},
+      {"zunionstore",
+       {{{"ZUNIONSTORE", "u", "2", "z", "z2", "WEIGHTS", "2", "3", "AGGREGATE", "MAX"}},
+        {{"ZUNIONSTORE", "u", "2", "z", "st"}}}},
+      {"zinterstore", {{{"ZINTERSTORE", "z", "2", "z", "z2"}}}},
+      {"zdiffstore", {{{"ZDIFFSTORE", "zd", "2", "z", "z2"}}}},
+      {"bzpopmin", {{{"BZPOPMIN", "missing", "z", "0"}}}},
+      {"bzpopmax", {{{"BZPOPMAX", "z2", "0"}}}},
+      {"bzmpop", {{{"BZMPOP", "0", "1", "z", "MIN", "COUNT", "3"}}}},
+      // SORT ... STORE.
+      {"sort",
+       {{{"SORT", "l", "ALPHA", "STORE", "sorted"}},
+        {{"SORT", "st", "ALPHA", "LIMIT", "0", "2", "STORE", "s"}},
+        {{"SORT", "missing", "STORE", "l"}}}},
+  };
+  return *samples;
+}
+
+class WriteCoverageTest : public ::testing::Test {
+ protected:
+  // A server with the test's clock and small shard count.
+  std::unique_ptr<server::Server> NewServer(server::Config& config, ManualClock* clock) {
+    (void)config.SetOne("shards", "8", false);
+    server::ServerOptions options;
+    options.clock = clock;
+    return std::make_unique<server::Server>(config, options);
+  }
+
+  ManualClock clock_;
+  ManualClock replica_clock_;
+};
+
+TEST_F(WriteCoverageTest, EveryWriteCommandHasSamples) {
+  server::Config config;
+  auto server = NewServer(config, &clock_);
+  std::vector<std::string> missing;
+  for (const server::CommandSpec* spec : server->commands().all()) {
+    if ((spec->flags & server::kWrite) != 0 && !Samples().contains(std::string(spec->name))) {
+      missing.emplace_back(spec->name);
+    }
+  }
+  EXPECT_THAT(missing, ::testing::IsEmpty()) << "write commands without samples";
+  for (const auto& [name, samples] : Samples()) {
+    bool found = false;
+    for (const server::CommandSpec* spec : server->commands().all()) {
+      if (spec->name == name) found = (spec->flags & server::kWrite) != 0;
+    }
+    EXPECT_TRUE(found) << name << " has samples but is not a write command of the table";
+  }
+}
+
+TEST_F(WriteCoverageTest, EverySamplePublishesWhatItChangesAndReplaysExactly) {
+  int changing_samples = 0;
+  for (const auto& [name, samples] : Samples()) {
+    bool some_sample_changes = false;
+    for (const Sample& sample : samples) {
+      std::string text;
+      for (const std::string& arg : sample.command) text += " " + arg;
+      SCOPED_TRACE("sample:" + text);
+      server::Config source_config, replica_config;
+      auto source = NewServer(source_config, &clock_);
+      auto replica = NewServer(replica_config, &replica_clock_);
+      ChangeRecorder recorder(*source);
+      InProcessClient client(*source);
+      InProcessClient replayer(*replica);
+      for (const Command& command : Fixture()) {
+        ASSERT_FALSE(client.Run(command).is_error()) << command[0];
+      }
+      Digest before = KeyspaceDigest(*source);
+      recorder.TakeRecords();
+
+      protocol::RespValue reply = client.Run(sample.command);
+      ASSERT_FALSE(reply.is_error()) << reply.DebugString();
+      Digest after = KeyspaceDigest(*source);
+      std::vector<ChangeRecorder::Record> records = recorder.TakeRecords();
+
+      // Every changed entry is covered by a record: listed as a key, or in a database the
+      // record changed whole.
+      std::set<std::string> covered;
+      std::set<int> whole_dbs;
+      for (const auto& record : records) {
+        EXPECT_FALSE(record.effect.empty()) << "a record without its effect";
+        for (const auto& [db, key] : record.keys) covered.insert(std::to_string(db) + ":" + key);
+        switch (record.scope) {
+          case ChangeScope::kKeys:
+            break;
+          case ChangeScope::kDatabase:
+            whole_dbs.insert(record.db);
+            break;
+          case ChangeScope::kSwapDatabases:
+            whole_dbs.insert(record.swapped_dbs[0]);
+            whole_dbs.insert(record.swapped_dbs[1]);
+            break;
+          case ChangeScope::kAllDatabases:
+            for (int db = 0; db < 16; ++db) whole_dbs.insert(db);
+            break;
+        }
+      }
+      std::set<std::string> changed = ChangedEntries(before, after);
+      for (const std::string& entry : changed) {
+        int db = std::stoi(entry.substr(0, entry.find(':')));
+        EXPECT_TRUE(covered.contains(entry) || whole_dbs.contains(db))
+            << entry << " changed but no change record lists it";
+      }
+      if (sample.changes) {
+        EXPECT_FALSE(changed.empty()) << "the sample changed nothing";
+      } else {
+        EXPECT_TRUE(changed.empty()) << "a sample marked as changing nothing changed the keyspace";
+      }
+      some_sample_changes |= !changed.empty();
+
+      // Replaying everything published since the start reproduces the keyspace.
+      recorder.Replay(replayer, replica_clock_);
+      Digest replayed = KeyspaceDigest(*replica);
+      EXPECT_EQ(after, replayed) << DescribeDifference(after, replayed);
+    }
+    if (name != "function|flush") {
+      EXPECT_TRUE(some_sample_changes) << name << ": no sample changes the keyspace";
+    }
+    changing_samples += some_sample_changes;
+  }
+  EXPECT_GT(changing_samples, 80);
+}
+
+}  // namespace
+}  // namespace gigakv::testing
