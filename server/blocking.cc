@@ -70,8 +70,35 @@ bool BlockWithoutKeys(CommandContext& ctx, int64_t deadline_ms) {
   return ctx.server.blocking().Block(ctx, {}, deadline_ms, /*times_out_with_zero=*/true);
 }
 
-void SignalKeyAsReady(CommandContext& ctx, int db, std::string_view key) {
-  ctx.server.blocking().SignalReady(db, key);
+BlockingRegistry::BlockingRegistry(ChangeStream& changes) : changes_(changes) {
+  changes_.AddConsumer(this);
+}
+
+BlockingRegistry::~BlockingRegistry() { changes_.RemoveConsumer(this); }
+
+void BlockingRegistry::UpdateInterestLocked() {
+  bool wanted = count_.load(std::memory_order_relaxed) > 0;
+  if (wanted == interested_) return;
+  interested_ = wanted;
+  // Set while the blocking client still holds its keys' shard locks: a write to those keys
+  // after it sees the interest.
+  changes_.SetInterest(this, wanted ? Interest::kKeys : Interest::kNone);
+}
+
+void BlockingRegistry::OnChange(const ChangeRecord& record) {
+  if (record.cause != ChangeCause::kCommand) return;  // Removals serve nobody.
+  switch (record.scope) {
+    case ChangeScope::kKeys:
+      for (const ChangedKey& key : record.keys) SignalReady(key.db, key.key);
+      break;
+    case ChangeScope::kSwapDatabases:
+      SignalDb(record.swapped_dbs[0]);
+      SignalDb(record.swapped_dbs[1]);
+      break;
+    case ChangeScope::kDatabase:
+    case ChangeScope::kAllDatabases:
+      break;
+  }
 }
 
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
@@ -100,6 +127,7 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
   }
   by_client_[client->id] = waiter;
   count_.fetch_add(1, std::memory_order_relaxed);
+  UpdateInterestLocked();
   client->block_deadline_ms = deadline_ms;
   client->block_times_out_with_zero = times_out_with_zero;
   client->blocked.store(true, std::memory_order_release);
@@ -218,7 +246,10 @@ void BlockingRegistry::RemoveLocked(const std::shared_ptr<Waiter>& waiter) {
     queue.erase(std::remove(queue.begin(), queue.end(), waiter), queue.end());
     if (queue.empty()) by_key_.erase(it);
   }
-  if (by_client_.erase(waiter->client->id) > 0) count_.fetch_sub(1, std::memory_order_relaxed);
+  if (by_client_.erase(waiter->client->id) > 0) {
+    count_.fetch_sub(1, std::memory_order_relaxed);
+    UpdateInterestLocked();
+  }
 }
 
 bool BlockingRegistry::TimeOut(uint64_t client_id) {

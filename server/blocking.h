@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "gigakv/change_stream.h"
 #include "gigakv/object.h"
 #include "server/command.h"
 
@@ -60,8 +61,21 @@ void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
 bool BlockWithoutKeys(CommandContext& ctx, int64_t deadline_ms);
 
 // The clients blocked on keys, shared by all I/O threads. Owned by the Server.
-class BlockingRegistry {
+//
+// Wake-ups come from the change stream: while any client is blocked, the registry consumes the
+// keys of every command's change record (a push, a *STORE, RENAME/COPY/MOVE onto the key, SWAPDB
+// bringing in a database) and marks those a client waits on ready. Removals by expiry,
+// eviction or a flush serve nobody and are ignored. With nobody blocked it asks for nothing.
+class BlockingRegistry : public ChangeConsumer {
  public:
+  explicit BlockingRegistry(ChangeStream& changes);
+  ~BlockingRegistry() override;
+  BlockingRegistry(const BlockingRegistry&) = delete;
+  BlockingRegistry& operator=(const BlockingRegistry&) = delete;
+
+  // ChangeConsumer: signals the record's keys (see above).
+  void OnChange(const ChangeRecord& record) override;
+
   // Registers ctx.client as waiting (see BlockOnKeys). Returns false when the client cannot
   // block. During a re-run of the client's own blocked command it only notes that the client
   // stays blocked.
@@ -69,11 +83,6 @@ class BlockingRegistry {
   bool Block(CommandContext& ctx, const std::vector<std::string_view>& keys, int64_t deadline_ms,
              bool times_out_with_zero = false);
 
-  // Notes that (db, key) may serve its waiters; they are served at the end of the current
-  // command on this thread (ServeReadyKeys). Cheap when nobody is blocked.
-  void SignalReady(int db, std::string_view key);
-  // Signals every key of `db` that clients wait on (SWAPDB brought in a new database).
-  void SignalDb(int db);
 
   // Serves the waiters of the keys signalled on this thread, until no ready key is left. Called
   // by Server::Execute with no lock held; a no-op when nothing was signalled.
@@ -113,6 +122,14 @@ class BlockingRegistry {
   };
   using KeyId = std::pair<int, std::string>;
 
+  // Notes that (db, key) may serve its waiters; they are served at the end of the current
+  // command on this thread (ServeReadyKeys).
+  void SignalReady(int db, std::string_view key);
+  // Signals every key of `db` that clients wait on (SWAPDB brought in a new database).
+  void SignalDb(int db);
+  // Updates the stream interest after count_ changed; called with mutex_ held.
+  void UpdateInterestLocked();
+
   std::shared_ptr<Waiter> ClaimFirst(int db, const std::string& key, KeyType type);
   void RemoveLocked(const std::shared_ptr<Waiter>& waiter);
   // Delivers `reply` to the waiter's connection and wakes it.
@@ -126,6 +143,8 @@ class BlockingRegistry {
   absl::flat_hash_map<KeyId, std::deque<std::shared_ptr<Waiter>>> by_key_;
   absl::flat_hash_map<uint64_t, std::shared_ptr<Waiter>> by_client_;
   std::atomic<size_t> count_{0};
+  ChangeStream& changes_;
+  bool interested_ = false;  // Guarded by mutex_.
 };
 
 }  // namespace gigakv::server

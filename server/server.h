@@ -327,9 +327,9 @@ class Server {
   std::vector<std::unique_ptr<ThreadSlot>> thread_slots_;
   std::mutex error_mutex_;
   std::map<std::string, uint64_t> error_stats_;
-  BlockingRegistry blocking_;
   TransactionGate transaction_gate_;
   ChangeStream changes_;  // Before its consumers, which unregister on destruction.
+  BlockingRegistry blocking_{changes_};
   WatchRegistry watches_{changes_};
   std::mutex clients_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<ClientState>> clients_;

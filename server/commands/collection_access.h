@@ -64,10 +64,6 @@ class InlineCommandScope {
   Store& store_;
 };
 
-// Tells the blocking machinery that `key` in `db` may now hold data for clients blocked on it
-// (BLPOP, BZPOPMIN...). Cheap when nobody is blocked. Defined in blocking.cc.
-void SignalKeyAsReady(CommandContext& ctx, int db, std::string_view key);
-
 // The collection at `access` if it is of `type`. Returns nullptr when the key is missing (the
 // caller sends its empty reply) or holds another type (WRONGTYPE is sent and *wrong_type set).
 // Counts the lookup in keyspace_hits/misses and marks the key accessed when found.
@@ -111,8 +107,8 @@ inline bool IsWrongTypeOrReply(CommandContext& ctx, const KeyAccess& access, Key
   return false;
 }
 
-// Stores `object` at the (missing) key, without TTL, and returns it. Signals blocked clients for
-// lists and sorted sets, as any new key of those types can serve them.
+// Stores `object` at the (missing) key, without TTL, and returns it. (Clients blocked on the key
+// are woken by the change record the caller publishes.)
 template <typename T>
 T* CreateObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> object) {
   T* raw = object.release();
@@ -122,13 +118,11 @@ T* CreateObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> objec
   access.slot = access.table.Put(access.key, access.hash, spec, 0, NewStamp(ctx));
   KeyType type = raw->type();
   if (type != KeyType::kList) NoteInlineWriteBack(access.db, access.key);
-  if (type == KeyType::kList || type == KeyType::kZSet)
-    SignalKeyAsReady(ctx, access.db, access.key);
   return raw;
 }
 
 // Replaces the value at the key (existing or not) with `object`, keeping no TTL, as the *STORE
-// commands do. Signals blocked clients like CreateObject.
+// commands do.
 template <typename T>
 T* ReplaceWithObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> object) {
   if (access.exists()) {

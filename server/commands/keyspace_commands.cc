@@ -127,7 +127,6 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   }
   // Put finds the target again itself: erasing the source may have moved its index slot.
   MoveValue(ctx, source, target.table, to, target.hash);
-  SignalKeyAsReady(ctx, ctx.db(), to);
   const ChangedKey renamed[] = {{ctx.db(), from}, {ctx.db(), to}};
   const std::string_view effect[] = {"RENAME", from, to};
   PublishChange(ctx, ctx.db(), renamed, effect);
@@ -176,7 +175,6 @@ void CmdCopy(CommandContext& ctx) {
   CopyValue(source, &spec, &inline_copy);
   int64_t expire_ms = source.view().expire_ms;
   target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
-  SignalKeyAsReady(ctx, target_db, to);
   const ChangedKey copied{target_db, to};
   IntText target_text(target_db);
   const std::string_view effect[] = {"COPY", from, to, "DB", target_text.view(), "REPLACE"};
@@ -206,7 +204,6 @@ void CmdMove(CommandContext& ctx) {
       return;
     }
     MoveValue(ctx, source, target_table, key, source.hash);
-    SignalKeyAsReady(ctx, target_db, key);
     const ChangedKey moved[] = {{source.db, key}, {target_db, key}};
     IntText target_text(target_db);
     const std::string_view effect[] = {"MOVE", key, target_text.view()};
@@ -247,9 +244,6 @@ void CmdSwapDb(CommandContext& ctx) {
       ctx.store.shard(i).SwapTables(static_cast<int>(a), static_cast<int>(b));
     }
   }
-  // Keys clients wait on may exist in the swapped-in databases.
-  ctx.server.blocking().SignalDb(static_cast<int>(a));
-  ctx.server.blocking().SignalDb(static_cast<int>(b));
   CountDirty(ctx);
   ctx.reply.Ok();
 }
