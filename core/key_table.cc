@@ -6,6 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "core/varint.h"
+
 namespace gigakv {
 namespace {
 
@@ -32,37 +34,6 @@ size_t ArenaCapacityFor(size_t wanted) {
 }
 
 bool IsInline(ValueKind kind) { return IsInlineKind(kind); }
-
-size_t VarintSize(uint64_t value) {
-  size_t size = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++size;
-  }
-  return size;
-}
-
-char* PutVarint(char* p, uint64_t value) {
-  while (value >= 0x80) {
-    *p++ = static_cast<char>((value & 0x7f) | 0x80);
-    value >>= 7;
-  }
-  *p++ = static_cast<char>(value);
-  return p;
-}
-
-const char* GetVarint(const char* p, uint64_t* value) {
-  uint64_t result = 0;
-  int shift = 0;
-  while (true) {
-    uint8_t byte = static_cast<uint8_t>(*p++);
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
-    shift += 7;
-  }
-  *value = result;
-  return p;
-}
 
 template <typename T>
 T LoadLE(const char* p) {
@@ -94,10 +65,10 @@ RecordLayout Decode(const char* record) {
   layout.access = LoadLE<uint16_t>(p);
   p += 2;
   uint64_t key_len;
-  p = GetVarint(p, &key_len);
+  p = varint::Get(p, &key_len);
   ValueKind kind = static_cast<ValueKind>(layout.header & kKindMask);
   uint64_t value_len = sizeof(void*);
-  if (IsInline(kind)) p = GetVarint(p, &value_len);
+  if (IsInline(kind)) p = varint::Get(p, &value_len);
   layout.expire_at = nullptr;
   if (layout.header & kHasExpireBit) {
     layout.expire_at = p;
@@ -150,9 +121,9 @@ std::string_view KeyTypeName(KeyType type) {
 }
 
 size_t EncodedRecordSize(std::string_view key, const ValueSpec& value, bool has_expire) {
-  size_t size = 3 + VarintSize(key.size()) + key.size() + (has_expire ? 8 : 0);
+  size_t size = 3 + varint::Size(key.size()) + key.size() + (has_expire ? 8 : 0);
   if (IsInline(value.kind)) {
-    size += VarintSize(value.bytes.size()) + value.bytes.size();
+    size += varint::Size(value.bytes.size()) + value.bytes.size();
   } else {
     size += sizeof(void*);
   }
@@ -370,8 +341,8 @@ void KeyTable::WriteRecord(uint32_t offset, std::string_view key, const ValueSpe
                            (value.unshared ? kUnsharedBit : 0));
   StoreLE<uint16_t>(p, access);
   p += 2;
-  p = PutVarint(p, key.size());
-  if (IsInline(value.kind)) p = PutVarint(p, value.bytes.size());
+  p = varint::Put(p, key.size());
+  if (IsInline(value.kind)) p = varint::Put(p, value.bytes.size());
   if (expire_ms > 0) {
     StoreLE<int64_t>(p, expire_ms);
     p += 8;

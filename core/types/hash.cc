@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/varint.h"
 #include "gigakv/key_hash.h"
 
 namespace gigakv {
@@ -23,35 +24,6 @@ uint64_t HashField(std::string_view field) { return KeyHash(field, KeyHashSecret
 uint32_t FingerprintOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 uint64_t TagOf(uint64_t hash) { return (hash & 0xffff) << 48; }
 
-size_t VarintSize(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-uint8_t* PutVarint(uint8_t* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<uint8_t>(v);
-  return p;
-}
-
-const uint8_t* GetVarint(const uint8_t* p, uint64_t* v) {
-  uint64_t result = 0;
-  int shift = 0;
-  while (*p & 0x80) {
-    result |= static_cast<uint64_t>(*p++ & 0x7f) << shift;
-    shift += 7;
-  }
-  *v = result | (static_cast<uint64_t>(*p++) << shift);
-  return p;
-}
-
 struct Pair {
   std::string_view field;
   std::string_view value;
@@ -60,7 +32,7 @@ struct Pair {
 
 Pair ReadBlob(const uint8_t* blob) {
   uint64_t field_len, value_len;
-  const uint8_t* p = GetVarint(GetVarint(blob, &field_len), &value_len);
+  const uint8_t* p = varint::Get(varint::Get(blob, &field_len), &value_len);
   const char* chars = reinterpret_cast<const char*>(p);
   return Pair{std::string_view(chars, field_len), std::string_view(chars + field_len, value_len),
               static_cast<size_t>(p - blob) + field_len + value_len};
@@ -69,10 +41,11 @@ Pair ReadBlob(const uint8_t* blob) {
 std::string_view FieldOfBlob(const uint8_t* blob) { return ReadBlob(blob).field; }
 
 uint8_t* NewBlob(std::string_view field, std::string_view value, size_t* bytes) {
-  size_t size = VarintSize(field.size()) + VarintSize(value.size()) + field.size() + value.size();
+  size_t size =
+      varint::Size(field.size()) + varint::Size(value.size()) + field.size() + value.size();
   auto* blob = static_cast<uint8_t*>(std::malloc(size));
   if (blob == nullptr) throw std::bad_alloc();
-  uint8_t* p = PutVarint(PutVarint(blob, field.size()), value.size());
+  uint8_t* p = varint::Put(varint::Put(blob, field.size()), value.size());
   if (!field.empty()) std::memcpy(p, field.data(), field.size());
   if (!value.empty()) std::memcpy(p + field.size(), value.data(), value.size());
   *bytes = size;

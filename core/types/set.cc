@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/varint.h"
 #include "gigakv/key_hash.h"
 
 namespace gigakv {
@@ -80,22 +81,13 @@ uint32_t SetHashTable::Fingerprint(std::string_view member) {
   return static_cast<uint32_t>(KeyHash(member, KeyHashSecret::ForProcess()) >> 32);
 }
 
-size_t SetHashTable::EntrySize(size_t length) {
-  size_t header = 1;
-  for (size_t rest = length >> 7; rest != 0; rest >>= 7) ++header;
-  return header + length;
-}
+size_t SetHashTable::EntrySize(size_t length) { return varint::Size(length) + length; }
 
 std::string_view SetHashTable::EntryAt(uint64_t slot_value) const {
   const uint8_t* p = arena_ + (static_cast<uint32_t>(slot_value) - 1);
-  size_t length = 0;
-  int shift = 0;
-  while (*p & 0x80) {
-    length |= static_cast<size_t>(*p++ & 0x7f) << shift;
-    shift += 7;
-  }
-  length |= static_cast<size_t>(*p++) << shift;
-  return std::string_view(reinterpret_cast<const char*>(p), length);
+  uint64_t length;
+  p = varint::Get(p, &length);
+  return std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(length));
 }
 
 uint32_t SetHashTable::AppendEntry(std::string_view member) {
@@ -107,13 +99,7 @@ uint32_t SetHashTable::AppendEntry(std::string_view member) {
     arena_capacity_ = grown;
   }
   uint32_t offset = static_cast<uint32_t>(arena_used_);
-  uint8_t* p = arena_ + arena_used_;
-  size_t length = member.size();
-  while (length >= 0x80) {
-    *p++ = static_cast<uint8_t>(length | 0x80);
-    length >>= 7;
-  }
-  *p++ = static_cast<uint8_t>(length);
+  uint8_t* p = varint::Put(arena_ + arena_used_, member.size());
   if (!member.empty()) std::memcpy(p, member.data(), member.size());
   arena_used_ += need;
   return offset;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/varint.h"
 #include "gigakv/key_hash.h"
 
 namespace gigakv {
@@ -25,29 +26,13 @@ double BlobScore(const uint8_t* blob) {
 void SetBlobScore(uint8_t* blob, double score) { std::memcpy(blob, &score, sizeof(score)); }
 
 std::string_view BlobMember(const uint8_t* blob) {
-  const uint8_t* p = blob + sizeof(double);
-  size_t length = 0;
-  int shift = 0;
-  while (true) {
-    uint8_t byte = *p++;
-    length |= static_cast<size_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
-    shift += 7;
-  }
-  return {reinterpret_cast<const char*>(p), length};
-}
-
-size_t VarintSize(size_t value) {
-  size_t n = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++n;
-  }
-  return n;
+  uint64_t length;
+  const uint8_t* p = varint::Get(blob + sizeof(double), &length);
+  return {reinterpret_cast<const char*>(p), static_cast<size_t>(length)};
 }
 
 size_t BlobSize(size_t member_size) {
-  return sizeof(double) + VarintSize(member_size) + member_size;
+  return sizeof(double) + varint::Size(member_size) + member_size;
 }
 
 // Heap bytes glibc malloc uses for a request (chunk header, 16-byte rounding, 32-byte minimum).
@@ -57,13 +42,7 @@ Blob MakeBlob(double score, std::string_view member) {
   auto* blob = static_cast<uint8_t*>(std::malloc(BlobSize(member.size())));
   if (blob == nullptr) throw std::bad_alloc();
   SetBlobScore(blob, score);
-  uint8_t* p = blob + sizeof(double);
-  size_t length = member.size();
-  while (length >= 0x80) {
-    *p++ = static_cast<uint8_t>(length | 0x80);
-    length >>= 7;
-  }
-  *p++ = static_cast<uint8_t>(length);
+  uint8_t* p = varint::Put(blob + sizeof(double), member.size());
   if (!member.empty()) std::memcpy(p, member.data(), member.size());
   return blob;
 }
