@@ -133,10 +133,9 @@ void Server::TimedBatch::Restart() {
 }
 
 bool Server::ProtectedCommandAllowed(const ClientState& client) const {
-  // enable-debug-command cannot change at run time (immutable, as in Redis), but reading it
-  // here keeps DEBUG, which is rare, from costing anything elsewhere.
-  std::string access = config_.Get("enable-debug-command");
-  return access == "yes" || (access == "local" && IsLocalClient(client));
+  DebugCommandAccess access = settings_.enable_debug_command.get();
+  return access == DebugCommandAccess::kYes ||
+         (access == DebugCommandAccess::kLocal && IsLocalClient(client));
 }
 
 void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
@@ -200,8 +199,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     stats = &counters[spec_id];
     // Like Redis: a client is asked to authenticate only while a password is set and it has
     // not authenticated (clients connected before the password was set stay logged in).
-    const bool auth_required = !client.authenticated && !(spec->flags & kNoAuth) &&
-                               password_set_.load(std::memory_order_relaxed);
+    const bool auth_required =
+        !client.authenticated && !(spec->flags & kNoAuth) && settings_.password_set.get();
     if ((spec->flags & kProtected) && !ProtectedCommandAllowed(client)) {
       reject(errors::kDebugNotAllowed);  // As in Redis, checked before authentication.
     } else if (auth_required) {
@@ -232,7 +231,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       }
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
-      tls_latency_tracking = latency_tracking_.load(std::memory_order_relaxed);
+      tls_latency_tracking = settings_.latency_tracking.get();
       CommandContext ctx{args, reply, client, *this, *store_, *spec};
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
@@ -241,8 +240,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       // so the next one starts from that clock read: one read per command, as the run timing's
       // own.
       const bool slowlog_timed =
-          !rerun && SlowLog::NeedsTiming(spec->flags, args,
-                                         slowlog_threshold_us_.load(std::memory_order_relaxed));
+          !rerun &&
+          SlowLog::NeedsTiming(spec->flags, args, settings_.slowlog_log_slower_than.get());
       uint64_t start = 0;
       if (run_timed) {
         // A closed run left the mark at the last clock read: this command starts from it.
@@ -279,10 +278,10 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         auto duration_us = static_cast<int64_t>(CycleClock::ToMicros(end - start));
         // Read again: the command may have been a CONFIG SET of the threshold (Redis compares
         // after running it).
-        int64_t threshold = slowlog_threshold_us_.load(std::memory_order_relaxed);
+        int64_t threshold = settings_.slowlog_log_slower_than.get();
         if (threshold >= 0 && duration_us >= threshold) {
           slowlog_.Push(args, duration_us, NowMs() / 1000, client.addr, client.name(),
-                        static_cast<size_t>(slowlog_max_len_.load(std::memory_order_relaxed)));
+                        static_cast<size_t>(settings_.slowlog_max_len.get()));
         }
       }
       if (!rerun) {  // A served blocked command was counted when it first ran.

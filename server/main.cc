@@ -58,8 +58,8 @@ void Daemonize() {
 
 // supervised: which supervisor to tell that serving has begun, as redis-server decides it
 // ("auto" goes by the environment each one sets).
-std::string SupervisorOf(const Config& config) {
-  std::string mode = config.Get("supervised");
+std::string SupervisorOf(const gigakv::server::Settings& settings) {
+  const std::string& mode = settings.supervised;
   if (mode == "auto") {
     if (std::getenv("UPSTART_JOB") != nullptr) return "upstart";
     if (std::getenv("NOTIFY_SOCKET") != nullptr) return "systemd";
@@ -107,8 +107,8 @@ void NotifySupervisor(const std::string& supervisor, bool ready) {
   }
 }
 
-void SetUpLogging(const Config& config) {
-  std::string logfile = config.Get("logfile");
+void SetUpLogging(const gigakv::server::Settings& settings) {
+  const std::string& logfile = settings.logfile;
   std::shared_ptr<spdlog::logger> logger;
   if (logfile.empty()) {
     logger = spdlog::stdout_logger_mt("gigakv");
@@ -116,7 +116,7 @@ void SetUpLogging(const Config& config) {
     logger = spdlog::basic_logger_mt("gigakv", logfile);
   }
   logger->set_pattern("%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v");
-  logger->set_level(LogLevel(config.Get("loglevel")));
+  logger->set_level(LogLevel(settings.loglevel.get()));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
 }
@@ -179,21 +179,24 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  if (config.GetBool("daemonize")) Daemonize();
+  // What the process needs before the server exists (the server keeps its own Settings).
+  gigakv::server::Settings startup;
+  startup.Load(config);
+  if (startup.daemonize) Daemonize();
   ::signal(SIGPIPE, SIG_IGN);
   // Shard arenas and indexes grow by small steps through realloc. Serving blocks of 8 KiB and
   // more with mmap lets realloc move them with mremap and gives freed blocks straight back to the
   // kernel, instead of leaving holes in the heap: about 8 bytes of RSS per key less at 1M keys
   // (benchmarks/memory.sh). A fixed threshold also stops glibc from raising it dynamically.
   ::mallopt(M_MMAP_THRESHOLD, 8 * 1024);
-  SetUpLogging(config);
+  SetUpLogging(startup);
 
   gigakv::server::Server server(config);
   server.executable = argv[0];
-  server.supervised = SupervisorOf(config);
+  server.supervised = SupervisorOf(server.settings());
   config.AddApplier([&server](std::string_view name) {
     if (name == "loglevel") {
-      spdlog::default_logger()->set_level(LogLevel(server.config().Get("loglevel")));
+      spdlog::default_logger()->set_level(LogLevel(server.settings().loglevel.get()));
     }
     return absl::OkStatus();
   });
@@ -203,12 +206,12 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", std::string(status.message()));
     return 1;
   }
-  std::string pidfile = config.Get("pidfile");
+  const std::string& pidfile = server.settings().pidfile;
   if (!pidfile.empty()) std::ofstream(pidfile) << ::getpid() << "\n";
 
   spdlog::info("gigakv {} (Redis {} compatible) started, pid={}, port={}, io-threads={}",
                GIGAKV_VERSION, gigakv::server::kRedisCompatVersion, ::getpid(), network.port(),
-               config.GetInt("io-threads"));
+               server.settings().io_threads);
   spdlog::info("Configuration loaded from {}",
                config_file.empty() ? std::string("(defaults and command line)") : config_file);
   spdlog::info("Ready to accept connections tcp");

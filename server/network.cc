@@ -123,7 +123,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     int on = 1;
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-    int keepalive = static_cast<int>(server_.config().GetInt("tcp-keepalive"));
+    int keepalive = static_cast<int>(server_.settings().tcp_keepalive_s.get());
     if (keepalive > 0) {
       ::setsockopt(fd_, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
       ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPIDLE, &keepalive, sizeof(keepalive));
@@ -148,7 +148,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     client_->resume_paused = OnOwnThread(weak, io, &Connection::RetryAfterPause);
     client_->deliver_output = OnOwnThread(weak, io, &Connection::OnPushedOutput);
     // As in Redis, a client that connects while no password is set starts authenticated.
-    client_->authenticated = !server_.password_set();
+    client_->authenticated = !server_.settings().password_set.get();
     parser_.set_limits(Limits());
     server_.RegisterClient(client_);
     owner_.connections.emplace(this, shared_from_this());
@@ -219,8 +219,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   protocol::ParserLimits Limits() const {
     protocol::ParserLimits limits;
-    limits.max_bulk_len = server_.proto_max_bulk_len();
-    limits.unauthenticated = !client_->authenticated && server_.password_set();
+    limits.max_bulk_len = server_.settings().proto_max_bulk_len.get();
+    limits.unauthenticated = !client_->authenticated && server_.settings().password_set.get();
     return limits;
   }
 
@@ -429,7 +429,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void CheckQueryBufferLimit() {
     size_t pending = end_ - begin_;
     client_->query_buffer_bytes.store(pending, std::memory_order_relaxed);
-    if (static_cast<int64_t>(pending) > server_.query_buffer_limit()) {
+    if (static_cast<int64_t>(pending) > server_.settings().client_query_buffer_limit.get()) {
       spdlog::warn("Closing client {} that reached max query buffer length ({} bytes)",
                    client_->addr, pending);
       server_.stats().client_query_buffer_limit_disconnections.fetch_add(1);
@@ -443,7 +443,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void CheckOutputBufferLimit() {
     // Normal clients: only the hard limit applies (to all output not yet sent).
-    int64_t hard = server_.normal_output_hard_limit();
+    int64_t hard = server_.settings().normal_output_hard_limit.get();
     if (hard > 0 && static_cast<int64_t>(PendingOutputBytes()) > hard) {
       spdlog::warn("Client {} scheduled to be closed for overcoming of output buffer limits.",
                    client_->addr);
@@ -626,14 +626,14 @@ struct Network::Impl {
   void OnAccepted(IoThread& target, tcp::socket socket) {
     server.stats().total_connections_received.fetch_add(1, std::memory_order_relaxed);
     asio::error_code ec;
-    if (server.stats().connected_clients.load() >= server.config().GetInt("maxclients")) {
+    if (server.stats().connected_clients.load() >= server.settings().maxclients.get()) {
       std::string reply = StrCat("-", errors::kMaxClients, "\r\n");
       asio::write(socket, asio::buffer(reply), ec);
       server.stats().rejected_connections.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    if (server.config().GetBool("protected-mode") && server.config().IsDefaultBind() &&
-        !server.password_set()) {
+    if (server.settings().protected_mode.get() && server.config().IsDefaultBind() &&
+        !server.settings().password_set.get()) {
       auto remote = socket.remote_endpoint(ec);
       if (!ec && !remote.address().is_loopback() &&
           !(remote.address().is_v6() && remote.address().to_v6().is_v4_mapped() &&
@@ -656,7 +656,7 @@ struct Network::Impl {
     thread.timeout_timer->expires_after(std::chrono::seconds(1));
     thread.timeout_timer->async_wait([this, &thread](const asio::error_code& ec) {
       if (ec) return;
-      int64_t timeout_s = server.config().GetInt("timeout");
+      int64_t timeout_s = server.settings().timeout_s.get();
       if (timeout_s > 0) {
         int64_t now = server.NowMs();
         std::vector<Connection*> idle;
@@ -700,9 +700,9 @@ struct Network::Impl {
   }
 
   absl::Status Bind() {
-    int port = static_cast<int>(server.config().GetInt("port"));
-    int backlog = static_cast<int>(server.config().GetInt("tcp-backlog"));
-    std::vector<std::string> addresses = SplitNonEmpty(server.config().Get("bind"), ' ');
+    int port = static_cast<int>(server.settings().port.get());
+    int backlog = static_cast<int>(server.settings().tcp_backlog);
+    std::vector<std::string> addresses = SplitNonEmpty(server.settings().bind.get(), ' ');
     asio::io_context& io = threads[0]->io;
     for (std::string address : addresses) {
       bool optional = !address.empty() && address[0] == '-';
@@ -746,7 +746,7 @@ struct Network::Impl {
     bool expiry_backlog = false;
     while (!stopping) {
       if (Clock::now() >= next_cron) {
-        int64_t hz = std::max<int64_t>(1, server.config().GetInt("hz"));
+        int64_t hz = std::max<int64_t>(1, server.settings().hz.get());
         next_cron = Clock::now() + std::chrono::milliseconds(1000 / hz);
       }
       Clock::time_point wake =
@@ -771,7 +771,7 @@ Network::~Network() {
 int Network::port() const { return impl_->bound_port; }
 
 absl::Status Network::Start() {
-  int count = static_cast<int>(impl_->server.config().GetInt("io-threads"));
+  int count = static_cast<int>(impl_->server.settings().io_threads);
   for (int i = 0; i < std::max(1, count); ++i) {
     auto thread = std::make_unique<IoThread>();
     thread->timeout_timer = std::make_unique<asio::steady_timer>(thread->io);

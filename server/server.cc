@@ -60,8 +60,9 @@ Server::Server(Config& config, ServerOptions options)
     : config_(config), instance_id_(next_server_instance.fetch_add(1)) {
   CalibrateCycleClockOnce();
   StoreOptions store_options;
-  store_options.shard_count = static_cast<uint32_t>(config_.GetInt("shards"));
-  store_options.databases = static_cast<int>(config_.GetInt("databases"));
+  settings_.Attach(config_);
+  store_options.shard_count = static_cast<uint32_t>(settings_.shards);
+  store_options.databases = settings_.databases;
   store_options.clock = options.clock;
   store_ = std::make_unique<Store>(store_options);
   // Keys that expire or are evicted leave the log as explicit deletions.
@@ -85,7 +86,6 @@ Server::Server(Config& config, ServerOptions options)
   used_memory_ = startup_used_memory_;
   peak_used_memory_ = startup_used_memory_;
   lastsave_s_ = start_time_ms_ / 1000;
-  RefreshCachedConfig();
 }
 
 Server::~Server() {
@@ -156,63 +156,6 @@ void Server::QueueLazyFree(LazyFreeJob job) {
   lazyfree_cv_.notify_one();
 }
 
-void Server::RefreshCachedConfig() {
-  password_set_.store(!config_.Get("requirepass").empty());
-  lazyfree_lazy_user_del_.store(config_.GetBool("lazyfree-lazy-user-del"));
-  maxmemory_.store(config_.GetInt("maxmemory"));
-  lfu_.store(config_.Get("maxmemory-policy").find("lfu") != std::string::npos);
-  lfu_log_factor_.store(static_cast<int>(config_.GetInt("lfu-log-factor")));
-  slowlog_threshold_us_.store(config_.GetInt("slowlog-log-slower-than"));
-  slowlog_max_len_.store(config_.GetInt("slowlog-max-len"));
-  lfu_decay_minutes_.store(static_cast<int>(config_.GetInt("lfu-decay-time")));
-  latency_tracking_.store(config_.GetBool("latency-tracking"));
-  static const std::pair<std::string_view, Store::EvictionPolicy> kPolicies[] = {
-      {"noeviction", Store::EvictionPolicy::kNoEviction},
-      {"allkeys-lru", Store::EvictionPolicy::kAllKeysLru},
-      {"allkeys-lfu", Store::EvictionPolicy::kAllKeysLfu},
-      {"allkeys-random", Store::EvictionPolicy::kAllKeysRandom},
-      {"volatile-lru", Store::EvictionPolicy::kVolatileLru},
-      {"volatile-lfu", Store::EvictionPolicy::kVolatileLfu},
-      {"volatile-random", Store::EvictionPolicy::kVolatileRandom},
-      {"volatile-ttl", Store::EvictionPolicy::kVolatileTtl},
-  };
-  std::string policy = config_.Get("maxmemory-policy");
-  for (const auto& [name, value] : kPolicies) {
-    if (name == policy) eviction_policy_.store(static_cast<int>(value));
-  }
-  eviction_samples_.store(static_cast<int>(config_.GetInt("maxmemory-samples")));
-  proto_max_bulk_len_.store(config_.GetInt("proto-max-bulk-len"));
-  collection_limits_.hash_max_listpack_entries.store(config_.GetInt("hash-max-listpack-entries"));
-  collection_limits_.hash_max_listpack_value.store(config_.GetInt("hash-max-listpack-value"));
-  collection_limits_.set_max_intset_entries.store(config_.GetInt("set-max-intset-entries"));
-  collection_limits_.set_max_listpack_entries.store(config_.GetInt("set-max-listpack-entries"));
-  collection_limits_.set_max_listpack_value.store(config_.GetInt("set-max-listpack-value"));
-  collection_limits_.zset_max_listpack_entries.store(config_.GetInt("zset-max-listpack-entries"));
-  collection_limits_.zset_max_listpack_value.store(config_.GetInt("zset-max-listpack-value"));
-  collection_limits_.list_max_listpack_size.store(config_.GetInt("list-max-listpack-size"));
-  query_buffer_limit_.store(config_.GetInt("client-query-buffer-limit"));
-  // "normal <hard> <soft> <seconds> slave ... pubsub ...": the normal class comes first.
-  std::vector<std::string> words = SplitNonEmpty(config_.Get("client-output-buffer-limit"), ' ');
-  int64_t hard = 0;
-  if (words.size() >= 2 && !ParseMemory(words[1], &hard)) hard = 0;
-  normal_output_hard_limit_.store(hard);
-}
-
-CollectionLimits Server::collection_limits() const {
-  constexpr auto kRelaxed = std::memory_order_relaxed;
-  const AtomicCollectionLimits& limits = collection_limits_;
-  CollectionLimits snapshot;
-  snapshot.hash_max_listpack_entries = limits.hash_max_listpack_entries.load(kRelaxed);
-  snapshot.hash_max_listpack_value = limits.hash_max_listpack_value.load(kRelaxed);
-  snapshot.set_max_intset_entries = limits.set_max_intset_entries.load(kRelaxed);
-  snapshot.set_max_listpack_entries = limits.set_max_listpack_entries.load(kRelaxed);
-  snapshot.set_max_listpack_value = limits.set_max_listpack_value.load(kRelaxed);
-  snapshot.zset_max_listpack_entries = limits.zset_max_listpack_entries.load(kRelaxed);
-  snapshot.zset_max_listpack_value = limits.zset_max_listpack_value.load(kRelaxed);
-  snapshot.list_max_listpack_size = limits.list_max_listpack_size.load(kRelaxed);
-  return snapshot;
-}
-
 int64_t Server::UsedMemory(bool refresh) {
   if (refresh) {
     int64_t used = AllocatedBytes();
@@ -226,17 +169,17 @@ int64_t Server::UsedMemory(bool refresh) {
 
 bool Server::EvictToLimit() {
   if (Paused()) return true;  // As Redis: no eviction, and no OOM refusal, during a pause.
-  int64_t limit = maxmemory_.load(std::memory_order_relaxed);
+  int64_t limit = settings_.maxmemory.get();
   int64_t used = used_memory_.load(std::memory_order_relaxed);
   if (limit <= 0 || used <= limit) return true;
-  auto policy = static_cast<Store::EvictionPolicy>(eviction_policy_.load());
+  Store::EvictionPolicy policy = settings_.maxmemory_policy.get();
   if (policy == Store::EvictionPolicy::kNoEviction) return false;
   // Bounded work per command, as Redis bounds its eviction loop; the rest happens on the next
   // commands and the cron tick refreshes the real figure.
   int64_t freed = 0;
   for (int evicted = 0; freed < used - limit && evicted < 64; ++evicted) {
-    size_t bytes =
-        store_->EvictOne(policy, eviction_samples_.load(), CoarseNowMs(), lfu_decay_minutes());
+    size_t bytes = store_->EvictOne(policy, settings_.maxmemory_samples.get(), CoarseNowMs(),
+                                    settings_.lfu_decay_minutes.get());
     if (bytes == 0) break;
     freed += static_cast<int64_t>(bytes);
   }

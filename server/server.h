@@ -31,6 +31,7 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/latency_histogram.h"
+#include "server/settings.h"
 #include "server/slowlog.h"
 #include "server/transaction.h"
 
@@ -116,8 +117,6 @@ class Server {
   CommandTotals command_totals(const CommandSpec* spec);
   // One command's latency samples merged over all threads (INFO latencystats).
   LatencyDistribution command_latency(const CommandSpec* spec);
-  // latency-tracking: whether commands record their latency.
-  bool latency_tracking() const { return latency_tracking_.load(std::memory_order_relaxed); }
   uint64_t total_commands_processed();
   int64_t start_time_ms() const { return start_time_ms_; }
   int64_t NowMs() const { return store_->NowMs(); }
@@ -229,8 +228,6 @@ class Server {
    private:
     bool previous_;
   };
-  // lazyfree-lazy-user-del, cached.
-  bool lazyfree_lazy_user_del() const { return lazyfree_lazy_user_del_.load(); }
   // Values freed on the lazy-free thread that are not Redis lazy frees (see FreeLater).
   uint64_t background_freed_objects() const { return background_freed_objects_.load(); }
   // Objects waiting to be freed as lazy frees (INFO lazyfree_pending_objects).
@@ -259,28 +256,13 @@ class Server {
   // DEBUG SET-ACTIVE-EXPIRE.
   void set_active_expire_enabled(bool enabled) { active_expire_enabled_.store(enabled); }
 
-  // Re-reads config values cached for the hot path (after CONFIG SET and at start).
-  void RefreshCachedConfig();
-  bool password_set() const { return password_set_.load(std::memory_order_relaxed); }
+  // The configuration as typed fields, kept current through CONFIG SET (settings.h).
+  Settings& settings() { return settings_; }
+  const Settings& settings() const { return settings_; }
   // Whether enable-debug-command lets `client` run a protected command (DEBUG): "yes", or
   // "local" for a client on the loopback address.
   bool ProtectedCommandAllowed(const ClientState& client) const;
-  // Config values read for every request, mirrored here so the hot path takes no lock.
-  int64_t proto_max_bulk_len() const { return proto_max_bulk_len_.load(std::memory_order_relaxed); }
-  // The collection encoding thresholds as currently configured (a snapshot; cheap).
-  CollectionLimits collection_limits() const;
-  int64_t query_buffer_limit() const { return query_buffer_limit_.load(std::memory_order_relaxed); }
-  // Hard output limit of normal clients (client-output-buffer-limit normal <hard>); 0 = none.
-  int64_t normal_output_hard_limit() const {
-    return normal_output_hard_limit_.load(std::memory_order_relaxed);
-  }
-  AccessMode access_mode() const {
-    return lfu_.load(std::memory_order_relaxed) ? AccessMode::kLfu : AccessMode::kLru;
-  }
   SlowLog& slowlog() { return slowlog_; }
-  // lfu-log-factor and lfu-decay-time (minutes), for the LFU access counters.
-  int lfu_log_factor() const { return lfu_log_factor_.load(std::memory_order_relaxed); }
-  int lfu_decay_minutes() const { return lfu_decay_minutes_.load(std::memory_order_relaxed); }
   // Evicts keys by maxmemory-policy while used_memory is over maxmemory (an estimate between
   // cron refreshes), at most a bounded batch per call. Returns false when over the limit and
   // nothing could be evicted (noeviction, or no candidates): write commands then get OOM.
@@ -289,13 +271,13 @@ class Server {
   // under a maxmemory limit with an LRU or LFU policy, where each key needs its own stamp.
   bool SharesSmallIntegers() const {
     using Policy = Store::EvictionPolicy;
-    auto policy = static_cast<Policy>(eviction_policy_.load(std::memory_order_relaxed));
+    Policy policy = settings_.maxmemory_policy.get();
     bool lru_or_lfu = policy == Policy::kAllKeysLru || policy == Policy::kAllKeysLfu ||
                       policy == Policy::kVolatileLru || policy == Policy::kVolatileLfu;
-    return !(maxmemory_.load(std::memory_order_relaxed) > 0 && lru_or_lfu);
+    return !(settings_.maxmemory.get() > 0 && lru_or_lfu);
   }
   bool OverMaxmemory() const {
-    int64_t limit = maxmemory_.load(std::memory_order_relaxed);
+    int64_t limit = settings_.maxmemory.get();
     return limit > 0 && used_memory_.load(std::memory_order_relaxed) > limit;
   }
   // used_memory (bytes allocated by the process) as last measured by Cron, or now if `refresh`.
@@ -312,6 +294,7 @@ class Server {
 
  private:
   Config& config_;
+  Settings settings_;  // Attached to config_ in the constructor.
   std::unique_ptr<Store> store_;
   CommandTable commands_;
   ServerStats stats_;
@@ -364,7 +347,6 @@ class Server {
   std::atomic<uint64_t> expire_cycle_cap_reached_{0};
   std::atomic<uint64_t> lazyfreed_objects_{0};
   std::atomic<uint64_t> background_freed_objects_{0};
-  std::atomic<bool> lazyfree_lazy_user_del_{false};
   // Background freeing: a queue drained by one thread, joined on destruction.
   std::mutex lazyfree_mutex_;
   std::condition_variable lazyfree_cv_;
@@ -380,25 +362,7 @@ class Server {
   bool lazyfree_stop_ = false;
   std::thread lazyfree_thread_;
   std::atomic<int64_t> coarse_now_ms_{0};
-  std::atomic<bool> password_set_{false};
-  std::atomic<bool> lfu_{false};
-  std::atomic<int> lfu_log_factor_{10};
   SlowLog slowlog_;
-  std::atomic<int64_t> slowlog_threshold_us_{10000};  // slowlog-log-slower-than; < 0 = off.
-  std::atomic<int64_t> slowlog_max_len_{128};
-  std::atomic<int> lfu_decay_minutes_{1};
-  std::atomic<bool> latency_tracking_{true};
-  std::atomic<int> eviction_policy_{0};  // Store::EvictionPolicy
-  std::atomic<int> eviction_samples_{5};
-  std::atomic<int64_t> proto_max_bulk_len_{0};
-  struct AtomicCollectionLimits {
-    std::atomic<int64_t> hash_max_listpack_entries, hash_max_listpack_value, set_max_intset_entries,
-        set_max_listpack_entries, set_max_listpack_value, zset_max_listpack_entries,
-        zset_max_listpack_value, list_max_listpack_size;
-  } collection_limits_;
-  std::atomic<int64_t> query_buffer_limit_{0};
-  std::atomic<int64_t> normal_output_hard_limit_{0};
-  std::atomic<int64_t> maxmemory_{0};
   std::atomic<int64_t> used_memory_{0};
   std::atomic<int64_t> peak_used_memory_{0};
   int64_t startup_used_memory_ = 0;

@@ -36,7 +36,7 @@ bool ParseBitOffsetOrReply(CommandContext& ctx, std::string_view text, bool hash
   if (use_hash) {
     value = static_cast<int64_t>(static_cast<uint64_t>(value) * static_cast<uint64_t>(bits));
   }
-  if (value < 0 || (value >> 3) >= ctx.server.proto_max_bulk_len()) {
+  if (value < 0 || (value >> 3) >= ctx.server.settings().proto_max_bulk_len.get()) {
     ctx.reply.Error(errors::kBitOffset);
     return false;
   }
@@ -378,7 +378,7 @@ void ReplyBitfieldGet(CommandContext& ctx, std::string_view bytes, const Bitfiel
 // only (all of them: even those that fail decide how far the key is padded), each with the
 // overflow policy it ran under.
 void PublishBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
-                       const std::vector<BitfieldOp>& ops, bool touches_watchers) {
+                           const std::vector<BitfieldOp>& ops, bool touches_watchers) {
   if (!WantsEffects(ctx)) {
     PublishBuiltChange(ctx, access.db, access.key, {}, touches_watchers);
     return;

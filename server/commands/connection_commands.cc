@@ -14,7 +14,7 @@ namespace {
 
 // Outcome of checking credentials against the default user (no ACL users yet).
 bool CheckPassword(CommandContext& ctx, std::string_view user, std::string_view password) {
-  std::string required = ctx.server.config().Get("requirepass");
+  std::string required = ctx.server.settings().requirepass.get();
   if (!EqualsIgnoreCase(user, "default") && user != "default") return false;
   if (required.empty()) return true;  // The default user is "nopass".
   return password == required;
@@ -27,7 +27,7 @@ void CmdAuth(CommandContext& ctx) {
   }
   std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : "default";
   std::string_view password = ctx.argc() == 3 ? ctx.arg(2) : ctx.arg(1);
-  if (ctx.argc() == 2 && ctx.server.config().Get("requirepass").empty()) {
+  if (ctx.argc() == 2 && ctx.server.settings().requirepass.get().empty()) {
     ctx.reply.Error(errors::kAuthNotConfigured);
     return;
   }
@@ -87,7 +87,7 @@ void CmdHello(CommandContext& ctx) {
     }
     ctx.client.authenticated = true;
   }
-  if (!ctx.client.authenticated && !ctx.server.config().Get("requirepass").empty()) {
+  if (!ctx.client.authenticated && !ctx.server.settings().requirepass.get().empty()) {
     ctx.reply.Error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
         "AUTH <user> <pass> option can be used to authenticate the client and select the "
@@ -142,7 +142,7 @@ void CmdReset(CommandContext& ctx) {
   ctx.client.no_evict = false;
   ctx.client.no_touch = false;
   ctx.client.set_name("");
-  ctx.client.authenticated = ctx.server.config().Get("requirepass").empty();
+  ctx.client.authenticated = ctx.server.settings().requirepass.get().empty();
   ctx.reply.SimpleString("RESET");
 }
 

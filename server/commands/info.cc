@@ -61,20 +61,20 @@ void ServerSection(Server& server, std::string* out) {
   Field(out, "server_time_usec", server.NowMs() * 1000);
   Field(out, "uptime_in_seconds", uptime_s);
   Field(out, "uptime_in_days", uptime_s / 86400);
-  Field(out, "hz", server.config().GetInt("hz"));
-  Field(out, "configured_hz", server.config().GetInt("hz"));
+  Field(out, "hz", server.settings().hz.get());
+  Field(out, "configured_hz", server.settings().hz.get());
   Field(out, "lru_clock", (server.NowMs() / 1000) & ((1 << 24) - 1));
   Field(out, "executable", server.executable);
   Field(out, "config_file", server.config().config_file());
-  Field(out, "io_threads_active", server.config().GetInt("io-threads") > 1 ? 1 : 0);
-  Field(out, "io_threads", server.config().GetInt("io-threads"));
+  Field(out, "io_threads_active", server.settings().io_threads > 1 ? 1 : 0);
+  Field(out, "io_threads", server.settings().io_threads);
   Field(out, "shards", server.store().shard_count());
 }
 
 void ClientsSection(Server& server, std::string* out) {
   Field(out, "connected_clients", server.stats().connected_clients.load());
   Field(out, "cluster_connections", 0);
-  Field(out, "maxclients", server.config().GetInt("maxclients"));
+  Field(out, "maxclients", server.settings().maxclients.get());
   Field(out, "client_recent_max_input_buffer", 0);
   Field(out, "client_recent_max_output_buffer", 0);
   // As in Redis, clients whose request waits for CLIENT PAUSE to end are blocked too.
@@ -101,7 +101,7 @@ std::string Percent(int64_t numerator, int64_t denominator) {
 void MemorySection(Server& server, std::string* out) {
   int64_t used = server.UsedMemory(/*refresh=*/true);
   int64_t rss = ReadRssBytes();
-  int64_t maxmemory = server.config().GetInt("maxmemory");
+  int64_t maxmemory = server.settings().maxmemory.get();
   int64_t peak = server.peak_used_memory();
   int64_t startup = server.startup_used_memory();
   int64_t dataset = std::min<int64_t>(static_cast<int64_t>(server.store().UsedMemory()), used);
@@ -144,7 +144,7 @@ void MemorySection(Server& server, std::string* out) {
   Field(out, "used_memory_scripts_human", HumanBytes(0));
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", HumanBytes(maxmemory));
-  Field(out, "maxmemory_policy", server.config().Get("maxmemory-policy"));
+  Field(out, "maxmemory_policy", server.settings().maxmemory_policy_name.get());
   Field(out, "allocator_frag_ratio", Ratio(active, allocated));
   Field(out, "allocator_frag_bytes", active - allocated);
   Field(out, "allocator_rss_ratio", Ratio(rss, active));
@@ -270,7 +270,7 @@ void ReplicationSection(Server& server, std::string* out) {
   Field(out, "master_repl_offset", 0);
   Field(out, "second_repl_offset", -1);
   Field(out, "repl_backlog_active", 0);
-  Field(out, "repl_backlog_size", server.config().GetInt("repl-backlog-size"));
+  Field(out, "repl_backlog_size", server.settings().repl_backlog_size.get());
   Field(out, "repl_backlog_first_byte_offset", 0);
   Field(out, "repl_backlog_histlen", 0);
 }
@@ -313,9 +313,9 @@ void CommandStatsSection(Server& server, std::string* out) {
 // prints them: the percentile as "%f" without trailing zeros, the value in µs with 3 decimals.
 // Nothing while latency-tracking is off.
 void LatencyStatsSection(Server& server, std::string* out) {
-  if (!server.latency_tracking()) return;
+  if (!server.settings().latency_tracking.get()) return;
   std::vector<std::string> percentiles =
-      SplitNonEmpty(server.config().Get("latency-tracking-info-percentiles"), ' ');
+      SplitNonEmpty(server.settings().latency_tracking_info_percentiles.get(), ' ');
   for (const CommandSpec* spec : server.commands().all()) {
     LatencyDistribution latency = server.command_latency(spec);
     if (latency.total() == 0) continue;

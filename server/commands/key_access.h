@@ -92,7 +92,7 @@ inline void CountLookup(CommandContext& ctx, bool hit) {
 
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
 inline uint16_t NewStamp(CommandContext& ctx) {
-  return NewAccessStamp(ctx.server.access_mode(), ctx.server.CoarseNowMs());
+  return NewAccessStamp(ctx.server.settings().access_mode(), ctx.server.CoarseNowMs());
 }
 
 // Forward declarations (defined below).
@@ -125,8 +125,9 @@ inline void Touch(CommandContext& ctx, KeyAccess& access, uint16_t current_stamp
   random_state ^= random_state << 17;
   access.table.SetAccess(
       access.slot,
-      TouchAccessStamp(ctx.server.access_mode(), current_stamp, ctx.server.CoarseNowMs(),
-                       random_state, ctx.server.lfu_log_factor(), ctx.server.lfu_decay_minutes()));
+      TouchAccessStamp(ctx.server.settings().access_mode(), current_stamp, ctx.server.CoarseNowMs(),
+                       random_state, ctx.server.settings().lfu_log_factor.get(),
+                       ctx.server.settings().lfu_decay_minutes.get()));
 }
 
 inline void Touch(CommandContext& ctx, KeyAccess& access) {
@@ -144,8 +145,8 @@ inline void Touch(CommandContext& ctx, KeyAccess& access) {
 class IntText {
  public:
   explicit IntText(int64_t value) {
-    size_ = static_cast<size_t>(std::to_chars(buffer_, buffer_ + sizeof(buffer_), value).ptr -
-                                buffer_);
+    size_ =
+        static_cast<size_t>(std::to_chars(buffer_, buffer_ + sizeof(buffer_), value).ptr - buffer_);
   }
   std::string_view view() const { return {buffer_, size_}; }
 
@@ -158,8 +159,7 @@ inline bool WantsEffects(CommandContext& ctx) { return ctx.server.changes().want
 
 // `keys` (each in its database) changed in a way `effect`, run in `db`, reproduces.
 inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedKey> keys,
-                          absl::Span<const std::string_view> effect,
-                          bool signals_watchers = true) {
+                          absl::Span<const std::string_view> effect, bool signals_watchers = true) {
   ChangeStream& changes = ctx.server.changes();
   if (!changes.active()) return;
   ChangeRecord record;
@@ -197,8 +197,7 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
   ChangeStream& changes = ctx.server.changes();
   if (!changes.active()) return;
   ChangeRecord record;
-  record.cause =
-      scope == ChangeScope::kSwapDatabases ? ChangeCause::kSwapDb : ChangeCause::kFlush;
+  record.cause = scope == ChangeScope::kSwapDatabases ? ChangeCause::kSwapDb : ChangeCause::kFlush;
   record.scope = scope;
   record.db = db;
   record.swapped_dbs[0] = swap_a;

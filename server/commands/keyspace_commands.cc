@@ -53,7 +53,9 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
 // DEL and UNLINK both free large values on the lazy-free thread; they differ in what INFO
 // reports, as in Redis: UNLINK's frees (and DEL's with lazyfree-lazy-user-del yes) are lazy
 // frees (lazyfreed_objects), DEL's otherwise are not, as Redis frees those in place.
-void CmdDel(CommandContext& ctx) { DelGeneric(ctx, ctx.server.lazyfree_lazy_user_del()); }
+void CmdDel(CommandContext& ctx) {
+  DelGeneric(ctx, ctx.server.settings().lazyfree_lazy_user_del.get());
+}
 
 void CmdUnlink(CommandContext& ctx) { DelGeneric(ctx, /*lazy=*/true); }
 
@@ -352,7 +354,9 @@ std::string_view EncodingName(const RecordView& view) {
   return "unknown";
 }
 
-bool LfuPolicy(CommandContext& ctx) { return ctx.server.access_mode() == AccessMode::kLfu; }
+bool LfuPolicy(CommandContext& ctx) {
+  return ctx.server.settings().access_mode() == AccessMode::kLfu;
+}
 
 void CmdObjectEncoding(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
@@ -408,7 +412,7 @@ void CmdObjectFreq(CommandContext& ctx) {
           "to adjust.");
     } else {
       ctx.reply.Integer(LfuCounter(access.view().access, ctx.server.CoarseNowMs(),
-                                   ctx.server.lfu_decay_minutes()));
+                                   ctx.server.settings().lfu_decay_minutes.get()));
     }
   });
 }

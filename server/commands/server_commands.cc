@@ -90,7 +90,7 @@ bool ParseFlushModeOrReply(CommandContext& ctx, bool* async) {
     return false;
   }
   *async = ctx.argc() == 2 ? ArgIs(ctx.arg(1), "async")
-                           : ctx.server.config().GetBool("lazyfree-lazy-user-flush");
+                           : ctx.server.settings().lazyfree_lazy_user_flush.get();
   return true;
 }
 
@@ -120,8 +120,7 @@ void CmdFlushDb(CommandContext& ctx) {
 void CmdFlushAll(CommandContext& ctx) {
   bool async;
   if (!ParseFlushModeOrReply(ctx, &async)) return;
-  Store::DetachedTables tables =
-      ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
+  Store::DetachedTables tables = ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
   if (async) ctx.server.FreeLater(std::move(tables));
   AddOwned(ctx.server.LocalStats().dirty, 1);
   ctx.reply.Ok();
@@ -738,8 +737,8 @@ void CmdConfigSet(CommandContext& ctx) {
     for (auto it = previous.rbegin(); it != previous.rend(); ++it) {
       (void)config.Set(it->first, words(it->first, it->second), /*from_config_set=*/true);
     }
+    // Applying each restored value also reloads the server's Settings.
     for (const auto& [name, value] : previous) (void)config.ApplyChange(name);
-    ctx.server.RefreshCachedConfig();
   };
   for (size_t i = 2; i < ctx.argc(); i += 2) {
     std::string name = AsciiLower(ctx.arg(i));
@@ -762,7 +761,6 @@ void CmdConfigSet(CommandContext& ctx) {
       return;
     }
   }
-  ctx.server.RefreshCachedConfig();
   ctx.reply.Ok();
 }
 
@@ -917,7 +915,7 @@ void DebugPopulate(CommandContext& ctx) {
       !ParseIntAtLeastOrReply(ctx, ctx.arg(4), 0, errors::kMustBePositive, &size)) {
     return;
   }
-  if (count > 0 && size > ctx.server.proto_max_bulk_len()) {  // gigakv's own limit.
+  if (count > 0 && size > ctx.server.settings().proto_max_bulk_len.get()) {  // gigakv's own limit.
     ctx.reply.Error(errors::kStringTooLong);
     return;
   }

@@ -276,7 +276,8 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
       }
       return;
     }
-    auto list = std::make_unique<List>(ctx.server.collection_limits().list_max_listpack_size);
+    auto list =
+        std::make_unique<List>(ctx.server.settings().collection_limits().list_max_listpack_size);
     for (const std::string& value : result) list->Push(ListEnd::kTail, value);
     ReplaceWithObject(ctx, access, std::move(list));
     if (ctx.server.changes().active()) {

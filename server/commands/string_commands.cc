@@ -288,7 +288,9 @@ void CmdMSetNx(CommandContext& ctx) {
 
 // --- In-place edits --------------------------------------------------------------------------
 
-int64_t MaxStringSize(CommandContext& ctx) { return ctx.server.proto_max_bulk_len(); }
+int64_t MaxStringSize(CommandContext& ctx) {
+  return ctx.server.settings().proto_max_bulk_len.get();
+}
 
 void CmdAppend(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {

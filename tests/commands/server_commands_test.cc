@@ -230,6 +230,7 @@ TEST_F(ServerCommandsTest, DebugIsRefusedUnlessEnableDebugCommandAllowsTheClient
       "you can run it from a local connection, otherwise you need to set this option in the "
       "configuration file, and then restart the server.";
   ASSERT_TRUE(config_.SetOne("enable-debug-command", "no", false).ok());
+  server_.settings().Load(config_);  // As a restart with that configuration.
   EXPECT_EQ(Reply({"DEBUG", "HELP"}), refused);
   EXPECT_EQ(Reply({"DEBUG"}), "-ERR wrong number of arguments for 'debug' command");  // First.
   // Before authentication, as in Redis.
@@ -244,6 +245,7 @@ TEST_F(ServerCommandsTest, DebugIsRefusedUnlessEnableDebugCommandAllowsTheClient
   EXPECT_EQ(Reply({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.");
 
   ASSERT_TRUE(config_.SetOne("enable-debug-command", "local", false).ok());
+  server_.settings().Load(config_);  // As a restart with that configuration.
   for (const char* addr : {"127.0.0.1:50000", "::1:50000"}) {
     client_.addr = addr;
     EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), "+OK") << addr;
@@ -253,6 +255,7 @@ TEST_F(ServerCommandsTest, DebugIsRefusedUnlessEnableDebugCommandAllowsTheClient
     EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), refused) << addr;
   }
   ASSERT_TRUE(config_.SetOne("enable-debug-command", "yes", false).ok());
+  server_.settings().Load(config_);  // As a restart with that configuration.
   EXPECT_EQ(Reply({"DEBUG", "SLEEP", "0"}), "+OK");
   // Immutable, as in Redis.
   EXPECT_EQ(Reply({"CONFIG", "SET", "enable-debug-command", "no"}),

@@ -1,0 +1,128 @@
+#include "server/settings.h"
+
+#include <string_view>
+#include <utility>
+
+#include "gigakv/strings.h"
+#include "server/config.h"
+
+namespace gigakv::server {
+namespace {
+
+Store::EvictionPolicy PolicyNamed(std::string_view name) {
+  static const std::pair<std::string_view, Store::EvictionPolicy> kPolicies[] = {
+      {"noeviction", Store::EvictionPolicy::kNoEviction},
+      {"allkeys-lru", Store::EvictionPolicy::kAllKeysLru},
+      {"allkeys-lfu", Store::EvictionPolicy::kAllKeysLfu},
+      {"allkeys-random", Store::EvictionPolicy::kAllKeysRandom},
+      {"volatile-lru", Store::EvictionPolicy::kVolatileLru},
+      {"volatile-lfu", Store::EvictionPolicy::kVolatileLfu},
+      {"volatile-random", Store::EvictionPolicy::kVolatileRandom},
+      {"volatile-ttl", Store::EvictionPolicy::kVolatileTtl},
+  };
+  for (const auto& [policy_name, policy] : kPolicies) {
+    if (policy_name == name) return policy;
+  }
+  return Store::EvictionPolicy::kNoEviction;  // Config accepts only the names above.
+}
+
+DebugCommandAccess DebugAccessNamed(std::string_view name) {
+  if (name == "yes") return DebugCommandAccess::kYes;
+  if (name == "local") return DebugCommandAccess::kLocal;
+  return DebugCommandAccess::kNo;
+}
+
+// "normal <hard> <soft> <seconds> replica ... pubsub ...": the normal class comes first.
+int64_t NormalOutputHardLimit(const std::string& text) {
+  std::vector<std::string> words = SplitNonEmpty(text, ' ');
+  int64_t hard = 0;
+  if (words.size() >= 2 && !ParseMemory(words[1], &hard)) hard = 0;
+  return hard;
+}
+
+}  // namespace
+
+void Settings::Attach(Config& config) {
+  Load(config);
+  config.AddApplier([this, &config](std::string_view) {
+    Load(config);
+    return absl::OkStatus();
+  });
+}
+
+void Settings::Load(const Config& config) {
+  auto integer = [&](std::string_view name) { return config.GetInt(name); };
+  auto small = [&](std::string_view name) { return static_cast<int>(config.GetInt(name)); };
+  auto flag = [&](std::string_view name) { return config.GetBool(name); };
+  auto text = [&](std::string_view name) { return config.Get(name); };
+
+  if (!loaded_) {
+    loaded_ = true;
+    shards = small("shards");
+    databases = small("databases");
+    io_threads = small("io-threads");
+    tcp_backlog = small("tcp-backlog");
+    daemonize = flag("daemonize");
+    supervised = text("supervised");
+    pidfile = text("pidfile");
+    logfile = text("logfile");
+  }
+
+  port.set(integer("port"));
+  bind.set(text("bind"));
+  protected_mode.set(flag("protected-mode"));
+  maxclients.set(integer("maxclients"));
+  timeout_s.set(integer("timeout"));
+  tcp_keepalive_s.set(integer("tcp-keepalive"));
+  proto_max_bulk_len.set(integer("proto-max-bulk-len"));
+  client_query_buffer_limit.set(integer("client-query-buffer-limit"));
+  normal_output_hard_limit.set(NormalOutputHardLimit(text("client-output-buffer-limit")));
+
+  std::string password = text("requirepass");
+  password_set.set(!password.empty());
+  enable_debug_command.set(DebugAccessNamed(text("enable-debug-command")));
+  requirepass.set(std::move(password));
+
+  maxmemory.set(integer("maxmemory"));
+  std::string policy = text("maxmemory-policy");
+  maxmemory_policy.set(PolicyNamed(policy));
+  lfu.set(policy.find("lfu") != std::string::npos);
+  maxmemory_policy_name.set(std::move(policy));
+  maxmemory_samples.set(small("maxmemory-samples"));
+  lfu_log_factor.set(small("lfu-log-factor"));
+  lfu_decay_minutes.set(small("lfu-decay-time"));
+  lazyfree_lazy_user_del.set(flag("lazyfree-lazy-user-del"));
+  lazyfree_lazy_user_flush.set(flag("lazyfree-lazy-user-flush"));
+
+  limits_.hash_max_listpack_entries.set(integer("hash-max-listpack-entries"));
+  limits_.hash_max_listpack_value.set(integer("hash-max-listpack-value"));
+  limits_.set_max_intset_entries.set(integer("set-max-intset-entries"));
+  limits_.set_max_listpack_entries.set(integer("set-max-listpack-entries"));
+  limits_.set_max_listpack_value.set(integer("set-max-listpack-value"));
+  limits_.zset_max_listpack_entries.set(integer("zset-max-listpack-entries"));
+  limits_.zset_max_listpack_value.set(integer("zset-max-listpack-value"));
+  limits_.list_max_listpack_size.set(integer("list-max-listpack-size"));
+
+  slowlog_log_slower_than.set(integer("slowlog-log-slower-than"));
+  slowlog_max_len.set(integer("slowlog-max-len"));
+  latency_tracking.set(flag("latency-tracking"));
+  latency_tracking_info_percentiles.set(text("latency-tracking-info-percentiles"));
+  hz.set(integer("hz"));
+  loglevel.set(text("loglevel"));
+  repl_backlog_size.set(integer("repl-backlog-size"));
+}
+
+CollectionLimits Settings::collection_limits() const {
+  CollectionLimits snapshot;
+  snapshot.hash_max_listpack_entries = limits_.hash_max_listpack_entries.get();
+  snapshot.hash_max_listpack_value = limits_.hash_max_listpack_value.get();
+  snapshot.set_max_intset_entries = limits_.set_max_intset_entries.get();
+  snapshot.set_max_listpack_entries = limits_.set_max_listpack_entries.get();
+  snapshot.set_max_listpack_value = limits_.set_max_listpack_value.get();
+  snapshot.zset_max_listpack_entries = limits_.zset_max_listpack_entries.get();
+  snapshot.zset_max_listpack_value = limits_.zset_max_listpack_value.get();
+  snapshot.list_max_listpack_size = limits_.list_max_listpack_size.get();
+  return snapshot;
+}
+
+}  // namespace gigakv::server

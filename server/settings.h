@@ -1,0 +1,135 @@
+// Typed settings: the configuration as the server acts on it.
+//
+// Config (config.h) holds the directives as text: what the config file, the command line and
+// CONFIG SET give, and what CONFIG GET and CONFIG REWRITE print. Settings holds what they mean,
+// as typed fields. Settings::Load is the one place that reads directives by name; attached to a
+// Config (Attach), it runs at once and after every change CONFIG SET applies (roll-backs
+// included), so no subsystem keeps a mirror of its own and no handler looks a value up by name.
+//
+// Threading: fields that CONFIG SET can change are atomics (read with .get(), relaxed: a reader
+// sees the old or the new value) or, for text, guarded by a mutex and returned by copy. Fields
+// fixed at start-up (the directives Config marks immutable) are plain and set by the first Load
+// only, before any reader runs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gigakv/access_stamp.h"
+#include "gigakv/object.h"
+#include "gigakv/store.h"
+
+namespace gigakv::server {
+
+class Config;
+
+// enable-debug-command: who may run DEBUG.
+enum class DebugCommandAccess : uint8_t { kNo, kLocal, kYes };
+
+class Settings {
+ public:
+  // A value CONFIG SET may change while other threads read it.
+  template <typename T>
+  class Live {
+   public:
+    T get() const { return value_.load(std::memory_order_relaxed); }
+    void set(T value) { value_.store(value, std::memory_order_relaxed); }
+
+   private:
+    std::atomic<T> value_{};
+  };
+
+  // Text CONFIG SET may change: read by copy.
+  class LiveText {
+   public:
+    std::string get() const {
+      std::lock_guard<std::mutex> lock(mutex_);
+      return value_;
+    }
+    void set(std::string value) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      value_ = std::move(value);
+    }
+
+   private:
+    mutable std::mutex mutex_;
+    std::string value_;
+  };
+
+  Settings() = default;
+  Settings(const Settings&) = delete;
+  Settings& operator=(const Settings&) = delete;
+
+  // Loads every field from `config` now, and again after each change CONFIG SET applies to it
+  // (registers a Config applier; `config` must not outlive this object while CONFIG SET runs).
+  void Attach(Config& config);
+  // Reads every field from `config` (fixed ones only the first time).
+  void Load(const Config& config);
+
+  // --- Fixed at start-up ---------------------------------------------------------------------
+  int shards = 0;
+  int databases = 16;
+  int io_threads = 1;
+  int tcp_backlog = 511;
+  bool daemonize = false;
+  std::string supervised;  // "no", "upstart", "systemd", "auto".
+  std::string pidfile;
+  std::string logfile;
+
+  // --- Network and clients -------------------------------------------------------------------
+  Live<int64_t> port;  // CONFIG SET re-listens (network.cc).
+  LiveText bind;       // Space-separated addresses; CONFIG SET re-binds.
+  Live<bool> protected_mode;
+  Live<int64_t> maxclients;
+  Live<int64_t> timeout_s;  // Idle client timeout, 0 = none.
+  Live<int64_t> tcp_keepalive_s;
+  Live<int64_t> proto_max_bulk_len;
+  Live<int64_t> client_query_buffer_limit;
+  Live<int64_t> normal_output_hard_limit;  // client-output-buffer-limit normal <hard>; 0 = none.
+
+  // --- Security --------------------------------------------------------------------------------
+  LiveText requirepass;
+  // Immutable in Config, as in Redis; live so that a test can load another configuration.
+  Live<DebugCommandAccess> enable_debug_command;
+  Live<bool> password_set;  // requirepass is not empty (read per request, so no copy).
+
+  // --- Memory and eviction -------------------------------------------------------------------
+  Live<int64_t> maxmemory;  // 0 = no limit.
+  LiveText maxmemory_policy_name;
+  Live<Store::EvictionPolicy> maxmemory_policy;
+  Live<int> maxmemory_samples;
+  Live<bool> lfu;  // The policy is an LFU one: access stamps count frequency, not recency.
+  Live<int> lfu_log_factor;
+  Live<int> lfu_decay_minutes;
+  Live<bool> lazyfree_lazy_user_del;
+  Live<bool> lazyfree_lazy_user_flush;
+  AccessMode access_mode() const { return lfu.get() ? AccessMode::kLfu : AccessMode::kLru; }
+
+  // --- Encodings -----------------------------------------------------------------------------
+  // A snapshot of the collection encoding thresholds (cheap).
+  CollectionLimits collection_limits() const;
+
+  // --- Slow log, latency, cron ---------------------------------------------------------------
+  Live<int64_t> slowlog_log_slower_than;  // Microseconds; negative = off.
+  Live<int64_t> slowlog_max_len;
+  Live<bool> latency_tracking;
+  LiveText latency_tracking_info_percentiles;
+  Live<int64_t> hz;
+  LiveText loglevel;
+  Live<int64_t> repl_backlog_size;  // Reported by INFO; no replication yet.
+
+ private:
+  struct LiveLimits {
+    Live<int64_t> hash_max_listpack_entries, hash_max_listpack_value;
+    Live<int64_t> set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
+    Live<int64_t> zset_max_listpack_entries, zset_max_listpack_value;
+    Live<int64_t> list_max_listpack_size;
+  };
+  LiveLimits limits_;
+  bool loaded_ = false;
+};
+
+}  // namespace gigakv::server
