@@ -167,7 +167,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       client.last_command_id = spec_id;
     }
   }
-  CommandCounters* counters = LocalCounters();
+  CommandCounters* counters = stats_.LocalCommandCounters();
   CommandCounters* stats = nullptr;
   auto reject = [&](std::string_view text) {
     reply.Error(text);
@@ -298,7 +298,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
   if (reply.errors_sent() > 0) {
     stats_.total_error_replies.fetch_add(static_cast<uint64_t>(reply.errors_sent()),
                                          std::memory_order_relaxed);
-    CountError(reply.last_error_code());
+    stats_.CountError(reply.last_error_code());
   }
   if (!rerun) AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
   // Clients blocked on keys this command pushed to are served now, with no lock held.

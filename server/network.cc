@@ -271,7 +271,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     read_pending_ = false;
     end_ += n;
-    ThreadStats& stats = server_.LocalStats();
+    ThreadStats& stats = server_.stats().Local();
     AddOwned(stats.net_input_bytes, n);
     AddOwned(stats.reads_processed, 1);
     server_.RefreshCoarseClock();  // One clock read per batch of requests.
@@ -417,7 +417,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         case protocol::RequestParser::Result::kError:
           reply_.Error("ERR " + parser_.error_text());
           server_.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
-          server_.CountError("ERR");
+          server_.stats().CountError("ERR");
           close_after_write_ = true;
           return;
       }
@@ -469,12 +469,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Sends what is left of `out_`. Most batches of replies fit the socket's send buffer and go
   // at once; the rest waits for the ready set to report the socket writable.
   void SendPending() {
-    AddOwned(server_.LocalStats().writes_processed, 1);
+    AddOwned(server_.stats().Local().writes_processed, 1);
     while (out_sent_ < out_.size()) {
       ssize_t n = ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
       if (n >= 0) {
         out_sent_ += n;
-        AddOwned(server_.LocalStats().net_output_bytes, n);  // Counted as sent, as Redis does.
+        AddOwned(server_.stats().Local().net_output_bytes, n);  // Counted as sent, as Redis does.
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         write_blocked_ = true;
         SetInterest(EPOLLOUT);

@@ -54,10 +54,7 @@ void CycleClock::Calibrate() {
   }
 }
 
-std::atomic<uint64_t> next_server_instance{1};
-
-Server::Server(Config& config, ServerOptions options)
-    : config_(config), instance_id_(next_server_instance.fetch_add(1)) {
+Server::Server(Config& config, ServerOptions options) : config_(config) {
   CalibrateCycleClockOnce();
   StoreOptions store_options;
   settings_.Attach(config_);
@@ -189,117 +186,12 @@ bool Server::EvictToLimit() {
   return freed > 0;
 }
 
-Server::ThreadSlot& Server::LocalSlot() {
-  struct Cache {
-    uint64_t instance = 0;
-    ThreadSlot* slot = nullptr;
-  };
-  thread_local Cache cache;
-  if (cache.instance == instance_id_) return *cache.slot;
-  std::lock_guard<std::mutex> lock(counters_mutex_);
-  auto slot = std::make_unique<ThreadSlot>();
-  slot->counters = std::make_unique<CommandCounters[]>(commands_.all().size());
-  thread_slots_.push_back(std::move(slot));
-  cache = {instance_id_, thread_slots_.back().get()};
-  return *cache.slot;
-}
-
-Server::StatTotals Server::stat_totals() {
-  StatTotals totals;
-  std::lock_guard<std::mutex> lock(counters_mutex_);
-  for (const auto& slot : thread_slots_) {
-    totals.keyspace_hits += slot->stats.keyspace_hits.load(std::memory_order_relaxed);
-    totals.keyspace_misses += slot->stats.keyspace_misses.load(std::memory_order_relaxed);
-    totals.dirty += slot->stats.dirty.load(std::memory_order_relaxed);
-    totals.net_input_bytes += slot->stats.net_input_bytes.load(std::memory_order_relaxed);
-    totals.net_output_bytes += slot->stats.net_output_bytes.load(std::memory_order_relaxed);
-    totals.reads_processed += slot->stats.reads_processed.load(std::memory_order_relaxed);
-    totals.writes_processed += slot->stats.writes_processed.load(std::memory_order_relaxed);
-  }
-  return totals;
-}
-
-CommandTotals Server::command_totals(const CommandSpec* spec) {
-  uint32_t id = commands_.IdOf(spec);
-  CommandTotals totals;
-  std::lock_guard<std::mutex> lock(counters_mutex_);
-  for (const auto& slot : thread_slots_) {
-    const CommandCounters& c = slot->counters[id];
-    totals.calls += c.calls.load(std::memory_order_relaxed);
-    totals.usec += CycleClock::ToMicros(c.ticks.load(std::memory_order_relaxed));
-    totals.rejected_calls += c.rejected_calls.load(std::memory_order_relaxed);
-    totals.failed_calls += c.failed_calls.load(std::memory_order_relaxed);
-  }
-  return totals;
-}
-
-LatencyDistribution Server::command_latency(const CommandSpec* spec) {
-  uint32_t id = commands_.IdOf(spec);
-  LatencyDistribution distribution;
-  std::lock_guard<std::mutex> lock(counters_mutex_);
-  for (const auto& slot : thread_slots_) {
-    const LatencyHistogram* histogram = slot->counters[id].latency.load(std::memory_order_acquire);
-    if (histogram != nullptr) distribution.Add(*histogram);
-  }
-  return distribution;
-}
-
-uint64_t Server::total_commands_processed() {
-  uint64_t total = 0;
-  for (const CommandSpec* spec : commands_.all()) total += command_totals(spec).calls;
-  return total;
-}
-
-void Server::CountError(std::string_view code) {
-  std::lock_guard<std::mutex> lock(error_mutex_);
-  // Redis caps distinct error codes at 128 to bound memory.
-  auto it = error_stats_.find(std::string(code));
-  if (it != error_stats_.end()) {
-    ++it->second;
-  } else if (error_stats_.size() < 128) {
-    error_stats_.emplace(std::string(code), 1);
-  }
-}
-
-std::map<std::string, uint64_t> Server::ErrorStats() {
-  std::lock_guard<std::mutex> lock(error_mutex_);
-  return error_stats_;
-}
-
 void Server::ResetStats() {
-  {
-    // Counters are written by their own threads; a reset racing a command may lose to it.
-    std::lock_guard<std::mutex> lock(counters_mutex_);
-    for (const auto& slot : thread_slots_) {
-      for (size_t i = 0; i < commands_.all().size(); ++i) {
-        slot->counters[i].calls = 0;
-        slot->counters[i].ticks = 0;
-        slot->counters[i].rejected_calls = 0;
-        slot->counters[i].failed_calls = 0;
-        LatencyHistogram* latency = slot->counters[i].latency.load(std::memory_order_acquire);
-        if (latency != nullptr) latency->Reset();
-      }
-      slot->stats.keyspace_hits = 0;
-      slot->stats.keyspace_misses = 0;
-      slot->stats.net_input_bytes = 0;
-      slot->stats.net_output_bytes = 0;
-      slot->stats.reads_processed = 0;
-      slot->stats.writes_processed = 0;
-    }
-  }
+  stats_.Reset();
   expire_cycle_us_ = 0;
   expire_cycle_cap_reached_ = 0;
   lazyfreed_objects_ = 0;
   background_freed_objects_ = 0;
-  {
-    std::lock_guard<std::mutex> lock(error_mutex_);
-    error_stats_.clear();
-  }
-  stats_.total_connections_received = 0;
-  stats_.rejected_connections = 0;
-  stats_.total_error_replies = 0;
-  stats_.client_query_buffer_limit_disconnections = 0;
-  stats_.client_output_buffer_limit_disconnections = 0;
   store_->ResetStats();
 }
 
@@ -538,30 +430,8 @@ bool Server::Cron() {
   RefreshCoarseClock();
   EvictToLimit();  // Also evict when no command arrives.
 
-  int64_t now = NowMs();
-  StatTotals totals = stat_totals();
-  ops_rate_.Sample(now, total_commands_processed());
-  input_rate_.Sample(now, totals.net_input_bytes);
-  output_rate_.Sample(now, totals.net_output_bytes);
+  stats_.SampleRates(NowMs());
   return expiry_backlog;
-}
-
-void Server::RateMeter::Sample(int64_t now_ms, uint64_t value) {
-  // A counter that went down was reset (CONFIG RESETSTAT): start the ring again from it.
-  if (count_ > 0 && value < samples_[(count_ - 1) % kSamples].second) {
-    count_ = 0;
-    per_second_.store(0, std::memory_order_relaxed);
-  }
-  // Rate over the oldest sample still in the ring.
-  int index = count_ % kSamples;
-  const auto& oldest = count_ >= kSamples ? samples_[index] : samples_[0];
-  if (count_ > 0 && now_ms > oldest.first) {
-    per_second_.store(static_cast<int64_t>((value - oldest.second) * 1000 /
-                                           static_cast<uint64_t>(now_ms - oldest.first)),
-                      std::memory_order_relaxed);
-  }
-  samples_[index] = {now_ms, value};
-  ++count_;
 }
 
 }  // namespace gigakv::server

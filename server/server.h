@@ -33,59 +33,12 @@
 #include "server/latency_histogram.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
+#include "server/stats.h"
 #include "server/transaction.h"
 
 namespace gigakv::server {
 
 inline constexpr std::string_view kRedisCompatVersion = "7.0.15";
-
-// Per-command counters (INFO commandstats). Each thread that executes commands has its own set
-// (written only by that thread, read by INFO), so counting costs no locked instruction and no
-// cache-line sharing between I/O threads.
-struct CommandCounters {
-  std::atomic<uint64_t> calls{0};
-  std::atomic<uint64_t> ticks{0};  // CycleClock ticks; converted to usec when read.
-  std::atomic<uint64_t> rejected_calls{0};
-  std::atomic<uint64_t> failed_calls{0};
-  // INFO latencystats: created by the owning thread on the command's first timed run (24 KiB,
-  // so only for commands the thread runs), then never replaced; owned by these counters.
-  std::atomic<LatencyHistogram*> latency{nullptr};
-
-  CommandCounters() = default;
-  CommandCounters(const CommandCounters&) = delete;
-  CommandCounters& operator=(const CommandCounters&) = delete;
-  ~CommandCounters() { delete latency.load(std::memory_order_relaxed); }
-};
-
-// Adds to a counter that only the calling thread writes (a plain load and store, no lock).
-inline void AddOwned(std::atomic<uint64_t>& counter, uint64_t amount) {
-  counter.store(counter.load(std::memory_order_relaxed) + amount, std::memory_order_relaxed);
-}
-
-struct CommandTotals {
-  uint64_t calls = 0, usec = 0, rejected_calls = 0, failed_calls = 0;
-};
-
-struct ServerStats {
-  std::atomic<uint64_t> total_connections_received{0};
-  std::atomic<uint64_t> rejected_connections{0};
-  std::atomic<uint64_t> total_error_replies{0};
-  std::atomic<uint64_t> client_query_buffer_limit_disconnections{0};
-  std::atomic<uint64_t> client_output_buffer_limit_disconnections{0};
-  std::atomic<int64_t> connected_clients{0};
-};
-
-// Counters that most commands bump: one set per thread that runs commands, written only by that
-// thread (AddOwned, so no locked instruction on the request path) and summed when read.
-struct ThreadStats {
-  std::atomic<uint64_t> keyspace_hits{0};
-  std::atomic<uint64_t> keyspace_misses{0};
-  std::atomic<uint64_t> dirty{0};  // Changes since the last save (rdb_changes_since_last_save).
-  std::atomic<uint64_t> net_input_bytes{0};
-  std::atomic<uint64_t> net_output_bytes{0};
-  std::atomic<uint64_t> reads_processed{0};   // Socket reads that brought requests.
-  std::atomic<uint64_t> writes_processed{0};  // Socket writes of replies.
-};
 
 struct ServerOptions {
   const Clock* clock = nullptr;  // nullptr = system clock.
@@ -103,21 +56,8 @@ class Server {
   // MULTI/EXEC: the gate that makes EXEC atomic and the WATCH registry (transaction.h).
   TransactionGate& transaction_gate() { return transaction_gate_; }
   WatchRegistry& watches() { return watches_; }
-  ServerStats& stats() { return stats_; }
-  // The calling thread's ThreadStats (registered on first use); only this thread may add to it.
-  ThreadStats& LocalStats() { return LocalSlot().stats; }
-  // ThreadStats summed over every thread.
-  struct StatTotals {
-    uint64_t keyspace_hits = 0, keyspace_misses = 0, dirty = 0;
-    uint64_t net_input_bytes = 0, net_output_bytes = 0;
-    uint64_t reads_processed = 0, writes_processed = 0;
-  };
-  StatTotals stat_totals();
-  // Sums of one command's counters over all threads.
-  CommandTotals command_totals(const CommandSpec* spec);
-  // One command's latency samples merged over all threads (INFO latencystats).
-  LatencyDistribution command_latency(const CommandSpec* spec);
-  uint64_t total_commands_processed();
+  // Counters: INFO stats, commandstats, errorstats, latencystats, rates (stats.h).
+  Stats& stats() { return stats_; }
   int64_t start_time_ms() const { return start_time_ms_; }
   int64_t NowMs() const { return store_->NowMs(); }
   // A clock for access stamps (LRU/LFU) and idle times, which need no better than a tick:
@@ -145,9 +85,7 @@ class Server {
   void Execute(ClientState& client, const std::vector<std::string_view>& args,
                protocol::ReplyBuilder& reply);
 
-  // Errorstats: counts per error code ("ERR", "WRONGTYPE"...).
-  void CountError(std::string_view code);
-  std::map<std::string, uint64_t> ErrorStats();
+  // CONFIG RESETSTAT: the counters of every part.
   void ResetStats();
 
   // Client registry (CLIENT LIST / KILL / INFO clients).
@@ -233,11 +171,6 @@ class Server {
   // Objects waiting to be freed as lazy frees (INFO lazyfree_pending_objects).
   size_t lazyfree_pending() const { return lazyfree_pending_.load(std::memory_order_relaxed); }
 
-  // Commands per second over the last ~1.6 s of cron ticks (INFO instantaneous_ops_per_sec).
-  int64_t instantaneous_ops_per_sec() const { return ops_rate_.per_second(); }
-  // Network input and output in KiB per second, over the same window.
-  double instantaneous_input_kbps() const { return input_rate_.per_second() / 1024.0; }
-  double instantaneous_output_kbps() const { return output_rate_.per_second() / 1024.0; }
   // Active expiry: milliseconds spent in its cycles, and how many cycles stopped at their work
   // limit with due keys left (INFO expire_cycle_cpu_milliseconds, expired_time_cap_reached_count).
   uint64_t expire_cycle_ms() const { return expire_cycle_us_.load() / 1000; }
@@ -297,19 +230,7 @@ class Server {
   Settings settings_;  // Attached to config_ in the constructor.
   std::unique_ptr<Store> store_;
   CommandTable commands_;
-  ServerStats stats_;
-  struct ThreadSlot {
-    std::unique_ptr<CommandCounters[]> counters;
-    ThreadStats stats;
-  };
-  // This thread's counters for this server (registered on first use).
-  ThreadSlot& LocalSlot();
-  CommandCounters* LocalCounters() { return LocalSlot().counters.get(); }
-  const uint64_t instance_id_;  // Tells this server's thread-local counters from others'.
-  std::mutex counters_mutex_;
-  std::vector<std::unique_ptr<ThreadSlot>> thread_slots_;
-  std::mutex error_mutex_;
-  std::map<std::string, uint64_t> error_stats_;
+  Stats stats_{commands_.all().size()};
   TransactionGate transaction_gate_;
   ChangeStream changes_;  // Before its consumers, which unregister on destruction.
   BlockingRegistry blocking_{changes_};
@@ -329,20 +250,6 @@ class Server {
   std::atomic<bool> active_expire_enabled_{true};
   std::atomic<double> expired_stale_ratio_{0};
   std::unique_ptr<EffectSinkConsumer> effect_sink_consumer_;
-  // The rate of a growing counter over a ring of (time, value) samples taken by Cron (sampled
-  // only by the cron thread; the rate may be read by any), like Redis's instantaneous metrics.
-  class RateMeter {
-   public:
-    void Sample(int64_t now_ms, uint64_t value);
-    int64_t per_second() const { return per_second_.load(std::memory_order_relaxed); }
-
-   private:
-    static constexpr int kSamples = 16;
-    std::pair<int64_t, uint64_t> samples_[kSamples] = {};
-    int count_ = 0;
-    std::atomic<int64_t> per_second_{0};
-  };
-  RateMeter ops_rate_, input_rate_, output_rate_;
   std::atomic<uint64_t> expire_cycle_us_{0};
   std::atomic<uint64_t> expire_cycle_cap_reached_{0};
   std::atomic<uint64_t> lazyfreed_objects_{0};

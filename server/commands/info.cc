@@ -182,7 +182,7 @@ void PersistenceSection(Server& server, std::string* out) {
   Field(out, "current_fork_perc", "0.00");
   Field(out, "current_save_keys_processed", 0);
   Field(out, "current_save_keys_total", 0);
-  Field(out, "rdb_changes_since_last_save", server.stat_totals().dirty);
+  Field(out, "rdb_changes_since_last_save", server.stats().totals().dirty);
   Field(out, "rdb_bgsave_in_progress", 0);
   Field(out, "rdb_last_save_time", server.lastsave_s());
   Field(out, "rdb_last_bgsave_status", "ok");
@@ -206,19 +206,19 @@ void PersistenceSection(Server& server, std::string* out) {
 }
 
 void StatsSection(Server& server, std::string* out) {
-  ServerStats& stats = server.stats();
-  Server::StatTotals totals = server.stat_totals();
+  Stats& stats = server.stats();
+  Stats::Totals totals = stats.totals();
   Field(out, "total_connections_received", stats.total_connections_received.load());
-  Field(out, "total_commands_processed", server.total_commands_processed());
-  Field(out, "instantaneous_ops_per_sec", server.instantaneous_ops_per_sec());
+  Field(out, "total_commands_processed", server.stats().total_commands_processed());
+  Field(out, "instantaneous_ops_per_sec", server.stats().instantaneous_ops_per_sec());
   Field(out, "total_net_input_bytes", totals.net_input_bytes);
   Field(out, "total_net_output_bytes", totals.net_output_bytes);
   Field(out, "total_net_repl_input_bytes", 0);
   Field(out, "total_net_repl_output_bytes", 0);
   Field(out, "instantaneous_input_kbps",
-        absl::StrFormat("%.2f", server.instantaneous_input_kbps()));
+        absl::StrFormat("%.2f", server.stats().instantaneous_input_kbps()));
   Field(out, "instantaneous_output_kbps",
-        absl::StrFormat("%.2f", server.instantaneous_output_kbps()));
+        absl::StrFormat("%.2f", server.stats().instantaneous_output_kbps()));
   Field(out, "instantaneous_input_repl_kbps", "0.00");
   Field(out, "instantaneous_output_repl_kbps", "0.00");
   Field(out, "rejected_connections", stats.rejected_connections.load());
@@ -295,7 +295,7 @@ void CpuSection(std::string* out) {
 
 void CommandStatsSection(Server& server, std::string* out) {
   for (const CommandSpec* spec : server.commands().all()) {
-    CommandTotals totals = server.command_totals(spec);
+    CommandTotals totals = server.stats().command_totals(server.commands().IdOf(spec));
     uint64_t calls = totals.calls;
     uint64_t rejected = totals.rejected_calls;
     uint64_t failed = totals.failed_calls;
@@ -317,7 +317,7 @@ void LatencyStatsSection(Server& server, std::string* out) {
   std::vector<std::string> percentiles =
       SplitNonEmpty(server.settings().latency_tracking_info_percentiles.get(), ' ');
   for (const CommandSpec* spec : server.commands().all()) {
-    LatencyDistribution latency = server.command_latency(spec);
+    LatencyDistribution latency = server.stats().command_latency(server.commands().IdOf(spec));
     if (latency.total() == 0) continue;
     std::string values;
     for (const std::string& percentile : percentiles) {
@@ -332,7 +332,7 @@ void LatencyStatsSection(Server& server, std::string* out) {
 }
 
 void ErrorStatsSection(Server& server, std::string* out) {
-  for (const auto& [code, count] : server.ErrorStats()) {
+  for (const auto& [code, count] : server.stats().ErrorStats()) {
     Field(out, StrCat("errorstat_", code), StrCat("count=", count));
   }
 }

@@ -86,7 +86,7 @@ inline bool FoundStringOrReply(CommandContext& ctx, const KeyAccess& access) {
 
 // Counts a read lookup in INFO's keyspace_hits / keyspace_misses.
 inline void CountLookup(CommandContext& ctx, bool hit) {
-  ThreadStats& stats = ctx.server.LocalStats();
+  ThreadStats& stats = ctx.server.stats().Local();
   AddOwned(hit ? stats.keyspace_hits : stats.keyspace_misses, 1);
 }
 
@@ -233,7 +233,7 @@ inline void PublishExpiry(CommandContext& ctx, const KeyAccess& access) {
 
 // Counts one change for rdb_changes_since_last_save.
 inline void CountDirty(CommandContext& ctx, uint64_t changes = 1) {
-  AddOwned(ctx.server.LocalStats().dirty, changes);
+  AddOwned(ctx.server.stats().Local().dirty, changes);
 }
 
 // Stores `value` as a string at the key, with `expire_ms` (0 = none). Chooses the encoding.

@@ -113,7 +113,7 @@ void CmdFlushDb(CommandContext& ctx) {
   Store::DetachedTables tables =
       ctx.store.FlushDb(ctx.db(), PublishFlush(ctx, ChangeScope::kDatabase));
   if (async) ctx.server.FreeLater(std::move(tables));
-  AddOwned(ctx.server.LocalStats().dirty, 1);
+  AddOwned(ctx.server.stats().Local().dirty, 1);
   ctx.reply.Ok();
 }
 
@@ -122,7 +122,7 @@ void CmdFlushAll(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables = ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
   if (async) ctx.server.FreeLater(std::move(tables));
-  AddOwned(ctx.server.LocalStats().dirty, 1);
+  AddOwned(ctx.server.stats().Local().dirty, 1);
   ctx.reply.Ok();
 }
 

@@ -384,10 +384,10 @@ TEST_P(HashCommandsTest, SettingTheValuesAlreadyThere) {
   EXPECT_EQ(Reply({"HSET", "h", "a", "1", "b", "text", "c", ""}), ":3");
   EXPECT_EQ(Reply({"PEXPIRE", "h", "100000"}), ":1");
   effects_.Take();
-  uint64_t dirty = server_.stat_totals().dirty;
+  uint64_t dirty = server_.stats().totals().dirty;
   EXPECT_EQ(Reply({"HSET", "h", "a", "1", "c", ""}), ":0");
   EXPECT_EQ(Reply({"HMSET", "h", "b", "text"}), "+OK");
-  EXPECT_EQ(server_.stat_totals().dirty, dirty + 3);
+  EXPECT_EQ(server_.stats().totals().dirty, dirty + 3);
   EXPECT_EQ(Reply({"OBJECT", "ENCODING", "h"}), ExpectedEncoding());
   EXPECT_GT(Run({"PTTL", "h"}).integer, 0);
   // Another value, an integer-looking text of another form, or a new field do change it.
