@@ -13,10 +13,14 @@ thread_local bool tls_group_published = false;
 }  // namespace
 
 void ChangeStream::AddConsumer(ChangeConsumer* consumer) {
-  for (Slot& slot : slots_) {
+  for (int i = 0; i < kMaxConsumers; ++i) {
+    Slot& slot = slots_[i];
     if (slot.consumer.load(std::memory_order_relaxed) == nullptr) {
       slot.interest.store(0, std::memory_order_relaxed);
       slot.consumer.store(consumer, std::memory_order_release);
+      if (used_slots_.load(std::memory_order_relaxed) <= i) {
+        used_slots_.store(i + 1, std::memory_order_release);
+      }
       return;
     }
   }
@@ -67,7 +71,9 @@ void ChangeStream::Publish(ChangeRecord& record) {
     record.group = tls_group_id;
     tls_group_published = true;
   }
-  for (Slot& slot : slots_) {
+  const int used = used_slots_.load(std::memory_order_acquire);
+  for (int i = 0; i < used; ++i) {
+    Slot& slot = slots_[i];
     if (slot.interest.load(std::memory_order_acquire) == 0) continue;
     ChangeConsumer* consumer = slot.consumer.load(std::memory_order_acquire);
     if (consumer != nullptr) consumer->OnChange(record);

@@ -210,6 +210,10 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
 // The key now holds the string it holds, with its absolute expiry: SET key value [PXAT ms].
 inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access) {
   if (!ctx.server.changes().active()) return;
+  if (!WantsEffects(ctx)) {  // Keys only: no need to look at the value.
+    PublishChange(ctx, access.db, access.key, {});
+    return;
+  }
   RecordView view = access.view();
   if (view.expire_ms <= 0) {
     PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str});
@@ -222,6 +226,10 @@ inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access) {
 // The key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
 inline void PublishExpiry(CommandContext& ctx, const KeyAccess& access) {
   if (!ctx.server.changes().active()) return;
+  if (!WantsEffects(ctx)) {  // Keys only: no need to look at the value.
+    PublishChange(ctx, access.db, access.key, {});
+    return;
+  }
   int64_t expire_ms = access.view().expire_ms;
   if (expire_ms > 0) {
     IntText deadline(expire_ms);

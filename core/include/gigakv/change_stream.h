@@ -146,6 +146,8 @@ class ChangeStream {
   void RecomputeMask();
 
   std::array<Slot, kMaxConsumers> slots_;
+  // Slots [0, used_slots_) have ever held a consumer: Publish looks at no others.
+  std::atomic<int> used_slots_{0};
   std::atomic<uint32_t> interest_mask_{0};
   std::atomic<uint64_t> next_sequence_{1};
   std::atomic<uint64_t> next_group_{1};
