@@ -37,6 +37,25 @@ class RecordingEffectSink : public EffectSink {
   std::vector<std::string> lines_;
 };
 
+// Runs one command for `client` on `server` as a connection would (coarse clock refreshed first)
+// and returns the raw reply bytes.
+inline std::string ExecuteRaw(server::Server& server, server::ClientState& client,
+                              protocol::ReplyBuilder& reply, const std::vector<std::string>& args) {
+  std::vector<std::string_view> views(args.begin(), args.end());
+  reply.buffer().clear();
+  server.RefreshCoarseClock();  // As the connection does once per batch of requests.
+  server.Execute(client, views, reply);
+  return reply.buffer();
+}
+
+// Parses raw reply bytes that must hold exactly one value (an empty input is a null value).
+inline protocol::RespValue ParseOneReply(const std::string& raw) {
+  protocol::RespValue value;
+  int64_t used = protocol::ParseReply(raw, &value);
+  EXPECT_EQ(used, static_cast<int64_t>(raw.size())) << "reply bytes: " << raw;
+  return value;
+}
+
 class CommandTest : public ::testing::Test {
  protected:
   CommandTest() : server_(Configure(config_), MakeOptions()), client_(server_.NextClientId()) {
@@ -46,20 +65,12 @@ class CommandTest : public ::testing::Test {
 
   // Runs one command and returns the raw reply bytes.
   std::string RunRaw(const std::vector<std::string>& args) {
-    std::vector<std::string_view> views(args.begin(), args.end());
-    reply_.buffer().clear();
-    server_.RefreshCoarseClock();  // As the connection does once per batch of requests.
-    server_.Execute(client_, views, reply_);
-    return reply_.buffer();
+    return ExecuteRaw(server_, client_, reply_, args);
   }
 
   // Runs one command and parses its reply (exactly one value must come back).
   protocol::RespValue Run(const std::vector<std::string>& args) {
-    std::string raw = RunRaw(args);
-    protocol::RespValue value;
-    int64_t used = protocol::ParseReply(raw, &value);
-    EXPECT_EQ(used, static_cast<int64_t>(raw.size())) << "reply bytes: " << raw;
-    return value;
+    return ParseOneReply(RunRaw(args));
   }
 
   // Shorthand: the reply rendered by RespValue::DebugString ("+OK", ":1", "\"v\"", "(nil)"...).

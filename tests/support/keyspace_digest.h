@@ -19,6 +19,7 @@
 #include "protocol/reply_builder.h"
 #include "protocol/resp_reader.h"
 #include "server/server.h"
+#include "support/command_fixture.h"
 
 namespace gigakv::testing {
 
@@ -49,18 +50,10 @@ class InProcessClient {
 
   // Runs one command; returns its raw reply (empty while the client is blocked).
   std::string RunRaw(const std::vector<std::string>& args) {
-    std::vector<std::string_view> views(args.begin(), args.end());
-    reply_.buffer().clear();
-    server_.RefreshCoarseClock();
-    server_.Execute(*state_, views, reply_);
-    return reply_.buffer();
+    return ExecuteRaw(server_, *state_, reply_, args);
   }
   protocol::RespValue Run(const std::vector<std::string>& args) {
-    std::string raw = RunRaw(args);
-    protocol::RespValue value;
-    int64_t used = protocol::ParseReply(raw, &value);
-    EXPECT_EQ(used, static_cast<int64_t>(raw.size())) << "reply bytes: " << raw;
-    return value;
+    return ParseOneReply(RunRaw(args));
   }
   std::string Reply(const std::vector<std::string>& args) { return Run(args).DebugString(); }
 
