@@ -28,6 +28,7 @@ void ChangeStream::AddConsumer(ChangeConsumer* consumer) {
 }
 
 void ChangeStream::RemoveConsumer(ChangeConsumer* consumer) {
+  std::lock_guard<std::mutex> lock(interest_mutex_);
   for (Slot& slot : slots_) {
     if (slot.consumer.load(std::memory_order_relaxed) == consumer) {
       slot.interest.store(0, std::memory_order_relaxed);
@@ -38,6 +39,7 @@ void ChangeStream::RemoveConsumer(ChangeConsumer* consumer) {
 }
 
 void ChangeStream::SetInterest(ChangeConsumer* consumer, ChangeConsumer::Interest interest) {
+  std::lock_guard<std::mutex> lock(interest_mutex_);
   for (Slot& slot : slots_) {
     if (slot.consumer.load(std::memory_order_relaxed) == consumer) {
       slot.interest.store(static_cast<uint8_t>(interest), std::memory_order_release);

@@ -86,7 +86,11 @@ void BlockingRegistry::UpdateInterestLocked() {
 }
 
 void BlockingRegistry::OnChange(const ChangeRecord& record) {
-  if (record.cause != ChangeCause::kCommand) return;  // Removals serve nobody.
+  // Removals serve nobody; commands and SWAPDB may.
+  if (record.cause == ChangeCause::kExpiry || record.cause == ChangeCause::kEviction ||
+      record.cause == ChangeCause::kFlush) {
+    return;
+  }
   switch (record.scope) {
     case ChangeScope::kKeys:
       for (const ChangedKey& key : record.keys) SignalReady(key.db, key.key);

@@ -144,6 +144,19 @@ def test_rename_and_move_wake_waiters(blocking_server):
         assert waiter.read_reply() == [b"z", b"m", b"5"]
 
 
+def test_swapdb_wakes_a_waiter_whose_key_arrives_with_the_swapped_db(blocking_server):
+    # Redis 7.0 serves clients blocked in either swapped db (db.c swapdbCommand ->
+    # scanDatabaseForReadyKeys). No other change consumer is attached here.
+    with blocking_server.raw() as waiter, blocking_server.raw() as other:
+        waiter.send_command("BLPOP", "swapped", "10")
+        wait_blocked(other, 1)
+        other.call("SELECT", "3")
+        assert other.call("RPUSH", "swapped", "v") == 1
+        assert other.call("SWAPDB", "0", "3") == "OK"
+        assert waiter.read_reply() == [b"swapped", b"v"]
+        assert other.call("EXISTS", "swapped") == 0
+
+
 def test_bzpopmin_is_woken_by_zadd(blocking_server):
     with blocking_server.raw() as waiter, blocking_server.raw() as pusher:
         waiter.send_command("BZPOPMIN", "zs", "10")

@@ -29,6 +29,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string_view>
 
 #include "absl/types/span.h"
@@ -148,6 +149,9 @@ class ChangeStream {
   std::array<Slot, kMaxConsumers> slots_;
   // Slots [0, used_slots_) have ever held a consumer: Publish looks at no others.
   std::atomic<int> used_slots_{0};
+  // Serialises interest changes (rare): recomputing the mask from the slots is then never
+  // overtaken by a stale recomputation of another consumer's change.
+  std::mutex interest_mutex_;
   std::atomic<uint32_t> interest_mask_{0};
   std::atomic<uint64_t> next_sequence_{1};
   std::atomic<uint64_t> next_group_{1};
