@@ -128,6 +128,8 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
     if (std::find(waiter->keys.begin(), waiter->keys.end(), key) != waiter->keys.end()) continue;
     waiter->keys.emplace_back(key);
     by_key_[KeyId(waiter->db, std::string(key))].push_back(waiter);
+    // Counted while the caller holds the key's shard lock: a write after it sees the count.
+    waiting_keys_.Add(waiter->db, key);
   }
   by_client_[client->id] = waiter;
   count_.fetch_add(1, std::memory_order_relaxed);
@@ -139,7 +141,7 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
 }
 
 void BlockingRegistry::SignalReady(int db, std::string_view key) {
-  if (count_.load(std::memory_order_relaxed) == 0) return;
+  if (!waiting_keys_.MayContain(db, key)) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!by_key_.contains(KeyId(db, std::string(key)))) return;
@@ -244,6 +246,7 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
 
 void BlockingRegistry::RemoveLocked(const std::shared_ptr<Waiter>& waiter) {
   for (const std::string& key : waiter->keys) {
+    waiting_keys_.Remove(waiter->db, key);
     auto it = by_key_.find(KeyId(waiter->db, key));
     if (it == by_key_.end()) continue;
     auto& queue = it->second;

@@ -5,13 +5,13 @@
 // looks at its keys in order and, when one can serve it, replies exactly as the non-blocking
 // variant would and returns. When none can, it calls BlockOnKeys and returns without replying.
 // The client is then parked: its connection runs no further commands until it is served or times
-// out. When a key it waits on is signalled ready (SignalKeyAsReady, from any I/O thread), the
+// out. When a change record names a key it waits on (from any I/O thread), the
 // blocked command is run again from scratch with the same arguments, for the clients blocked on
 // that key in the order they blocked; a run that calls BlockOnKeys again leaves the client blocked
 // where it was in the queue. At the deadline the client gets a null array (RESP2 `*-1`, RESP3
 // `_`), as Redis replies to a timed-out blocking command.
 //
-// Threading and locks: BlockOnKeys and SignalKeyAsReady run under the shard locks of the keys
+// Threading and locks: BlockOnKeys and the change records run under the shard locks of the keys
 // involved, then take the registry's mutex; the registry never takes a shard lock while holding
 // its mutex, and serving (which runs commands, so takes shard locks) happens with no lock held, at
 // the end of Server::Execute. Registering under the key's lock is what prevents lost wake-ups: a
@@ -33,6 +33,7 @@
 #include "gigakv/change_stream.h"
 #include "gigakv/object.h"
 #include "server/command.h"
+#include "server/key_filter.h"
 
 namespace gigakv::server {
 
@@ -82,7 +83,6 @@ class BlockingRegistry : public ChangeConsumer {
   // With `times_out_with_zero` the wait ends unserved with the integer 0 instead of a null array.
   bool Block(CommandContext& ctx, const std::vector<std::string_view>& keys, int64_t deadline_ms,
              bool times_out_with_zero = false);
-
 
   // Serves the waiters of the keys signalled on this thread, until no ready key is left. Called
   // by Server::Execute with no lock held; a no-op when nothing was signalled.
@@ -143,6 +143,9 @@ class BlockingRegistry : public ChangeConsumer {
   absl::flat_hash_map<KeyId, std::deque<std::shared_ptr<Waiter>>> by_key_;
   absl::flat_hash_map<uint64_t, std::shared_ptr<Waiter>> by_client_;
   std::atomic<size_t> count_{0};
+  // The (db, key) pairs clients wait on, one count per waiter and key: the records of other
+  // keys pass SignalReady without the mutex.
+  KeyCountingFilter waiting_keys_;
   ChangeStream& changes_;
   bool interested_ = false;  // Guarded by mutex_.
 };

@@ -1,7 +1,6 @@
 #include "server/transaction.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace gigakv::server {
 namespace {
@@ -75,31 +74,11 @@ TransactionGate::ReleasedScope::~ReleasedScope() {
 
 bool TransactionGate::ThisThreadIsExclusive() { return tls_exclusive; }
 
-WatchRegistry::WatchRegistry(ChangeStream& changes)
-    : changes_(changes), filter_(new std::atomic<uint32_t>[kFilterBuckets]()) {
+WatchRegistry::WatchRegistry(ChangeStream& changes) : changes_(changes) {
   changes_.AddConsumer(this);
 }
 
 WatchRegistry::~WatchRegistry() { changes_.RemoveConsumer(this); }
-
-size_t WatchRegistry::FilterBucket(int db, std::string_view key) {
-  // Every write of a watched server asks the filter, so the bucket comes from a few loads and
-  // multiplies instead of a full hash: the length, the database and the first and last eight
-  // bytes (where keys like user:1234 differ). Keys that differ only in between share a bucket,
-  // which costs a look-up under the mutex, never a missed change.
-  uint64_t head = 0, tail = 0;
-  const size_t n = key.size();
-  if (n >= 8) {
-    std::memcpy(&head, key.data(), 8);
-    std::memcpy(&tail, key.data() + n - 8, 8);
-  } else if (n > 0) {
-    std::memcpy(&head, key.data(), n);
-  }
-  uint64_t mixed = (head * 0x9e3779b97f4a7c15ULL) ^ (tail * 0xc2b2ae3d27d4eb4fULL) ^
-                   (static_cast<uint64_t>(n) << 32) ^ static_cast<uint64_t>(db);
-  mixed *= 0xff51afd7ed558ccdULL;
-  return (mixed >> 40) & (kFilterBuckets - 1);
-}
 
 void WatchRegistry::Watch(uint64_t client_id, int db, std::string_view key, int64_t expire_ms) {
   KeyRef ref{db, std::string(key)};
@@ -110,7 +89,7 @@ void WatchRegistry::Watch(uint64_t client_id, int db, std::string_view key, int6
   }
   // Counted in the filter before the caller releases the key's shard lock: a write after it
   // sees the count.
-  FilterCount(db, key).fetch_add(1, std::memory_order_relaxed);
+  filter_.Add(db, key);
   watchers_[ref].push_back(client_id);
   mine.keys.emplace_back(std::move(ref), expire_ms);
   if (watched_entries_.fetch_add(1, std::memory_order_relaxed) == 0) {
@@ -129,7 +108,7 @@ void WatchRegistry::UnwatchAll(uint64_t client_id) {
     std::vector<uint64_t>& ids = entry->second;
     ids.erase(std::remove(ids.begin(), ids.end(), client_id), ids.end());
     if (ids.empty()) watchers_.erase(entry);
-    FilterCount(ref.db, ref.key).fetch_sub(1, std::memory_order_relaxed);
+    filter_.Remove(ref.db, ref.key);
     if (watched_entries_.fetch_sub(1, std::memory_order_relaxed) == 1) {
       changes_.SetInterest(this, Interest::kNone);
     }
@@ -156,7 +135,7 @@ void WatchRegistry::TouchLocked(const KeyRef& ref) {
 }
 
 void WatchRegistry::Touch(int db, std::string_view key) {
-  if (!active() || FilterCount(db, key).load(std::memory_order_relaxed) == 0) return;
+  if (!active() || !filter_.MayContain(db, key)) return;
   std::lock_guard<std::mutex> lock(mutex_);
   TouchLocked(KeyRef{db, std::string(key)});
 }

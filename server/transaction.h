@@ -6,9 +6,10 @@
 // runs a batch of commands (BatchScope, taken by the connection). EXEC takes every slot, in
 // registration order, after giving up its own, under one exec mutex (ExclusiveScope): while it
 // runs its queued commands no other I/O thread is running any command. The cost on the normal
-// path is one uncontended lock of a thread-private mutex per batch of requests. Background work
-// (active expiry, eviction, lazy free) does not take the gate; it only ever removes keys, which
-// the commands see through their shard locks as any removal.
+// path is one uncontended lock of a thread-private mutex per batch of requests. The cron thread
+// (cron.h) registers too and runs each pass of active expiry and eviction in a batch scope, so
+// no key is removed between a transaction's writes: a change-stream consumer sees an EXEC's group
+// whole, before or after any expiry. Lazy free takes no gate: it frees what is already unlinked.
 //
 // Deadlock freedom: a thread waits for slots only while holding the exec mutex and no slot of
 // its own; a thread holding its slot never waits for another slot. Shard locks are taken only
@@ -20,8 +21,8 @@
 // missing key publishes nothing), and removals by expiry and eviction are records too, so EXEC
 // fails only when a watched key really changed, as in Redis. A flush or SWAPDB changes only the
 // watched keys that existed (on either side), as in Redis: the record's key probe tells.
-// A counting filter of watched (db, key) hashes, read without a lock, lets the records of
-// unwatched keys (nearly all of them) pass without touching the registry's mutex.
+// A counting filter of the watched keys (server/key_filter.h) lets the records of unwatched
+// keys (nearly all of them) pass without touching the registry's mutex.
 #pragma once
 
 #include <atomic>
@@ -36,6 +37,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "gigakv/change_stream.h"
 #include "gigakv/shard_mutex.h"
+#include "server/key_filter.h"
 
 namespace gigakv::server {
 
@@ -50,7 +52,7 @@ class TransactionGate {
   TransactionGate& operator=(const TransactionGate&) = delete;
 
   // Gives the calling thread a slot of this gate (an I/O thread, before it serves clients).
-  // Threads that never register (tests, the cron thread) are not gated.
+  // Threads that never register (tests) are not gated.
   void RegisterThisThread();
 
   // Held by an I/O thread while it runs a batch of commands. No-op on unregistered threads.
@@ -154,15 +156,9 @@ class WatchRegistry : public ChangeConsumer {
   void TouchLocked(const KeyRef& ref);
   // Marks the watchers of each watched key of `db` (every database if db < 0) that `existed`.
   void TouchExisting(int db, const std::function<bool(int db, std::string_view key)>& existed);
-  // The filter: how many watches fall in each bucket of (db, key) hashes.
-  static constexpr size_t kFilterBuckets = 4096;
-  static size_t FilterBucket(int db, std::string_view key);
-  std::atomic<uint32_t>& FilterCount(int db, std::string_view key) {
-    return filter_[FilterBucket(db, key)];
-  }
 
   ChangeStream& changes_;
-  std::unique_ptr<std::atomic<uint32_t>[]> filter_;
+  KeyCountingFilter filter_;  // The watched (db, key) pairs, one count per watch.
 
   std::mutex mutex_;
   absl::flat_hash_map<KeyRef, std::vector<uint64_t>> watchers_;  // Key -> client ids.
