@@ -51,6 +51,7 @@ void Settings::Attach(Config& config) {
 }
 
 void Settings::Load(const Config& config) {
+  std::lock_guard<std::mutex> lock(load_mutex_);
   auto integer = [&](std::string_view name) { return config.GetInt(name); };
   auto small = [&](std::string_view name) { return static_cast<int>(config.GetInt(name)); };
   auto flag = [&](std::string_view name) { return config.GetBool(name); };

@@ -66,7 +66,8 @@ class Settings {
   // Loads every field from `config` now, and again after each change CONFIG SET applies to it
   // (registers a Config applier; `config` must not outlive this object while CONFIG SET runs).
   void Attach(Config& config);
-  // Reads every field from `config` (fixed ones only the first time).
+  // Reads every field from `config` (fixed ones only the first time). Loads are serialised: a
+  // reload never interleaves with another and leaves a field older than the config it read.
   void Load(const Config& config);
 
   // --- Fixed at start-up ---------------------------------------------------------------------
@@ -129,7 +130,8 @@ class Settings {
     Live<int64_t> list_max_listpack_size;
   };
   LiveLimits limits_;
-  bool loaded_ = false;
+  std::mutex load_mutex_;
+  bool loaded_ = false;  // Guarded by load_mutex_.
 };
 
 }  // namespace gigakv::server
