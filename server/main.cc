@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "cxxopts.hpp"
 #include "server/config.h"
+#include "server/cron.h"
 #include "server/network.h"
 #include "server/server.h"
 #include "spdlog/sinks/basic_file_sink.h"
@@ -206,6 +207,8 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", std::string(status.message()));
     return 1;
   }
+  gigakv::server::CronThread cron(server);
+  cron.Start();
   const std::string& pidfile = server.settings().pidfile;
   if (!pidfile.empty()) std::ofstream(pidfile) << ::getpid() << "\n";
 
@@ -218,6 +221,7 @@ int main(int argc, char** argv) {
   NotifySupervisor(server.supervised, /*ready=*/true);
 
   network.Wait();
+  cron.Stop();
   NotifySupervisor(server.supervised, /*ready=*/false);
   spdlog::info("gigakv is now ready to exit, bye bye...");
   if (!pidfile.empty()) ::unlink(pidfile.c_str());

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -605,10 +604,6 @@ struct Network::Impl {
   std::vector<std::unique_ptr<tcp::acceptor>> retired_acceptors;
   std::unique_ptr<asio::signal_set> signals;
   std::atomic<size_t> next_thread{0};
-  std::thread cron_thread;
-  std::mutex cron_mutex;
-  std::condition_variable cron_cv;
-  bool stopping = false;
   std::atomic<bool> stopped{false};
   int bound_port = 0;
 
@@ -735,30 +730,6 @@ struct Network::Impl {
     }
     return absl::OkStatus();
   }
-
-  // Cron every 1000/hz ms. While active expiry has a backlog (many keys due at once), its
-  // bounded passes also run every millisecond in between, so a mass expiry clears quickly without
-  // any single pass holding a shard for long.
-  void CronLoop() {
-    using Clock = std::chrono::steady_clock;
-    std::unique_lock<std::mutex> lock(cron_mutex);
-    Clock::time_point next_cron = Clock::now();
-    bool expiry_backlog = false;
-    while (!stopping) {
-      if (Clock::now() >= next_cron) {
-        int64_t hz = std::max<int64_t>(1, server.settings().hz.get());
-        next_cron = Clock::now() + std::chrono::milliseconds(1000 / hz);
-      }
-      Clock::time_point wake =
-          expiry_backlog ? std::min(next_cron, Clock::now() + std::chrono::milliseconds(1))
-                         : next_cron;
-      cron_cv.wait_until(lock, wake);
-      if (stopping) break;
-      lock.unlock();
-      expiry_backlog = Clock::now() >= next_cron ? server.Cron() : server.ActiveExpire();
-      lock.lock();
-    }
-  }
 };
 
 Network::Network(Server& server) : impl_(std::make_unique<Impl>(server)) {}
@@ -822,17 +793,11 @@ absl::Status Network::Start() {
       raw->io.run();
     });
   }
-  impl_->cron_thread = std::thread([this] { impl_->CronLoop(); });
   return absl::OkStatus();
 }
 
 void Network::Stop() {
   if (impl_->stopped.exchange(true)) return;
-  {
-    std::lock_guard<std::mutex> lock(impl_->cron_mutex);
-    impl_->stopping = true;
-  }
-  impl_->cron_cv.notify_all();
   for (auto& thread : impl_->threads) {
     IoThread* raw = thread.get();
     asio::post(raw->io, [this, raw] {
@@ -856,7 +821,6 @@ void Network::Wait() {
       thread->thread.join();
     }
   }
-  if (impl_->cron_thread.joinable()) impl_->cron_thread.join();
 }
 
 }  // namespace gigakv::server

@@ -1,5 +1,10 @@
+#include <chrono>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "server/cron.h"
+#include "server/transaction.h"
 #include "support/command_fixture.h"
 
 namespace gigakv::testing {
@@ -417,6 +422,34 @@ TEST_F(OpsPerSecTest, InstantaneousOpsFollowTheCommandRate) {
   // 50 commands per 100 ms tick = 500 per second.
   EXPECT_THAT(Run({"INFO", "stats"}).str,
               ::testing::HasSubstr("instantaneous_ops_per_sec:500\r\n"));
+}
+
+// The cron thread takes the transaction gate for each pass: while an EXEC holds it, active
+// expiry removes nothing, so no expiry lands between a transaction's writes. Waits are bounded
+// polls; the pause under the gate only gives a misbehaving cron the chance to show itself.
+TEST_F(ServerCommandsTest, CronPassesWaitForARunningExec) {
+  ASSERT_EQ(Reply({"CONFIG", "SET", "hz", "100"}), "+OK");
+  auto wait_until_empty = [&] {
+    for (int i = 0; i < 2000 && server_.store().DbSize(0) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return server_.store().DbSize(0) == 0;
+  };
+  Run({"SET", "first", "v", "PX", "5"});
+  clock_.AdvanceMs(10);
+  server::CronThread cron(server_);
+  cron.Start();
+  ASSERT_TRUE(wait_until_empty());  // The thread runs (and is registered with the gate).
+
+  Run({"SET", "second", "v", "PX", "5"});
+  {
+    server::TransactionGate::ExclusiveScope exec(server_.transaction_gate());
+    clock_.AdvanceMs(10);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(server_.store().DbSize(0), 1u);  // Due, but no pass ran during the "EXEC".
+  }
+  EXPECT_TRUE(wait_until_empty());
+  cron.Stop();
 }
 
 }  // namespace

@@ -37,8 +37,10 @@ class EffectSink {
 
 // Renders the change stream's effects as Effects for a sink: each record's effect in its
 // database, and a group's records between MULTI and EXEC, handed over together when the group
-// ends (so a record published meanwhile by another thread, an active expiry say, comes before
-// or after the transaction, never inside it). Interested in effects once attached.
+// ends. The sink's order is the order of the changes only if no other thread publishes while a
+// group is open: the server guarantees it (EXEC excludes every I/O thread and the cron thread,
+// server/transaction.h); an embedding that publishes from ungated threads during a group gets
+// those records before the group's. Interested in effects once attached.
 class EffectSinkConsumer : public ChangeConsumer {
  public:
   explicit EffectSinkConsumer(EffectSink& sink) : sink_(sink) {}

@@ -1,0 +1,53 @@
+#include "server/cron.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "server/server.h"
+#include "server/transaction.h"
+
+namespace gigakv::server {
+
+void CronThread::Start() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = false;
+  }
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void CronThread::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void CronThread::Loop() {
+  using Clock = std::chrono::steady_clock;
+  server_.transaction_gate().RegisterThisThread();
+  std::unique_lock<std::mutex> lock(mutex_);
+  Clock::time_point next_cron = Clock::now();
+  bool expiry_backlog = false;
+  while (!stopping_) {
+    if (Clock::now() >= next_cron) {
+      int64_t hz = std::max<int64_t>(1, server_.settings().hz.get());
+      next_cron = Clock::now() + std::chrono::milliseconds(1000 / hz);
+    }
+    Clock::time_point wake = expiry_backlog
+                                 ? std::min(next_cron, Clock::now() + std::chrono::milliseconds(1))
+                                 : next_cron;
+    wake_.wait_until(lock, wake);
+    if (stopping_) break;
+    lock.unlock();
+    {
+      TransactionGate::BatchScope gate(server_.transaction_gate());
+      expiry_backlog = Clock::now() >= next_cron ? server_.Cron() : server_.ActiveExpire();
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace gigakv::server
