@@ -2,6 +2,7 @@
 // sample's change records must list every key whose content, type or TTL changed, and replaying
 // the effects published since the start into a fresh server must reproduce the keyspace exactly.
 // A write command without samples fails the test: adding one means adding its samples here.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,6 +22,9 @@ struct Sample {
   // The sample must change the keyspace (most must: a sample that changes nothing proves
   // nothing about publishing).
   bool changes = true;
+  // A sample that changes nothing but is still published, as Redis signals and propagates it
+  // (LMOVE of a one-element list onto itself fails a WATCH in Redis too).
+  bool published_unchanged = false;
 };
 
 // Keys of every type in db 0, a TTL, and a key in db 1.
@@ -129,7 +133,7 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
       {"lmove",
        {{{"LMOVE", "l", "l2", "LEFT", "RIGHT"}},
         {{"LMOVE", "l", "l", "LEFT", "RIGHT"}},
-        {{"LMOVE", "l2", "l2", "LEFT", "LEFT"}, false}}},
+        {{"LMOVE", "l2", "l2", "LEFT", "LEFT"}, false, true}}},
       {"rpoplpush", {{{"RPOPLPUSH", "l", "fresh"}}, {{"RPOPLPUSH", "l2", "l"}}}},
       {"lmpop", {{{"LMPOP", "2", "missing", "l", "RIGHT", "COUNT", "2"}}}},
       {"blpop", {{{"BLPOP", "missing", "l", "0"}}}},
@@ -187,6 +191,37 @@ class WriteCoverageTest : public ::testing::Test {
     return std::make_unique<server::Server>(config, options);
   }
 
+  // The keys of `records`, each record's as "db:key" in a sorted list, in record order.
+  static std::vector<std::vector<std::string>> KeysOf(
+      const std::vector<ChangeRecorder::Record>& records) {
+    std::vector<std::vector<std::string>> keys;
+    for (const auto& record : records) {
+      std::vector<std::string>& mine = keys.emplace_back();
+      for (const auto& [db, key] : record.keys) mine.push_back(std::to_string(db) + ":" + key);
+      std::sort(mine.begin(), mine.end());
+    }
+    return keys;
+  }
+
+  // Runs the fixture and `command` on a server whose only consumer asks for keys, and returns
+  // the keys `command` published. Records must carry no effect there.
+  std::vector<std::vector<std::string>> PublishedKeysWithoutEffects(const Command& command) {
+    server::Config config;
+    ManualClock clock;
+    clock.SetMs(clock_.NowMs());
+    auto server = NewServer(config, &clock);
+    ChangeRecorder recorder(*server, ChangeConsumer::Interest::kKeys);
+    InProcessClient client(*server);
+    for (const Command& step : Fixture()) client.Run(step);
+    recorder.TakeRecords();
+    client.Run(command);
+    std::vector<ChangeRecorder::Record> records = recorder.TakeRecords();
+    for (const auto& record : records) {
+      EXPECT_TRUE(record.effect.empty()) << "an effect built for a keys-only consumer";
+    }
+    return KeysOf(records);
+  }
+
   ManualClock clock_;
   ManualClock replica_clock_;
 };
@@ -241,6 +276,10 @@ TEST_F(WriteCoverageTest, EverySamplePublishesWhatItChangesAndReplaysExactly) {
       std::set<int> whole_dbs;
       for (const auto& record : records) {
         EXPECT_FALSE(record.effect.empty()) << "a record without its effect";
+        if (record.scope == ChangeScope::kKeys) {
+          // The fixture has no key past its TTL and no memory limit: a command changed it.
+          EXPECT_EQ(record.cause, ChangeCause::kCommand) << "a key record with another cause";
+        }
         for (const auto& [db, key] : record.keys) covered.insert(std::to_string(db) + ":" + key);
         switch (record.scope) {
           case ChangeScope::kKeys:
@@ -267,7 +306,15 @@ TEST_F(WriteCoverageTest, EverySamplePublishesWhatItChangesAndReplaysExactly) {
         EXPECT_FALSE(changed.empty()) << "the sample changed nothing";
       } else {
         EXPECT_TRUE(changed.empty()) << "a sample marked as changing nothing changed the keyspace";
+        if (sample.published_unchanged) {
+          EXPECT_FALSE(records.empty()) << "Redis signals this write although nothing changed";
+        } else {
+          EXPECT_THAT(records, ::testing::IsEmpty()) << "a write that changed nothing published";
+        }
       }
+      // With only a keys consumer attached (WATCH, blocked clients), producers build no effects:
+      // the same sample must still publish the same keys.
+      EXPECT_EQ(PublishedKeysWithoutEffects(sample.command), KeysOf(records));
       some_sample_changes |= !changed.empty();
 
       // Replaying everything published since the start reproduces the keyspace.

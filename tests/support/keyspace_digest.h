@@ -166,13 +166,17 @@ class ChangeRecorder : public ChangeConsumer, public EffectSink {
     std::vector<std::string> effect;
   };
 
-  explicit ChangeRecorder(server::Server& server) : server_(server) {
+  // With Interest::kKeys the recorder is the server's only consumer of keys and asks for no
+  // effects (as WATCH and blocked clients do): records then carry empty effects and nothing can
+  // be replayed.
+  explicit ChangeRecorder(server::Server& server, Interest interest = Interest::kEffects)
+      : server_(server), with_effects_(interest == Interest::kEffects) {
     server_.changes().AddConsumer(this);
-    server_.changes().SetInterest(this, Interest::kEffects);
-    server_.set_effect_sink(this);
+    server_.changes().SetInterest(this, interest);
+    if (with_effects_) server_.set_effect_sink(this);
   }
   ~ChangeRecorder() override {
-    server_.set_effect_sink(nullptr);
+    if (with_effects_) server_.set_effect_sink(nullptr);
     server_.changes().RemoveConsumer(this);
   }
 
@@ -239,6 +243,7 @@ class ChangeRecorder : public ChangeConsumer, public EffectSink {
 
  private:
   server::Server& server_;
+  const bool with_effects_;
   std::mutex mutex_;
   struct TimedEffect {
     Effect effect;
