@@ -24,6 +24,7 @@ void ChangeStream::AddConsumer(ChangeConsumer* consumer) {
       return;
     }
   }
+  // More consumers than slots is a programming error (the server has a fixed, small set).
   assert(false && "too many change consumers");
 }
 

@@ -83,11 +83,6 @@ class Config {
   // with the changed directive's name after the new value is stored; an error makes CONFIG SET
   // restore the old values and fail with that message. Register before serving clients.
   using Applier = std::function<absl::Status(std::string_view name)>;
-  // Held by CONFIG SET for its whole run (set, apply, roll back), so that two CONFIG SETs on
-  // different threads never interleave: each is all or nothing, as in Redis.
-  std::unique_lock<std::mutex> LockForChange() const {
-    return std::unique_lock<std::mutex>(change_mutex_);
-  }
   void AddApplier(Applier applier) { appliers_.push_back(std::move(applier)); }
   absl::Status ApplyChange(std::string_view name) const {
     for (const Applier& applier : appliers_) {
@@ -110,7 +105,6 @@ class Config {
   const Value* Find(std::string_view name) const;
 
   mutable std::mutex mutex_;
-  mutable std::mutex change_mutex_;  // See LockForChange; taken before mutex_, never after.
   std::map<std::string, std::unique_ptr<Value>, std::less<>> values_;
   std::string config_file_;
   std::vector<Applier> appliers_;

@@ -25,7 +25,7 @@ class CronThread {
   CronThread(const CronThread&) = delete;
   CronThread& operator=(const CronThread&) = delete;
 
-  // Starts the thread; its first pass runs at once.
+  // Starts the thread; its first pass runs one period (1000/hz ms) later.
   void Start();
   // Ends the thread after the pass in progress, if any. Idempotent.
   void Stop();

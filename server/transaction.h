@@ -98,6 +98,9 @@ class TransactionGate {
   // True while the calling thread runs an EXEC (holds every slot): it must not wait for
   // another I/O thread, which may be blocked on its slot.
   static bool ThisThreadIsExclusive();
+  // An EXEC is waiting for the slots: long background work in a batch scope (the cron's active
+  // expiry) ends its pass early so as not to hold every I/O thread up behind it.
+  bool exec_waiting() const { return exec_waiting_.load(std::memory_order_relaxed) > 0; }
 
  private:
   struct alignas(64) Slot {

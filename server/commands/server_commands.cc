@@ -699,7 +699,6 @@ void CmdConfigSet(CommandContext& ctx) {
     return;
   }
   Config& config = ctx.server.config();
-  std::unique_lock<std::mutex> change_lock = config.LockForChange();
   std::vector<std::pair<std::string, std::string>> previous;
   // Check names and duplicates first so nothing changes on those errors.
   for (size_t i = 2; i < ctx.argc(); i += 2) {

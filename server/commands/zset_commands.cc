@@ -573,7 +573,12 @@ void StoreResult(CommandContext& ctx, KeyAccess& dest, std::unique_ptr<ZSet> res
   if (size > 0) {
     ReplaceWithObject(ctx, dest, std::move(result));
     const ChangedKey stored{dest.db, dest.key};
-    PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), ctx.args);
+    // The command itself is deterministic given its sources; its name upper case, as every
+    // effect's (change_stream.h).
+    const std::string name = AsciiUpper(ctx.args[0]);
+    std::vector<std::string_view> effect(ctx.args.begin(), ctx.args.end());
+    effect[0] = name;
+    PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), effect);
     CountDirty(ctx);
   } else if (dest.exists()) {
     RemoveKey(dest);

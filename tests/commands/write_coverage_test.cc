@@ -204,7 +204,7 @@ class WriteCoverageTest : public ::testing::Test {
   }
 
   // Runs the fixture and `command` on a server whose only consumer asks for keys, and returns
-  // the keys `command` published. Records must carry no effect there.
+  // the keys `command` published. Its records carry no effect (the stream hands none out).
   std::vector<std::vector<std::string>> PublishedKeysWithoutEffects(const Command& command) {
     server::Config config;
     ManualClock clock;
@@ -217,7 +217,7 @@ class WriteCoverageTest : public ::testing::Test {
     client.Run(command);
     std::vector<ChangeRecorder::Record> records = recorder.TakeRecords();
     for (const auto& record : records) {
-      EXPECT_TRUE(record.effect.empty()) << "an effect built for a keys-only consumer";
+      EXPECT_TRUE(record.effect.empty()) << "an effect handed to a keys-only consumer";
     }
     return KeysOf(records);
   }
@@ -312,8 +312,8 @@ TEST_F(WriteCoverageTest, EverySamplePublishesWhatItChangesAndReplaysExactly) {
           EXPECT_THAT(records, ::testing::IsEmpty()) << "a write that changed nothing published";
         }
       }
-      // With only a keys consumer attached (WATCH, blocked clients), producers build no effects:
-      // the same sample must still publish the same keys.
+      // With only a keys consumer attached (WATCH, blocked clients) producers skip building
+      // effects (wants_effects() is false): the same sample must still publish the same keys.
       EXPECT_EQ(PublishedKeysWithoutEffects(sample.command), KeysOf(records));
       some_sample_changes |= !changed.empty();
 

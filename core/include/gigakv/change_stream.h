@@ -100,7 +100,9 @@ class ChangeStream {
   ChangeStream& operator=(const ChangeStream&) = delete;
 
   // Adds a consumer (not owned; it must outlive the stream or be removed first) with no
-  // interest yet. Registration is for start-up and shutdown: not concurrent with Publish.
+  // interest yet. Registration is for start-up and shutdown: not concurrent with Publish. At most
+  // kMaxConsumers at once (the server registers three: WATCH, blocked clients, the effect sink);
+  // more is a programming error, asserted in debug builds and ignored in release ones.
   void AddConsumer(ChangeConsumer* consumer);
   void RemoveConsumer(ChangeConsumer* consumer);
   // Any thread, any time: records published after it returns reach `consumer` per `interest`.
