@@ -1,8 +1,11 @@
 // The declarative command table and what a handler gets to work with.
 //
-// Adding a command = one handler `void CmdXxx(CommandContext&)`, one CommandSpec row in its
-// family's table (server/commands/<family>_commands.cc), tests. The dispatcher (dispatcher.cc)
-// looks the name up, checks arity, authentication and OOM, then calls the handler.
+// Adding a command = one handler `void CmdXxx(CommandContext&)`, one CommandBinding row in its
+// family's table (server/commands/<family>_commands.cc), tests. The row binds the name to the
+// handler (plus gigakv's own flags, if any); everything Redis defines about the command (arity,
+// flags, keys, docs) comes from its metadata (command_metadata.h, generated from redis-server).
+// The dispatcher (dispatcher.cc) looks the name up, checks arity, authentication and OOM, then
+// calls the handler.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,8 @@ namespace gigakv::server {
 class Server;
 class ClientState;
 
+// Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
+// such as movablekeys, are only reported), plus gigakv's own.
 enum CommandFlag : uint32_t {
   kWrite = 1 << 0,
   kReadonly = 1 << 1,
@@ -51,19 +56,27 @@ enum CommandFlag : uint32_t {
 };
 
 struct CommandContext;
+struct CommandMetadata;
 using CommandHandler = void (*)(CommandContext& ctx);
 
+// One row of a family's table.
+struct CommandBinding {
+  std::string_view name;   // Lower case; "container|sub" for subcommands. Must have metadata.
+  CommandHandler handler;  // nullptr: a container (CONFIG...) whose subcommands have rows.
+  uint32_t own_flags = 0;  // gigakv's own flags only: kBoundedWork, kProtected.
+};
+
+// A command as the dispatcher sees it: the row's name and handler, and the metadata's fields
+// that the dispatcher reads, copied into plain fields when the table is built.
 struct CommandSpec {
-  std::string_view name;  // Lower case; "container|sub" for subcommands.
+  std::string_view name;  // The row's (static) name.
   int arity;              // Redis's arity: N exact, -N at least N (name included).
-  uint32_t flags;
-  int first_key;  // 0 = no keys.
-  int last_key;   // -1 = last argument.
+  uint32_t flags;         // CommandFlag bits: Redis's flags and the row's own.
+  int first_key;          // 0 = no keys.
+  int last_key;           // -1 = last argument.
   int key_step;
   CommandHandler handler;
-  std::string_view group;    // Redis's command group ("string", "generic", "server"...).
-  std::string_view summary;  // For COMMAND DOCS.
-  std::string_view since = "1.0.0";
+  const CommandMetadata* metadata;  // Never null.
 };
 
 // Everything a handler may touch. Arguments are views into the connection's input buffer and
@@ -84,7 +97,10 @@ struct CommandContext {
 // Registry of all families' tables; built once at start-up.
 class CommandTable {
  public:
+  // Aborts when a row has no metadata or a name has two rows (tests check both).
   CommandTable();
+  CommandTable(const CommandTable&) = delete;
+  CommandTable& operator=(const CommandTable&) = delete;
   // Case-insensitive lookup of a top-level command; nullptr if unknown. Sets *id (if given) to
   // IdOf(result), saving the dispatcher a second lookup.
   const CommandSpec* Find(std::string_view name, uint32_t* id = nullptr) const;
@@ -96,7 +112,7 @@ class CommandTable {
   std::vector<const CommandSpec*> Subcommands(std::string_view container) const;
 
  private:
-  void Add(const std::vector<CommandSpec>& family);
+  std::vector<CommandSpec> specs_;  // Built once; all_ and the lookups point into it.
   std::vector<const CommandSpec*> all_;
   std::vector<std::pair<std::string, const CommandSpec*>> sorted_;  // For subcommand ranges.
   // Top-level names, lower-cased, in an open-addressing table probed linearly from a hash of the
@@ -113,18 +129,20 @@ class CommandTable {
   absl::flat_hash_map<const CommandSpec*, uint32_t> ids_;
 };
 
-// Each family file defines its table.
-const std::vector<CommandSpec>& ServerCommands();       // server_commands.cc
-const std::vector<CommandSpec>& ConnectionCommands();   // connection_commands.cc
-const std::vector<CommandSpec>& StringCommands();       // string_commands.cc
-const std::vector<CommandSpec>& KeyspaceCommands();     // keyspace_commands.cc
-const std::vector<CommandSpec>& BitmapCommands();       // bitmap_commands.cc
-const std::vector<CommandSpec>& HashCommands();         // hash_commands.cc
-const std::vector<CommandSpec>& SetCommands();          // set_commands.cc
-const std::vector<CommandSpec>& ListCommands();         // list_commands.cc
-const std::vector<CommandSpec>& SortCommands();         // sort_commands.cc
-const std::vector<CommandSpec>& ZSetCommands();         // zset_commands.cc
-const std::vector<CommandSpec>& TransactionCommands();  // transaction_commands.cc
+// Each family file defines its table; AllCommandBindings() is their concatenation, in the
+// order the table lists them (COMMAND's order).
+const std::vector<CommandBinding>& ServerCommands();       // server_commands.cc
+const std::vector<CommandBinding>& ConnectionCommands();   // connection_commands.cc
+const std::vector<CommandBinding>& StringCommands();       // string_commands.cc
+const std::vector<CommandBinding>& KeyspaceCommands();     // keyspace_commands.cc
+const std::vector<CommandBinding>& BitmapCommands();       // bitmap_commands.cc
+const std::vector<CommandBinding>& HashCommands();         // hash_commands.cc
+const std::vector<CommandBinding>& SetCommands();          // set_commands.cc
+const std::vector<CommandBinding>& ListCommands();         // list_commands.cc
+const std::vector<CommandBinding>& SortCommands();         // sort_commands.cc
+const std::vector<CommandBinding>& ZSetCommands();         // zset_commands.cc
+const std::vector<CommandBinding>& TransactionCommands();  // transaction_commands.cc
+std::vector<CommandBinding> AllCommandBindings();
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).
 void ReplyUnknownSubcommand(CommandContext& ctx);

@@ -1,11 +1,14 @@
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
 #include "server/command.h"
+#include "server/command_metadata.h"
 #include "server/errors.h"
 #include "server/server.h"
 
@@ -34,24 +37,73 @@ bool NameLess(const std::pair<std::string, const CommandSpec*>& entry, std::stri
   return entry.first < name;
 }
 
+// The CommandFlag bit of each Redis flag name that gigakv acts on.
+uint32_t FlagBits(const std::vector<std::string_view>& names) {
+  static constexpr std::pair<std::string_view, uint32_t> kBits[] = {
+      {"write", kWrite},
+      {"readonly", kReadonly},
+      {"denyoom", kDenyOom},
+      {"admin", kAdmin},
+      {"pubsub", kPubSub},
+      {"noscript", kNoScript},
+      {"loading", kLoading},
+      {"stale", kStale},
+      {"fast", kFast},
+      {"blocking", kBlocking},
+      {"no_auth", kNoAuth},
+      {"skip_monitor", kSkipMonitor},
+      {"skip_slowlog", kSkipSlowlog},
+      {"no_multi", kNoMulti},
+      {"allow_busy", kAllowBusy},
+  };
+  uint32_t bits = 0;
+  for (std::string_view name : names) {
+    for (const auto& [flag, bit] : kBits) {
+      if (flag == name) bits |= bit;
+    }
+  }
+  return bits;
+}
+
+[[noreturn]] void BadRow(std::string_view name, const char* what) {
+  std::fprintf(stderr, "command table: %.*s %s\n", static_cast<int>(name.size()), name.data(),
+               what);
+  std::abort();
+}
+
 }  // namespace
 
 int CommandContext::db() const { return client.db.load(std::memory_order_relaxed); }
 
+std::vector<CommandBinding> AllCommandBindings() {
+  std::vector<CommandBinding> rows;
+  for (const auto* family :
+       {&ServerCommands(), &ConnectionCommands(), &StringCommands(), &KeyspaceCommands(),
+        &BitmapCommands(), &HashCommands(), &SetCommands(), &ListCommands(), &SortCommands(),
+        &ZSetCommands(), &TransactionCommands()}) {
+    rows.insert(rows.end(), family->begin(), family->end());
+  }
+  return rows;
+}
+
 CommandTable::CommandTable() {
-  Add(ServerCommands());
-  Add(ConnectionCommands());
-  Add(StringCommands());
-  Add(KeyspaceCommands());
-  Add(BitmapCommands());
-  Add(HashCommands());
-  Add(SetCommands());
-  Add(ListCommands());
-  Add(SortCommands());
-  Add(ZSetCommands());
-  Add(TransactionCommands());
+  const std::vector<CommandBinding> rows = AllCommandBindings();
+  specs_.reserve(rows.size());  // No reallocation: the lookups below point into it.
+  for (const CommandBinding& row : rows) {
+    const CommandMetadata* metadata = FindCommandMetadata(row.name);
+    if (metadata == nullptr) BadRow(row.name, "has no metadata");
+    if ((row.own_flags & ~(kBoundedWork | kProtected)) != 0) BadRow(row.name, "has Redis flags");
+    specs_.push_back(CommandSpec{row.name, metadata->arity,
+                                 FlagBits(metadata->flags) | row.own_flags, metadata->first_key,
+                                 metadata->last_key, metadata->key_step, row.handler, metadata});
+    all_.push_back(&specs_.back());
+    sorted_.emplace_back(std::string(row.name), &specs_.back());
+  }
   std::sort(sorted_.begin(), sorted_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 1; i < sorted_.size(); ++i) {
+    if (sorted_[i - 1].first == sorted_[i].first) BadRow(sorted_[i].first, "has two rows");
+  }
   size_t slots = 16;
   while (slots < all_.size() * 4) slots *= 2;
   name_slots_.resize(slots);
@@ -64,13 +116,6 @@ CommandTable::CommandTable() {
     size_t i = NameHash(spec->name) & name_mask_;
     while (!name_slots_[i].lower_name.empty()) i = (i + 1) & name_mask_;
     name_slots_[i] = NameSlot{spec->name, spec, id};
-  }
-}
-
-void CommandTable::Add(const std::vector<CommandSpec>& family) {
-  for (const CommandSpec& spec : family) {
-    all_.push_back(&spec);
-    sorted_.emplace_back(std::string(spec.name), &spec);
   }
 }
 

@@ -468,25 +468,11 @@ void CmdBitfieldRo(CommandContext& ctx) { BitfieldGeneric(ctx, /*only_reads_allo
 
 }  // namespace
 
-const std::vector<CommandSpec>& BitmapCommands() {
-  constexpr uint32_t kWriteOom = kWrite | kDenyOom;
-  // Summaries are Redis 7.0's COMMAND DOCS texts.
-  static const std::vector<CommandSpec> kCommands = {
-      {"setbit", 4, kWriteOom, 1, 1, 1, CmdSetBit, "bitmap",
-       "Sets or clears the bit at offset in the string value stored at key", "2.2.0"},
-      {"getbit", 3, kReadonly | kFast, 1, 1, 1, CmdGetBit, "bitmap",
-       "Returns the bit value at offset in the string value stored at key", "2.2.0"},
-      {"bitcount", -2, kReadonly, 1, 1, 1, CmdBitCount, "bitmap", "Count set bits in a string",
-       "2.6.0"},
-      {"bitpos", -3, kReadonly, 1, 1, 1, CmdBitPos, "bitmap",
-       "Find first bit set or clear in a string", "2.8.7"},
-      {"bitop", -4, kWriteOom, 2, -1, 1, CmdBitOp, "bitmap",
-       "Perform bitwise operations between strings", "2.6.0"},
-      {"bitfield", -2, kWriteOom, 1, 1, 1, CmdBitfield, "bitmap",
-       "Perform arbitrary bitfield integer operations on strings", "3.2.0"},
-      {"bitfield_ro", -2, kReadonly | kFast, 1, 1, 1, CmdBitfieldRo, "bitmap",
-       "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD",
-       "6.0.0"},
+const std::vector<CommandBinding>& BitmapCommands() {
+  static const std::vector<CommandBinding> kCommands = {
+      {"setbit", CmdSetBit},          {"getbit", CmdGetBit}, {"bitcount", CmdBitCount},
+      {"bitpos", CmdBitPos},          {"bitop", CmdBitOp},   {"bitfield", CmdBitfield},
+      {"bitfield_ro", CmdBitfieldRo},
   };
   return kCommands;
 }

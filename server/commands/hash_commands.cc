@@ -371,39 +371,24 @@ void CmdHScan(CommandContext& ctx) {
 
 }  // namespace
 
-const std::vector<CommandSpec>& HashCommands() {
-  constexpr uint32_t kWriteOom = kWrite | kDenyOom;
-  static const std::vector<CommandSpec> kCommands = {
-      {"hset", -4, kWriteOom | kFast, 1, 1, 1, CmdHSet, "hash",
-       "Set the string value of a hash field", "2.0.0"},
-      {"hsetnx", 4, kWriteOom | kFast, 1, 1, 1, CmdHSetNx, "hash",
-       "Set the value of a hash field, only if the field does not exist", "2.0.0"},
-      {"hget", 3, kReadonly | kFast, 1, 1, 1, CmdHGet, "hash", "Get the value of a hash field",
-       "2.0.0"},
-      {"hmget", -3, kReadonly | kFast, 1, 1, 1, CmdHMGet, "hash",
-       "Get the values of all the given hash fields", "2.0.0"},
-      {"hmset", -4, kWriteOom | kFast, 1, 1, 1, CmdHSet, "hash",
-       "Set multiple hash fields to multiple values", "2.0.0"},
-      {"hdel", -3, kWrite | kFast, 1, 1, 1, CmdHDel, "hash", "Delete one or more hash fields",
-       "2.0.0"},
-      {"hlen", 2, kReadonly | kFast, 1, 1, 1, CmdHLen, "hash", "Get the number of fields in a hash",
-       "2.0.0"},
-      {"hstrlen", 3, kReadonly | kFast, 1, 1, 1, CmdHStrLen, "hash",
-       "Get the length of the value of a hash field", "3.2.0"},
-      {"hexists", 3, kReadonly | kFast, 1, 1, 1, CmdHExists, "hash",
-       "Determine if a hash field exists", "2.0.0"},
-      {"hincrby", 4, kWriteOom | kFast, 1, 1, 1, CmdHIncrBy, "hash",
-       "Increment the integer value of a hash field by the given number", "2.0.0"},
-      {"hincrbyfloat", 4, kWriteOom | kFast, 1, 1, 1, CmdHIncrByFloat, "hash",
-       "Increment the float value of a hash field by the given amount", "2.6.0"},
-      {"hkeys", 2, kReadonly, 1, 1, 1, CmdHKeys, "hash", "Get all the fields in a hash", "2.0.0"},
-      {"hvals", 2, kReadonly, 1, 1, 1, CmdHVals, "hash", "Get all the values in a hash", "2.0.0"},
-      {"hgetall", 2, kReadonly, 1, 1, 1, CmdHGetAll, "hash",
-       "Get all the fields and values in a hash", "2.0.0"},
-      {"hrandfield", -2, kReadonly, 1, 1, 1, CmdHRandField, "hash",
-       "Get one or multiple random fields from a hash", "6.2.0"},
-      {"hscan", -3, kReadonly, 1, 1, 1, CmdHScan, "hash",
-       "Incrementally iterate hash fields and associated values", "2.8.0"},
+const std::vector<CommandBinding>& HashCommands() {
+  static const std::vector<CommandBinding> kCommands = {
+      {"hset", CmdHSet},
+      {"hsetnx", CmdHSetNx},
+      {"hget", CmdHGet},
+      {"hmget", CmdHMGet},
+      {"hmset", CmdHSet},
+      {"hdel", CmdHDel},
+      {"hlen", CmdHLen},
+      {"hstrlen", CmdHStrLen},
+      {"hexists", CmdHExists},
+      {"hincrby", CmdHIncrBy},
+      {"hincrbyfloat", CmdHIncrByFloat},
+      {"hkeys", CmdHKeys},
+      {"hvals", CmdHVals},
+      {"hgetall", CmdHGetAll},
+      {"hrandfield", CmdHRandField},
+      {"hscan", CmdHScan},
   };
   return kCommands;
 }

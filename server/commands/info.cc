@@ -398,9 +398,6 @@ void CmdInfo(CommandContext& ctx) {
 }  // namespace
 
 // INFO is registered with the server family's table; see server_commands.cc.
-void RegisterInfo(std::vector<CommandSpec>* table) {
-  table->push_back({"info", -1, kLoading | kStale, 0, 0, 0, CmdInfo, "server",
-                    "Get information and statistics about the server"});
-}
+void RegisterInfo(std::vector<CommandBinding>* table) { table->push_back({"info", CmdInfo}); }
 
 }  // namespace gigakv::server

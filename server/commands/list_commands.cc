@@ -549,55 +549,18 @@ void CmdBLMPop(CommandContext& ctx) {
   }
 }
 
-constexpr uint32_t kWriteOom = kWrite | kDenyOom;
-
 }  // namespace
 
-const std::vector<CommandSpec>& ListCommands() {
-  static const std::vector<CommandSpec> kCommands = {
-      {"lpush", -3, kWriteOom | kFast, 1, 1, 1, CmdLPush, "list",
-       "Prepend one or multiple elements to a list"},
-      {"rpush", -3, kWriteOom | kFast, 1, 1, 1, CmdRPush, "list",
-       "Append one or multiple elements to a list"},
-      {"lpushx", -3, kWriteOom | kFast, 1, 1, 1, CmdLPushX, "list",
-       "Prepend an element to a list, only if the list exists", "2.2.0"},
-      {"rpushx", -3, kWriteOom | kFast, 1, 1, 1, CmdRPushX, "list",
-       "Append an element to a list, only if the list exists", "2.2.0"},
-      {"lpop", -2, kWrite | kFast, 1, 1, 1, CmdLPop, "list",
-       "Remove and get the first elements in a list"},
-      {"rpop", -2, kWrite | kFast, 1, 1, 1, CmdRPop, "list",
-       "Remove and get the last elements in a list"},
-      {"llen", 2, kReadonly | kFast, 1, 1, 1, CmdLLen, "list", "Get the length of a list"},
-      {"lindex", 3, kReadonly, 1, 1, 1, CmdLIndex, "list",
-       "Get an element from a list by its index"},
-      {"lset", 4, kWriteOom, 1, 1, 1, CmdLSet, "list",
-       "Set the value of an element in a list by its index"},
-      {"lrange", 4, kReadonly, 1, 1, 1, CmdLRange, "list", "Get a range of elements from a list"},
-      {"ltrim", 4, kWrite, 1, 1, 1, CmdLTrim, "list", "Trim a list to the specified range"},
-      {"lrem", 4, kWrite, 1, 1, 1, CmdLRem, "list", "Remove elements from a list"},
-      {"linsert", 5, kWriteOom, 1, 1, 1, CmdLInsert, "list",
-       "Insert an element before or after another element in a list", "2.2.0"},
-      {"lpos", -3, kReadonly, 1, 1, 1, CmdLPos, "list",
-       "Return the index of matching elements on a list", "6.0.6"},
-      {"lmove", 5, kWriteOom, 1, 2, 1, CmdLMove, "list",
-       "Pop an element from a list, push it to another list and return it", "6.2.0"},
-      {"rpoplpush", 3, kWriteOom, 1, 2, 1, CmdRPopLPush, "list",
-       "Remove the last element in a list, prepend it to another list and return it", "1.2.0"},
-      {"lmpop", -4, kWrite, 0, 0, 0, CmdLMPop, "list", "Pop elements from a list", "7.0.0"},
-      {"blpop", -3, kWrite | kNoScript | kBlocking, 1, -2, 1, CmdBLPop, "list",
-       "Remove and get the first element in a list, or block until one is available", "2.0.0"},
-      {"brpop", -3, kWrite | kNoScript | kBlocking, 1, -2, 1, CmdBRPop, "list",
-       "Remove and get the last element in a list, or block until one is available", "2.0.0"},
-      {"blmove", 6, kWriteOom | kNoScript | kBlocking, 1, 2, 1, CmdBLMove, "list",
-       "Pop an element from a list, push it to another list and return it; or block until one "
-       "is available",
-       "6.2.0"},
-      {"brpoplpush", 4, kWriteOom | kNoScript | kBlocking, 1, 2, 1, CmdBRPopLPush, "list",
-       "Pop an element from a list, push it to another list and return it; or block until one "
-       "is available",
-       "2.2.0"},
-      {"blmpop", -5, kWrite | kBlocking, 0, 0, 0, CmdBLMPop, "list",
-       "Pop elements from a list, or block until one is available", "7.0.0"},
+const std::vector<CommandBinding>& ListCommands() {
+  static const std::vector<CommandBinding> kCommands = {
+      {"lpush", CmdLPush},         {"rpush", CmdRPush},   {"lpushx", CmdLPushX},
+      {"rpushx", CmdRPushX},       {"lpop", CmdLPop},     {"rpop", CmdRPop},
+      {"llen", CmdLLen},           {"lindex", CmdLIndex}, {"lset", CmdLSet},
+      {"lrange", CmdLRange},       {"ltrim", CmdLTrim},   {"lrem", CmdLRem},
+      {"linsert", CmdLInsert},     {"lpos", CmdLPos},     {"lmove", CmdLMove},
+      {"rpoplpush", CmdRPopLPush}, {"lmpop", CmdLMPop},   {"blpop", CmdBLPop},
+      {"brpop", CmdBRPop},         {"blmove", CmdBLMove}, {"brpoplpush", CmdBRPopLPush},
+      {"blmpop", CmdBLMPop},
   };
   return kCommands;
 }

@@ -15,8 +15,7 @@
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
 #include "server/blocking.h"
-#include "server/command_docs.h"
-#include "server/command_key_specs.h"
+#include "server/command_metadata.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
 #include "server/server.h"
@@ -219,7 +218,7 @@ struct KeyUse {
 // specs. False with `*error` set (the COMMAND GETKEYS error text) when there are none.
 bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& args,
                  std::vector<KeyUse>* uses, std::string_view* error) {
-  std::span<const KeySpec> specs = KeySpecsOf(spec.name);
+  const std::vector<KeySpec>& specs = spec.metadata->key_specs;
   auto flags_of = [&](size_t i) { return i < specs.size() ? specs[i].flags : std::string_view(); };
   if (const MovableKeys* movable = FindMovableKeys(spec.name)) {
     std::vector<size_t> positions;
@@ -268,94 +267,6 @@ bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& a
   return true;
 }
 
-std::vector<std::string_view> FlagNames(uint32_t flags) {
-  static constexpr std::pair<uint32_t, std::string_view> kNames[] = {
-      {kWrite, "write"},
-      {kReadonly, "readonly"},
-      {kDenyOom, "denyoom"},
-      {kAdmin, "admin"},
-      {kPubSub, "pubsub"},
-      {kNoScript, "noscript"},
-      {kBlocking, "blocking"},
-      {kLoading, "loading"},
-      {kStale, "stale"},
-      {kSkipMonitor, "skip_monitor"},
-      {kSkipSlowlog, "skip_slowlog"},
-      {kFast, "fast"},
-      {kNoAuth, "no_auth"},
-      {kNoMulti, "no_multi"},
-      {kAllowBusy, "allow_busy"},
-  };
-  std::vector<std::string_view> names;
-  for (const auto& [bit, name] : kNames) {
-    if (flags & bit) names.push_back(name);
-  }
-  return names;
-}
-
-// ACL categories as COMMAND INFO lists them, derived as Redis 7.0 does: the command group's
-// category (not for container commands), @write/@read/@admin+@dangerous/@pubsub/@blocking from
-// the flags, @fast or else @slow, plus the few categories Redis's command table adds by hand.
-// Printed in Redis's category order.
-std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
-  static constexpr std::string_view kOrder[] = {
-      "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
-      "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
-      "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
-  struct Extra {
-    std::string_view command;
-    std::vector<std::string_view> categories;
-    bool without_group = false;
-  };
-  static const std::vector<Extra> kExtras = {
-      {"dbsize", {"keyspace"}},
-      {"flushdb", {"keyspace", "dangerous"}},
-      {"flushall", {"keyspace", "dangerous"}},
-      {"swapdb", {"keyspace", "dangerous"}},
-      {"keys", {"dangerous"}},
-      {"info", {"dangerous"}},
-      {"lastsave", {"admin", "dangerous"}},
-      {"role", {"admin", "dangerous"}},
-      {"wait", {"connection"}, /*without_group=*/true},
-      {"function|flush", {"scripting"}},
-      {"script|flush", {"scripting"}},
-      {"sort", {"set", "sortedset", "list", "dangerous"}, /*without_group=*/true},
-      {"sort_ro", {"set", "sortedset", "list", "dangerous"}, /*without_group=*/true},
-  };
-  std::vector<std::string_view> categories;
-  const bool container = spec.handler == nullptr;
-  bool with_group = !container;
-  std::string_view name = spec.name;
-  if (name == "command" || name.starts_with("command|")) categories.push_back("connection");
-  for (const Extra& extra : kExtras) {
-    if (extra.command != name) continue;
-    categories.insert(categories.end(), extra.categories.begin(), extra.categories.end());
-    with_group = with_group && !extra.without_group;
-  }
-  if (with_group) {
-    std::string_view group = spec.group;
-    if (group == "generic") categories.push_back("keyspace");
-    if (group == "sorted-set") categories.push_back("sortedset");
-    if (group == "transactions") categories.push_back("transaction");
-    for (std::string_view same : {"string", "list", "set", "hash", "bitmap", "connection"}) {
-      if (group == same) categories.push_back(same);
-    }
-  }
-  if (spec.flags & kWrite) categories.push_back("write");
-  if (spec.flags & kReadonly) categories.push_back("read");
-  if (spec.flags & kAdmin) categories.insert(categories.end(), {"admin", "dangerous"});
-  if (spec.flags & kPubSub) categories.push_back("pubsub");
-  if (spec.flags & kBlocking) categories.push_back("blocking");
-  categories.push_back((spec.flags & kFast) ? "fast" : "slow");
-  std::vector<std::string_view> ordered;
-  for (std::string_view category : kOrder) {
-    if (std::find(categories.begin(), categories.end(), category) != categories.end()) {
-      ordered.push_back(category);
-    }
-  }
-  return ordered;
-}
-
 // A set of key spec flags ("RW access update") as simple strings.
 void ReplyKeyFlags(protocol::ReplyBuilder& reply, std::string_view flags) {
   std::vector<std::string> names = SplitNonEmpty(flags, ' ');
@@ -388,10 +299,24 @@ void ReplyKeySpec(protocol::ReplyBuilder& reply, const KeySpec& key_spec) {
   reply.Bulk("flags");
   ReplyKeyFlags(reply, key_spec.flags);
   reply.Bulk("begin_search");
-  if (key_spec.begin.type == BeginSearch::Type::kIndex) {
-    ReplySearchStep(reply, "index", {{"index", key_spec.begin.index}});
-  } else {
-    ReplySearchStep(reply, "unknown", {});
+  switch (key_spec.begin.type) {
+    case BeginSearch::Type::kIndex:
+      ReplySearchStep(reply, "index", {{"index", key_spec.begin.index}});
+      break;
+    case BeginSearch::Type::kKeyword:
+      reply.MapHeader(2);
+      reply.Bulk("type");
+      reply.Bulk("keyword");
+      reply.Bulk("spec");
+      reply.MapHeader(2);
+      reply.Bulk("keyword");
+      reply.Bulk(key_spec.begin.keyword);
+      reply.Bulk("startfrom");
+      reply.Integer(key_spec.begin.index);
+      break;
+    case BeginSearch::Type::kUnknown:
+      ReplySearchStep(reply, "unknown", {});
+      break;
   }
   reply.Bulk("find_keys");
   const FindKeys& find = key_spec.find;
@@ -413,26 +338,32 @@ void ReplyKeySpec(protocol::ReplyBuilder& reply, const KeySpec& key_spec) {
   }
 }
 
+// Writes a list of metadata words as a set of simple strings (or bulk strings).
+void ReplyWordSet(protocol::ReplyBuilder& reply, const std::vector<std::string_view>& words,
+                  bool bulk = false) {
+  reply.SetHeader(static_cast<int64_t>(words.size()));
+  for (std::string_view word : words) {
+    if (bulk) {
+      reply.Bulk(word);
+    } else {
+      reply.SimpleString(word);
+    }
+  }
+}
+
 void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
+  const CommandMetadata& metadata = *spec.metadata;
   ctx.reply.ArrayHeader(10);
   ctx.reply.Bulk(spec.name);
   ctx.reply.Integer(spec.arity);
-  auto flags = FlagNames(spec.flags);
-  if (FindMovableKeys(spec.name) != nullptr) flags.push_back("movablekeys");
-  ctx.reply.SetHeader(static_cast<int64_t>(flags.size()));
-  for (std::string_view flag : flags) ctx.reply.SimpleString(flag);
+  ReplyWordSet(ctx.reply, metadata.flags);
   ctx.reply.Integer(spec.first_key);
   ctx.reply.Integer(spec.last_key);
   ctx.reply.Integer(spec.key_step);
-  auto categories = AclCategories(spec);
-  ctx.reply.SetHeader(static_cast<int64_t>(categories.size()));
-  for (std::string_view category : categories) ctx.reply.SimpleString(StrCat("@", category));
-  std::vector<std::string> tips = SplitNonEmpty(TipsOf(spec.name), ' ');
-  ctx.reply.SetHeader(static_cast<int64_t>(tips.size()));
-  for (const std::string& tip : tips) ctx.reply.Bulk(tip);
-  std::span<const KeySpec> key_specs = KeySpecsOf(spec.name);
-  ctx.reply.SetHeader(static_cast<int64_t>(key_specs.size()));
-  for (const KeySpec& key_spec : key_specs) ReplyKeySpec(ctx.reply, key_spec);
+  ReplyWordSet(ctx.reply, metadata.acl_categories);
+  ReplyWordSet(ctx.reply, metadata.tips, /*bulk=*/true);
+  ctx.reply.SetHeader(static_cast<int64_t>(metadata.key_specs.size()));
+  for (const KeySpec& key_spec : metadata.key_specs) ReplyKeySpec(ctx.reply, key_spec);
   auto subs = ctx.server.commands().Subcommands(spec.name);
   if (subs.empty()) {
     ctx.reply.SetHeader(0);  // As Redis 7.0 sends it: "~0" in RESP3 for a plain command.
@@ -444,51 +375,42 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
 
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   auto subs = ctx.server.commands().Subcommands(spec.name);
-  const CommandDoc* doc = FindCommandDoc(spec.name);
-  // Redis 7.0's own tree; the syntax line for the commands it does not have.
-  std::vector<ArgumentDoc> parsed;
-  const std::vector<ArgumentDoc>* redis_arguments = RedisArgumentsOf(spec.name);
-  if (redis_arguments == nullptr && doc != nullptr) parsed = ParseSyntax(doc->syntax);
-  const std::vector<ArgumentDoc>& arguments =
-      redis_arguments != nullptr ? *redis_arguments : parsed;
-  const CommandDocExtras* extras = FindCommandDocExtras(spec.name);
-  std::vector<std::string> doc_flags;
-  if (extras != nullptr) doc_flags = SplitNonEmpty(extras->doc_flags, ' ');
-  const bool deprecated = extras != nullptr && !extras->deprecated_since.empty();
-  const bool replaced = extras != nullptr && !extras->replaced_by.empty();
-  const bool history = extras != nullptr && !extras->history.empty();
+  const CommandMetadata& metadata = *spec.metadata;
+  const std::vector<ArgumentDoc>& arguments = metadata.arguments;
   // Redis documents a few commands (MONITOR) without a complexity.
-  const bool has_complexity = doc != nullptr && !doc->complexity.empty();
-  ctx.reply.MapHeader(3 + (has_complexity ? 1 : 0) + (doc_flags.empty() ? 0 : 1) +
+  const bool has_complexity = !metadata.complexity.empty();
+  const bool deprecated = !metadata.deprecated_since.empty();
+  const bool replaced = !metadata.replaced_by.empty();
+  const bool history = !metadata.history.empty();
+  ctx.reply.MapHeader(3 + (has_complexity ? 1 : 0) + (metadata.doc_flags.empty() ? 0 : 1) +
                       (deprecated ? 1 : 0) + (replaced ? 1 : 0) + (history ? 1 : 0) +
                       (arguments.empty() ? 0 : 1) + (subs.empty() ? 0 : 1));
   ctx.reply.Bulk("summary");
-  ctx.reply.Bulk(spec.summary);
+  ctx.reply.Bulk(metadata.summary);
   ctx.reply.Bulk("since");
-  ctx.reply.Bulk(spec.since);
+  ctx.reply.Bulk(metadata.since);
   ctx.reply.Bulk("group");
-  ctx.reply.Bulk(spec.group);
+  ctx.reply.Bulk(metadata.group);
   if (has_complexity) {
     ctx.reply.Bulk("complexity");
-    ctx.reply.Bulk(doc->complexity);
+    ctx.reply.Bulk(metadata.complexity);
   }
-  if (!doc_flags.empty()) {
+  if (!metadata.doc_flags.empty()) {
     ctx.reply.Bulk("doc_flags");
-    ctx.reply.SetHeader(static_cast<int64_t>(doc_flags.size()));
-    for (const std::string& flag : doc_flags) ctx.reply.SimpleString(flag);
+    ReplyWordSet(ctx.reply, metadata.doc_flags);
   }
   if (deprecated) {
     ctx.reply.Bulk("deprecated_since");
-    ctx.reply.Bulk(extras->deprecated_since);
+    ctx.reply.Bulk(metadata.deprecated_since);
   }
   if (replaced) {
     ctx.reply.Bulk("replaced_by");
-    ctx.reply.Bulk(extras->replaced_by);
+    ctx.reply.Bulk(metadata.replaced_by);
   }
   if (history) {
     ctx.reply.Bulk("history");
-    ctx.reply.SetHeader(static_cast<int64_t>(extras->history.size()));
-    for (const auto& [version, change] : extras->history) {
+    ctx.reply.SetHeader(static_cast<int64_t>(metadata.history.size()));
+    for (const auto& [version, change] : metadata.history) {
       ctx.reply.ArrayHeader(2);
       ctx.reply.Bulk(version);
       ctx.reply.Bulk(change);
@@ -578,8 +500,8 @@ void CmdCommandList(CommandContext& ctx) {
     std::vector<std::string_view> names;
     if (ArgIs(ctx.arg(3), "aclcat")) {
       for (const CommandSpec* spec : ctx.server.commands().all()) {
-        for (std::string_view category : AclCategories(*spec)) {
-          if (EqualsIgnoreCase(category, ctx.arg(4))) {
+        for (std::string_view category : spec->metadata->acl_categories) {
+          if (EqualsIgnoreCase(category.substr(1), ctx.arg(4))) {  // "@read" for "read".
             names.push_back(spec->name);
             break;
           }
@@ -1057,94 +979,51 @@ void CmdFlushScripts(CommandContext& ctx) {
 
 }  // namespace
 
-void RegisterInfo(std::vector<CommandSpec>* table);  // info.cc
+void RegisterInfo(std::vector<CommandBinding>* table);  // info.cc
 
-const std::vector<CommandSpec>& ServerCommands() {
-  static const std::vector<CommandSpec> kCommands = [] {
-    std::vector<CommandSpec> commands = {
-        {"ping", -1, kFast, 0, 0, 0, CmdPing, "connection", "Ping the server"},
-        {"echo", 2, kLoading | kStale | kFast, 0, 0, 0, CmdEcho, "connection",
-         "Echo the given string"},
-        {"time", 1, kLoading | kStale | kFast, 0, 0, 0, CmdTime, "server",
-         "Return the current server time", "2.6.0"},
-        {"dbsize", 1, kReadonly | kFast, 0, 0, 0, CmdDbSize, "server",
-         "Return the number of keys in the selected database"},
-        {"flushdb", -1, kWrite, 0, 0, 0, CmdFlushDb, "server",
-         "Remove all keys from the current database"},
-        {"flushall", -1, kWrite, 0, 0, 0, CmdFlushAll, "server",
-         "Remove all keys from all databases"},
-        {"command", -1, kLoading | kStale, 0, 0, 0, CmdCommand, "server",
-         "Get array of Redis command details", "2.8.13"},
-        {"command|count", 2, kLoading | kStale, 0, 0, 0, CmdCommandCount, "server",
-         "Get total number of Redis commands", "2.8.13"},
-        {"command|info", -2, kLoading | kStale, 0, 0, 0, CmdCommandInfo, "server",
-         "Get array of specific Redis command details, or all when no argument is given.",
-         "2.8.13"},
-        {"command|docs", -2, kLoading | kStale, 0, 0, 0, CmdCommandDocs, "server",
-         "Get array of specific Redis command documentation", "7.0.0"},
-        {"command|list", -2, kLoading | kStale, 0, 0, 0, CmdCommandList, "server",
-         "Get an array of Redis command names", "7.0.0"},
-        {"command|getkeys", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeys, "server",
-         "Extract keys given a full Redis command", "2.8.13"},
-        {"command|getkeysandflags", -4, kLoading | kStale, 0, 0, 0, CmdCommandGetKeysAndFlags,
-         "server", "Extract keys and access flags given a full Redis command", "7.0.0"},
-        {"command|help", 2, kLoading | kStale, 0, 0, 0, CmdCommandHelp, "server",
-         "Show helpful text about the different subcommands", "5.0.0"},
-        {"config", -2, 0, 0, 0, 0, nullptr, "server",
-         "A container for server configuration commands", "2.0.0"},
-        {"config|get", -3, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigGet, "server",
-         "Get the values of configuration parameters", "2.0.0"},
-        {"config|set", -4, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigSet, "server",
-         "Set configuration parameters to the given values", "2.0.0"},
-        {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigResetStat,
-         "server", "Reset the stats returned by INFO", "2.0.0"},
-        {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdConfigRewrite,
-         "server", "Rewrite the configuration file with the in memory configuration", "2.8.0"},
-        {"config|help", 2, kLoading | kStale, 0, 0, 0, CmdConfigHelp, "server",
-         "Show helpful text about the different subcommands", "5.0.0"},
-        {"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy, 0, 0, 0,
-         CmdShutdown, "server",
-         "Synchronously save the dataset to disk and then shut down the server"},
-        {"lastsave", 1, kLoading | kStale | kFast, 0, 0, 0, CmdLastSave, "server",
-         "Get the UNIX time stamp of the last successful save to disk"},
-        {"role", 1, kNoScript | kLoading | kStale | kFast, 0, 0, 0, CmdRole, "server",
-         "Return the role of the instance in the context of replication", "2.8.12"},
-        {"monitor", 1, kAdmin | kNoScript | kLoading | kStale, 0, 0, 0, CmdMonitor, "server",
-         "Listen for all requests received by the server in real time"},
-        {"wait", 3, kNoScript, 0, 0, 0, CmdWait, "generic",
-         "Wait for the synchronous replication of all the write commands sent in the context of "
-         "the current connection",
-         "3.0.0"},
-        {"debug", -2, kAdmin | kNoScript | kLoading | kStale | kProtected, 0, 0, 0, CmdDebug,
-         "server", "A container for debugging commands"},
-        {"slowlog", -2, 0, 0, 0, 0, nullptr, "server", "A container for slow log commands",
-         "2.2.12"},
-        {"slowlog|get", -2, kAdmin | kLoading | kStale, 0, 0, 0, CmdSlowlogGet, "server",
-         "Get the slow log's entries", "2.2.12"},
-        {"slowlog|len", 2, kAdmin | kLoading | kStale, 0, 0, 0, CmdSlowlogLen, "server",
-         "Get the slow log's length", "2.2.12"},
-        {"slowlog|reset", 2, kAdmin | kLoading | kStale, 0, 0, 0, CmdSlowlogReset, "server",
-         "Clear all entries from the slow log", "2.2.12"},
-        {"slowlog|help", 2, kLoading | kStale, 0, 0, 0, CmdSlowlogHelp, "server",
-         "Show helpful text about the different subcommands", "6.2.0"},
-        {"memory", -2, 0, 0, 0, 0, nullptr, "server", "A container for memory diagnostics commands",
-         "4.0.0"},
-        {"memory|usage", -3, kReadonly, 2, 2, 1, CmdMemoryUsage, "server",
-         "Estimate the memory usage of a key", "4.0.0"},
-        {"memory|stats", 2, 0, 0, 0, 0, CmdMemoryStats, "server", "Show memory usage details",
-         "4.0.0"},
-        {"memory|purge", 2, 0, 0, 0, 0, CmdMemoryPurge, "server",
-         "Ask the allocator to release memory", "4.0.0"},
-        {"memory|help", 2, kLoading | kStale, 0, 0, 0, CmdMemoryHelp, "server",
-         "Show helpful text about the different subcommands", "4.0.0"},
-        {"function", -2, 0, 0, 0, 0, nullptr, "scripting", "A container for function commands",
-         "7.0.0"},
-        {"function|flush", -2, kWrite | kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
-         "Deleting all functions", "7.0.0"},
-        {"script", -2, 0, 0, 0, 0, nullptr, "scripting",
-         "A container for Lua scripts management commands", "2.6.0"},
-        {"script|flush", -2, kNoScript, 0, 0, 0, CmdFlushScripts, "scripting",
-         "Remove all the scripts from the script cache.", "2.6.0"},
+const std::vector<CommandBinding>& ServerCommands() {
+  static const std::vector<CommandBinding> kCommands = [] {
+    std::vector<CommandBinding> commands = {
+        {"ping", CmdPing},
+        {"echo", CmdEcho},
+        {"time", CmdTime},
+        {"dbsize", CmdDbSize},
+        {"flushdb", CmdFlushDb},
+        {"flushall", CmdFlushAll},
+        {"command", CmdCommand},
+        {"command|count", CmdCommandCount},
+        {"command|info", CmdCommandInfo},
+        {"command|docs", CmdCommandDocs},
+        {"command|list", CmdCommandList},
+        {"command|getkeys", CmdCommandGetKeys},
+        {"command|getkeysandflags", CmdCommandGetKeysAndFlags},
+        {"command|help", CmdCommandHelp},
+        {"config", nullptr},
+        {"config|get", CmdConfigGet},
+        {"config|set", CmdConfigSet},
+        {"config|resetstat", CmdConfigResetStat},
+        {"config|rewrite", CmdConfigRewrite},
+        {"config|help", CmdConfigHelp},
+        {"shutdown", CmdShutdown},
+        {"lastsave", CmdLastSave},
+        {"role", CmdRole},
+        {"monitor", CmdMonitor},
+        {"wait", CmdWait},
+        {"debug", CmdDebug, kProtected},
+        {"slowlog", nullptr},
+        {"slowlog|get", CmdSlowlogGet},
+        {"slowlog|len", CmdSlowlogLen},
+        {"slowlog|reset", CmdSlowlogReset},
+        {"slowlog|help", CmdSlowlogHelp},
+        {"memory", nullptr},
+        {"memory|usage", CmdMemoryUsage},
+        {"memory|stats", CmdMemoryStats},
+        {"memory|purge", CmdMemoryPurge},
+        {"memory|help", CmdMemoryHelp},
+        {"function", nullptr},
+        {"function|flush", CmdFlushScripts},
+        {"script", nullptr},
+        {"script|flush", CmdFlushScripts},
     };
     RegisterInfo(&commands);
     return commands;

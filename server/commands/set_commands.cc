@@ -588,38 +588,25 @@ void CmdSDiffStore(CommandContext& ctx) { UnionDiffGeneric(ctx, ctx.arg(1), 2, S
 
 }  // namespace
 
-const std::vector<CommandSpec>& SetCommands() {
-  constexpr uint32_t kWriteOom = kWrite | kDenyOom;
-  static const std::vector<CommandSpec> kCommands = {
-      {"sadd", -3, kWriteOom | kFast, 1, 1, 1, CmdSAdd, "set", "Add one or more members to a set"},
-      {"srem", -3, kWrite | kFast, 1, 1, 1, CmdSRem, "set",
-       "Remove one or more members from a set"},
-      {"scard", 2, kReadonly | kFast, 1, 1, 1, CmdSCard, "set",
-       "Get the number of members in a set"},
-      {"sismember", 3, kReadonly | kFast, 1, 1, 1, CmdSIsMember, "set",
-       "Determine if a given value is a member of a set"},
-      {"smismember", -3, kReadonly | kFast, 1, 1, 1, CmdSMIsMember, "set",
-       "Returns the membership associated with the given elements for a set", "6.2.0"},
-      {"smembers", 2, kReadonly, 1, 1, 1, CmdSMembers, "set", "Get all the members in a set"},
-      {"spop", -2, kWrite | kFast, 1, 1, 1, CmdSPop, "set",
-       "Remove and return one or multiple random members from a set"},
-      {"srandmember", -2, kReadonly, 1, 1, 1, CmdSRandMember, "set",
-       "Get one or multiple random members from a set"},
-      {"smove", 4, kWrite | kFast, 1, 2, 1, CmdSMove, "set",
-       "Move a member from one set to another"},
-      {"sinter", -2, kReadonly, 1, -1, 1, CmdSInter, "set", "Intersect multiple sets"},
-      {"sintercard", -3, kReadonly, 0, 0, 0, CmdSInterCard, "set",
-       "Intersect multiple sets and return the cardinality of the result", "7.0.0"},
-      {"sinterstore", -3, kWriteOom, 1, -1, 1, CmdSInterStore, "set",
-       "Intersect multiple sets and store the resulting set in a key"},
-      {"sunion", -2, kReadonly, 1, -1, 1, CmdSUnion, "set", "Add multiple sets"},
-      {"sunionstore", -3, kWriteOom, 1, -1, 1, CmdSUnionStore, "set",
-       "Add multiple sets and store the resulting set in a key"},
-      {"sdiff", -2, kReadonly, 1, -1, 1, CmdSDiff, "set", "Subtract multiple sets"},
-      {"sdiffstore", -3, kWriteOom, 1, -1, 1, CmdSDiffStore, "set",
-       "Subtract multiple sets and store the resulting set in a key"},
-      {"sscan", -3, kReadonly, 1, 1, 1, CmdSScan, "set", "Incrementally iterate Set elements",
-       "2.8.0"},
+const std::vector<CommandBinding>& SetCommands() {
+  static const std::vector<CommandBinding> kCommands = {
+      {"sadd", CmdSAdd},
+      {"srem", CmdSRem},
+      {"scard", CmdSCard},
+      {"sismember", CmdSIsMember},
+      {"smismember", CmdSMIsMember},
+      {"smembers", CmdSMembers},
+      {"spop", CmdSPop},
+      {"srandmember", CmdSRandMember},
+      {"smove", CmdSMove},
+      {"sinter", CmdSInter},
+      {"sintercard", CmdSInterCard},
+      {"sinterstore", CmdSInterStore},
+      {"sunion", CmdSUnion},
+      {"sunionstore", CmdSUnionStore},
+      {"sdiff", CmdSDiff},
+      {"sdiffstore", CmdSDiffStore},
+      {"sscan", CmdSScan},
   };
   return kCommands;
 }

@@ -300,12 +300,10 @@ void CmdSortRo(CommandContext& ctx) { SortGeneric(ctx, /*readonly=*/true); }
 
 }  // namespace
 
-const std::vector<CommandSpec>& SortCommands() {
-  static const std::vector<CommandSpec> kCommands = {
-      {"sort", -2, kWrite | kDenyOom, 1, 1, 1, CmdSort, "generic",
-       "Sort the elements in a list, set or sorted set"},
-      {"sort_ro", -2, kReadonly, 1, 1, 1, CmdSortRo, "generic",
-       "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0"},
+const std::vector<CommandBinding>& SortCommands() {
+  static const std::vector<CommandBinding> kCommands = {
+      {"sort", CmdSort},
+      {"sort_ro", CmdSortRo},
   };
   return kCommands;
 }

@@ -12,8 +12,6 @@
 namespace gigakv::server {
 namespace {
 
-constexpr uint32_t kTransactionFlags = kNoScript | kLoading | kStale | kFast | kAllowBusy;
-
 void CmdMulti(CommandContext& ctx) {
   if (ctx.client.multi.active) {
     ctx.reply.Error(errors::kMultiNested);
@@ -98,18 +96,10 @@ void CmdUnwatch(CommandContext& ctx) {
 
 }  // namespace
 
-const std::vector<CommandSpec>& TransactionCommands() {
-  static const std::vector<CommandSpec> kCommands = {
-      {"multi", 1, kTransactionFlags, 0, 0, 0, CmdMulti, "transactions",
-       "Mark the start of a transaction block", "1.2.0"},
-      {"exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog, 0, 0, 0, CmdExec, "transactions",
-       "Execute all commands issued after MULTI", "1.2.0"},
-      {"discard", 1, kTransactionFlags, 0, 0, 0, CmdDiscard, "transactions",
-       "Discard all commands issued after MULTI", "2.0.0"},
-      {"watch", -2, kTransactionFlags, 1, -1, 1, CmdWatch, "transactions",
-       "Watch the given keys to determine execution of the MULTI/EXEC block", "2.2.0"},
-      {"unwatch", 1, kTransactionFlags, 0, 0, 0, CmdUnwatch, "transactions",
-       "Forget about all watched keys", "2.2.0"},
+const std::vector<CommandBinding>& TransactionCommands() {
+  static const std::vector<CommandBinding> kCommands = {
+      {"multi", CmdMulti}, {"exec", CmdExec},       {"discard", CmdDiscard},
+      {"watch", CmdWatch}, {"unwatch", CmdUnwatch},
   };
   return kCommands;
 }
