@@ -6,10 +6,18 @@
 #include <cstring>
 #include <new>
 
+#include "core/open_addressing.h"
 #include "core/varint.h"
 
 namespace gigakv {
 namespace {
+
+using open_addressing::OffsetSlots;
+static_assert(KeyTable::kScanEnd == open_addressing::kScanEnd);
+
+// Slots are below 2^32 - 1; kNotFound narrows to kNoSlot.
+static_assert(static_cast<KeyTable::Slot>(open_addressing::kNotFound) == KeyTable::kNoSlot);
+KeyTable::Slot ToSlot(size_t pos) { return static_cast<KeyTable::Slot>(pos); }
 
 constexpr uint8_t kKindMask = 0x0f;
 constexpr uint8_t kHasExpireBit = 0x10;
@@ -201,7 +209,7 @@ void KeyTable::RebuildDeadlines() {
   for (size_t i = 0; i < capacity_; ++i) {
     uint64_t entry = index_[i];
     if (entry == 0) continue;
-    RecordLayout layout = Decode(arena_ + static_cast<uint32_t>(entry) - 1);
+    RecordLayout layout = Decode(arena_ + OffsetSlots::OffsetOf(entry));
     if (layout.expire_at == nullptr) continue;
     int64_t expire_ms = LoadLE<int64_t>(layout.expire_at);
     if (deadlines_.empty() || expire_ms < deadline_base_ms_) {
@@ -218,7 +226,7 @@ void KeyTable::RebuildDeadlines() {
     }
     uint64_t offset = std::min<uint64_t>(static_cast<uint64_t>(expire_ms - deadline_base_ms_),
                                          kMaxDeadlineOffset);
-    deadlines_.push_back((offset << 32) | static_cast<uint32_t>(entry >> 32));
+    deadlines_.push_back((offset << 32) | OffsetSlots::FingerprintOf(entry));
   }
   std::make_heap(deadlines_.begin(), deadlines_.end(), kLaterFirst);
 }
@@ -255,18 +263,10 @@ bool KeyTable::PopDue(int64_t now_ms, uint32_t* fingerprint) {
 
 KeyTable::Slot KeyTable::FindExpired(uint32_t fingerprint, int64_t now_ms) const {
   if (size_ == 0) return kNoSlot;
-  size_t pos = Home(fingerprint);
-  while (index_[pos] != 0) {
-    uint64_t entry = index_[pos];
-    if (static_cast<uint32_t>(entry >> 32) == fingerprint) {
-      RecordLayout layout = Decode(arena_ + static_cast<uint32_t>(entry) - 1);
-      if (layout.expire_at != nullptr && LoadLE<int64_t>(layout.expire_at) <= now_ms) {
-        return static_cast<Slot>(pos);
-      }
-    }
-    if (++pos == capacity_) pos = 0;
-  }
-  return kNoSlot;
+  return ToSlot(OffsetSlots(index_, capacity_).Find(fingerprint, [&](uint64_t entry) {
+    RecordLayout layout = Decode(arena_ + OffsetSlots::OffsetOf(entry));
+    return layout.expire_at != nullptr && LoadLE<int64_t>(layout.expire_at) <= now_ms;
+  }));
 }
 
 size_t KeyTable::RecordSize(uint32_t offset) const { return Decode(arena_ + offset).total; }
@@ -286,16 +286,9 @@ size_t KeyTable::RecordMemory(Slot slot) const {
 KeyTable::Slot KeyTable::Find(std::string_view key, uint64_t hash) const {
   if (size_ == 0) return kNoSlot;
   const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32);
-  size_t pos = Home(fingerprint);
-  while (true) {
-    uint64_t entry = index_[pos];
-    if (entry == 0) return kNoSlot;
-    if (static_cast<uint32_t>(entry >> 32) == fingerprint) {
-      RecordLayout layout = Decode(arena_ + static_cast<uint32_t>(entry) - 1);
-      if (layout.key == key) return static_cast<Slot>(pos);
-    }
-    if (++pos == capacity_) pos = 0;
-  }
+  return ToSlot(OffsetSlots(index_, capacity_).Find(fingerprint, [&](uint64_t entry) {
+    return Decode(arena_ + OffsetSlots::OffsetOf(entry)).key == key;
+  }));
 }
 
 RecordView KeyTable::View(Slot slot) const {
@@ -404,17 +397,8 @@ void KeyTable::ResizeIndex(size_t new_capacity) {
   index_ = static_cast<uint64_t*>(std::calloc(new_capacity, sizeof(uint64_t)));
   if (index_ == nullptr) throw std::bad_alloc();
   capacity_ = new_capacity;
-  // Re-insert in home order: fingerprints carry the home slot, so no key is rehashed and the
-  // arena is not touched.
-  for (size_t i = 0; i < old_capacity; ++i) {
-    uint64_t entry = old[i];
-    if (entry == 0) continue;
-    size_t pos = Home(static_cast<uint32_t>(entry >> 32));
-    while (index_[pos] != 0) {
-      if (++pos == capacity_) pos = 0;
-    }
-    index_[pos] = entry;
-  }
+  // Fingerprints carry the home slot, so no key is rehashed and the arena is not touched.
+  OffsetSlots(index_, capacity_).InsertAll(old, old_capacity);
   std::free(old);
 }
 
@@ -459,8 +443,7 @@ KeyTable::Slot KeyTable::PutAt(Slot slot, std::string_view key, uint64_t hash,
     } else {
       uint32_t new_offset = AppendRecord(size);
       WriteRecord(new_offset, key, spec, expire_ms, access);
-      index_[slot] =
-          (index_[slot] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(new_offset) + 1);
+      index_[slot] = OffsetSlots::WithOffset(index_[slot], new_offset);
       dead_bytes_ += old.total;
     }
     if (expire_ms > 0) {
@@ -474,37 +457,14 @@ KeyTable::Slot KeyTable::PutAt(Slot slot, std::string_view key, uint64_t hash,
   uint32_t offset = AppendRecord(size);
   WriteRecord(offset, key, spec, expire_ms, access);
   const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32);
-  size_t pos = Home(fingerprint);
-  while (index_[pos] != 0) {
-    if (++pos == capacity_) pos = 0;
-  }
-  index_[pos] = (static_cast<uint64_t>(fingerprint) << 32) | (static_cast<uint64_t>(offset) + 1);
+  const size_t pos =
+      OffsetSlots(index_, capacity_).Insert(OffsetSlots::MakeWord(fingerprint, offset));
   ++size_;
   if (expire_ms > 0) {
     ++expires_;
     PushDeadline(fingerprint, expire_ms);
   }
   return static_cast<Slot>(pos);
-}
-
-void KeyTable::RemoveIndexEntry(Slot slot) {
-  // Backward-shift deletion: pull later entries of the cluster back when their home allows.
-  size_t hole = slot;
-  size_t pos = slot;
-  while (true) {
-    if (++pos == capacity_) pos = 0;
-    uint64_t entry = index_[pos];
-    if (entry == 0) break;
-    size_t home = Home(static_cast<uint32_t>(entry >> 32));
-    // The entry may move to `hole` if its home is not in the cyclic range (hole, pos].
-    bool home_in_range = hole <= pos ? (home > hole && home <= pos) : (home > hole || home <= pos);
-    if (!home_in_range) {
-      index_[hole] = entry;
-      hole = pos;
-    }
-  }
-  index_[hole] = 0;
-  --size_;
 }
 
 void KeyTable::Erase(Slot slot) { EraseImpl(slot, /*free_payload=*/true); }
@@ -515,7 +475,9 @@ void KeyTable::EraseImpl(Slot slot, bool free_payload) {
   if (layout.expire_at != nullptr) --expires_;
   if (free_payload) FreePayload(offset);
   dead_bytes_ += layout.total;
-  RemoveIndexEntry(slot);
+  OffsetSlots slots(index_, capacity_);
+  open_addressing::Erase(slots, slot);
+  --size_;
   MaybeShrinkIndex();
   if (size_ == 0) {
     // An empty table gives all its memory back.
@@ -582,7 +544,7 @@ void KeyTable::SetExpire(Slot slot, int64_t expire_ms) {
   } else {
     uint32_t new_offset = AppendRecord(size);
     WriteRecord(new_offset, key_copy, spec, expire_ms, layout.access);
-    index_[slot] = (index_[slot] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(new_offset) + 1);
+    index_[slot] = OffsetSlots::WithOffset(index_[slot], new_offset);
     dead_bytes_ += layout.total;
   }
   if (expire_ms > 0) {
@@ -620,10 +582,10 @@ void KeyTable::Compact() {
   for (size_t i = 0; i < capacity_; ++i) {
     uint64_t entry = index_[i];
     if (entry == 0) continue;
-    const char* record = arena_ + static_cast<uint32_t>(entry) - 1;
+    const char* record = arena_ + OffsetSlots::OffsetOf(entry);
     size_t size = Decode(record).total;
     std::memcpy(fresh + used, record, size);
-    index_[i] = (entry & 0xffffffff00000000ULL) | (static_cast<uint64_t>(used) + 1);
+    index_[i] = OffsetSlots::WithOffset(entry, used);
     used += size;
   }
   std::free(arena_);
@@ -634,62 +596,14 @@ void KeyTable::Compact() {
 }
 
 uint64_t KeyTable::ScanRange(uint64_t cursor, size_t count, std::vector<Slot>* out) const {
-  if (size_ == 0 || cursor >= kScanEnd) return kScanEnd;
-  // Visit slots from the cursor's home. Entries with fingerprint >= cursor live at or after their
-  // home, which is >= Home(cursor). Stop at an empty slot once enough were seen: every entry whose
-  // home precedes that empty slot has been visited, so the range [cursor, boundary) is complete.
-  size_t start = Home(static_cast<uint32_t>(cursor));
-  size_t seen = 0;
-  size_t logical = start;
-  std::vector<std::pair<uint32_t, Slot>> candidates;
-  for (;; ++logical) {
-    size_t pos = logical % capacity_;
-    uint64_t entry = index_[pos];
-    if (entry == 0) {
-      if (seen >= count || logical >= capacity_) break;
-      if (logical - start >= capacity_) break;
-      continue;
-    }
-    if (logical - start >= 2 * capacity_) break;  // Defensive; a full table never happens.
-    uint32_t fingerprint = static_cast<uint32_t>(entry >> 32);
-    // Count each entry once, at its position in the unwrapped probe sequence: home plus its
-    // displacement. An entry that wrapped from the end to the front is taken when the walk
-    // wraps too, and front entries seen again after wrapping are skipped.
-    size_t home = Home(fingerprint);
-    size_t unwrapped = home + (pos + capacity_ - home) % capacity_;
-    if (fingerprint >= cursor && unwrapped == logical) {
-      candidates.emplace_back(fingerprint, static_cast<Slot>(pos));
-      ++seen;
-    }
-  }
-  // Boundary: the smallest fingerprint whose home is >= the logical stop position.
-  uint64_t boundary;
-  if (logical >= capacity_) {
-    boundary = kScanEnd;
-  } else {
-    // ceil(logical * 2^32 / capacity)
-    boundary = ((static_cast<uint64_t>(logical) << 32) + capacity_ - 1) / capacity_;
-    // Home() of values in [cursor, boundary) must be < logical; ensure progress.
-    while (boundary > cursor && boundary < kScanEnd &&
-           Home(static_cast<uint32_t>(boundary - 1)) >= logical) {
-      --boundary;
-    }
-    if (boundary <= cursor) boundary = cursor + 1;
-  }
-  for (const auto& [fingerprint, slot] : candidates) {
-    if (fingerprint < boundary) out->push_back(slot);
-  }
-  return boundary;
+  if (size_ == 0) return kScanEnd;
+  return open_addressing::Scan(OffsetSlots(index_, capacity_), cursor, count,
+                               [out](size_t pos) { out->push_back(static_cast<Slot>(pos)); });
 }
 
 KeyTable::Slot KeyTable::OccupiedAtOrAfter(size_t start) const {
   if (size_ == 0) return kNoSlot;
-  size_t pos = start % capacity_;
-  for (size_t i = 0; i < capacity_; ++i) {
-    if (index_[pos] != 0) return static_cast<Slot>(pos);
-    if (++pos == capacity_) pos = 0;
-  }
-  return kNoSlot;
+  return ToSlot(open_addressing::NextOccupied(OffsetSlots(index_, capacity_), start % capacity_));
 }
 
 }  // namespace gigakv

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/open_addressing.h"
 #include "core/varint.h"
 #include "gigakv/key_hash.h"
 
@@ -68,6 +69,46 @@ uint64_t MakeSlot(uint64_t hash, const uint8_t* blob) {
   return TagOf(hash) | address;
 }
 
+// HashTable's slot array as open_addressing sees it: `capacity` home slots plus an overflow tail,
+// no wrap-around. Slots store no fingerprint: FingerprintAt rehashes the field.
+class PairSlots {
+ public:
+  static constexpr bool kWraps = false;
+
+  PairSlots(uint64_t* slots, size_t capacity, size_t length)
+      : slots_(slots), capacity_(capacity), length_(length) {}
+
+  size_t capacity() const { return capacity_; }
+  size_t length() const { return length_; }
+  bool IsFree(size_t pos) const { return slots_[pos] == 0; }
+  uint32_t FingerprintAt(size_t pos) const {
+    return FingerprintOf(HashField(FieldOfBlob(BlobOf(slots_[pos]))));
+  }
+  void Move(size_t from, size_t to) { slots_[to] = slots_[from]; }
+  void Free(size_t pos) { slots_[pos] = 0; }
+
+ protected:
+  uint64_t* slots_;
+  size_t capacity_;
+  size_t length_;
+};
+
+// PairSlots for Scan: FingerprintAt keeps the pair it decoded, so the walk's emit (called right
+// after it for the same slot) reads no blob twice.
+class ScanPairSlots : public PairSlots {
+ public:
+  using PairSlots::PairSlots;
+
+  uint32_t FingerprintAt(size_t pos) const {
+    last_ = ReadBlob(BlobOf(slots_[pos]));
+    return FingerprintOf(HashField(last_.field));
+  }
+  const Pair& last() const { return last_; }
+
+ private:
+  mutable Pair last_;
+};
+
 // Iterates a listpack's field/value pairs, converting integer entries to text.
 template <typename Fn>
 void ForEachListpackPair(const DenseListpack& lp, Fn&& fn) {
@@ -120,30 +161,26 @@ size_t HashTable::MemoryUsage() const {
 }
 
 size_t HashTable::FindSlot(std::string_view field, uint64_t hash) const {
-  if (size_ == 0) return SIZE_MAX;
-  uint64_t tag = TagOf(hash);
-  for (size_t pos = Home(FingerprintOf(hash)); pos < length_; ++pos) {
-    uint64_t slot = slots_[pos];
-    if (slot == 0) return SIZE_MAX;
-    if ((slot & ~kPointerMask) == tag && FieldOfBlob(BlobOf(slot)) == field) return pos;
-  }
-  return SIZE_MAX;
+  if (size_ == 0) return open_addressing::kNotFound;
+  const uint64_t tag = TagOf(hash);
+  return open_addressing::Find(
+      PairSlots(slots_, capacity_, length_), open_addressing::Home(FingerprintOf(hash), capacity_),
+      [&](size_t pos) { return (slots_[pos] & ~kPointerMask) == tag; },
+      [&](size_t pos) { return FieldOfBlob(BlobOf(slots_[pos])) == field; });
 }
 
 std::optional<std::string_view> HashTable::Find(std::string_view field) const {
   size_t pos = FindSlot(field, HashField(field));
-  if (pos == SIZE_MAX) return std::nullopt;
+  if (pos == open_addressing::kNotFound) return std::nullopt;
   return ReadBlob(BlobOf(slots_[pos])).value;
 }
 
 bool HashTable::Place(uint64_t hash, uint8_t* blob) {
-  for (size_t pos = Home(FingerprintOf(hash)); pos < length_; ++pos) {
-    if (slots_[pos] == 0) {
-      slots_[pos] = MakeSlot(hash, blob);
-      return true;
-    }
-  }
-  return false;
+  size_t pos = open_addressing::FindFree(PairSlots(slots_, capacity_, length_),
+                                         open_addressing::Home(FingerprintOf(hash), capacity_));
+  if (pos == open_addressing::kNotFound) return false;
+  slots_[pos] = MakeSlot(hash, blob);
+  return true;
 }
 
 void HashTable::Rebuild(size_t capacity) {
@@ -195,7 +232,7 @@ void HashTable::InsertNew(std::string_view field, std::string_view value) {
 bool HashTable::Set(std::string_view field, std::string_view value) {
   uint64_t hash = HashField(field);
   size_t pos = FindSlot(field, hash);
-  if (pos == SIZE_MAX) {
+  if (pos == open_addressing::kNotFound) {
     InsertNew(field, value);
     return true;
   }
@@ -212,22 +249,13 @@ bool HashTable::Set(std::string_view field, std::string_view value) {
 
 bool HashTable::Erase(std::string_view field) {
   size_t pos = FindSlot(field, HashField(field));
-  if (pos == SIZE_MAX) return false;
+  if (pos == open_addressing::kNotFound) return false;
   uint8_t* blob = BlobOf(slots_[pos]);
   blob_bytes_ -= ChunkSize(ReadBlob(blob).bytes);
   std::free(blob);
-  slots_[pos] = 0;
+  PairSlots slots(slots_, capacity_, length_);
+  open_addressing::Erase(slots, pos);
   --size_;
-  // Backward shift: pull later entries of the run into the hole when their home allows it.
-  size_t hole = pos;
-  for (size_t next = pos + 1; next < length_ && slots_[next] != 0; ++next) {
-    size_t home = Home(FingerprintOf(HashField(FieldOfBlob(BlobOf(slots_[next])))));
-    if (home <= hole) {
-      slots_[hole] = slots_[next];
-      slots_[next] = 0;
-      hole = next;
-    }
-  }
   if (size_ == 0) {
     std::free(slots_);
     slots_ = nullptr;
@@ -247,28 +275,11 @@ void HashTable::ForEach(PairFn fn) const {
 }
 
 uint64_t HashTable::Scan(uint64_t cursor, size_t count, PairFn fn) const {
-  constexpr uint64_t kEnd = uint64_t{1} << 32;
-  if (size_ == 0 || cursor >= kEnd) return 0;
-  // Entries never sit before their home and no empty slot lies between an entry's home and its
-  // position. So after walking [Home(cursor), stop) with `stop` empty, every entry whose home is
-  // below `stop` has been seen: the fingerprints in [cursor, boundary) are complete.
-  size_t pos = Home(static_cast<uint32_t>(cursor));
-  size_t seen = 0;
-  for (; pos < length_; ++pos) {
-    uint64_t slot = slots_[pos];
-    if (slot == 0) {
-      if (seen >= count) break;
-      continue;
-    }
-    Pair pair = ReadBlob(BlobOf(slot));
-    if (FingerprintOf(HashField(pair.field)) < cursor) continue;
-    fn(pair.field, pair.value);
-    ++seen;
-  }
-  if (pos >= capacity_) return 0;
-  // The smallest fingerprint whose home is at or after `pos`: ceil(pos * 2^32 / capacity).
-  uint64_t boundary = ((static_cast<uint64_t>(pos) << 32) + capacity_ - 1) / capacity_;
-  return boundary >= kEnd ? 0 : boundary;
+  if (size_ == 0) return 0;
+  const ScanPairSlots slots(slots_, capacity_, length_);
+  uint64_t next = open_addressing::Scan(
+      slots, cursor, count, [&](size_t) { fn(slots.last().field, slots.last().value); });
+  return next == open_addressing::kScanEnd ? 0 : next;
 }
 
 size_t HashTable::RandomPair(std::mt19937_64& rng, PairFn fn) const {

@@ -41,7 +41,8 @@ namespace gigakv {
 // overflow tail, and an entry never sits before its home; an insert that would run past the tail
 // grows the table. Deletion shifts entries back (no tombstones). Maximum load 4/5, growth by
 // 1.5x, shrink below 1/8. Because home slots are monotone in the fingerprint, a cursor that is a
-// fingerprint position gives scans that survive resizes (see Scan).
+// fingerprint position gives scans that survive resizes (see Scan). The probing, deletion and
+// scan walk are shared with KeyTable and SetHashTable (core/open_addressing.h).
 //
 // Complexity: Find/Set/Erase O(1) expected; a resize rehashes every field, O(n).
 class HashTable {
@@ -84,10 +85,7 @@ class HashTable {
  private:
   static constexpr uint64_t kPointerMask = (uint64_t{1} << 48) - 1;
 
-  size_t Home(uint32_t fingerprint) const {
-    return static_cast<size_t>((static_cast<uint64_t>(fingerprint) * capacity_) >> 32);
-  }
-  // Slot index holding `field` (hash given), or SIZE_MAX.
+  // Slot index holding `field` (hash given), or open_addressing::kNotFound.
   size_t FindSlot(std::string_view field, uint64_t hash) const;
   // Puts an existing blob into the array; false when it would run past the tail.
   bool Place(uint64_t hash, uint8_t* blob);

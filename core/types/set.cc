@@ -9,11 +9,15 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/open_addressing.h"
 #include "core/varint.h"
 #include "gigakv/key_hash.h"
 
 namespace gigakv {
 namespace {
+
+using open_addressing::OffsetSlots;
+static_assert(SetHashTable::kScanEnd == open_addressing::kScanEnd);
 
 void* Allocate(void* old, size_t size) {
   void* grown = std::realloc(old, size);
@@ -84,7 +88,7 @@ uint32_t SetHashTable::Fingerprint(std::string_view member) {
 size_t SetHashTable::EntrySize(size_t length) { return varint::Size(length) + length; }
 
 std::string_view SetHashTable::EntryAt(uint64_t slot_value) const {
-  const uint8_t* p = arena_ + (static_cast<uint32_t>(slot_value) - 1);
+  const uint8_t* p = arena_ + OffsetSlots::OffsetOf(slot_value);
   uint64_t length;
   p = varint::Get(p, &length);
   return std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(length));
@@ -106,22 +110,14 @@ uint32_t SetHashTable::AppendEntry(std::string_view member) {
 }
 
 size_t SetHashTable::Find(std::string_view member, uint32_t fingerprint) const {
-  if (capacity_ == 0) return capacity_;
-  for (size_t pos = Home(fingerprint);; pos = Wrap(pos + 1)) {
-    uint64_t value = slots_[pos];
-    if (value == 0) return capacity_;
-    if (static_cast<uint32_t>(value >> 32) == fingerprint && EntryAt(value) == member) return pos;
-  }
+  if (capacity_ == 0) return open_addressing::kNotFound;
+  return OffsetSlots(slots_, capacity_).Find(fingerprint, [&](uint64_t value) {
+    return EntryAt(value) == member;
+  });
 }
 
 bool SetHashTable::Contains(std::string_view member) const {
-  return Find(member, Fingerprint(member)) != capacity_;
-}
-
-void SetHashTable::Place(uint64_t slot_value) {
-  size_t pos = Home(static_cast<uint32_t>(slot_value >> 32));
-  while (slots_[pos] != 0) pos = Wrap(pos + 1);
-  slots_[pos] = slot_value;
+  return Find(member, Fingerprint(member)) != open_addressing::kNotFound;
 }
 
 void SetHashTable::Resize(size_t new_capacity) {
@@ -130,38 +126,26 @@ void SetHashTable::Resize(size_t new_capacity) {
   slots_ = static_cast<uint64_t*>(Allocate(nullptr, new_capacity * sizeof(uint64_t)));
   std::memset(slots_, 0, new_capacity * sizeof(uint64_t));
   capacity_ = new_capacity;
-  for (size_t i = 0; i < old_capacity; ++i) {
-    if (old[i] != 0) Place(old[i]);
-  }
+  OffsetSlots(slots_, capacity_).InsertAll(old, old_capacity);
   std::free(old);
 }
 
 bool SetHashTable::Insert(std::string_view member) {
   uint32_t fingerprint = Fingerprint(member);
-  if (Find(member, fingerprint) != capacity_) return false;
+  if (Find(member, fingerprint) != open_addressing::kNotFound) return false;
   if ((size_ + 1) * 5 > capacity_ * 4) Resize(std::max<size_t>(8, (size_ + 1) * 2));
   uint32_t offset = AppendEntry(member);
-  Place((static_cast<uint64_t>(fingerprint) << 32) | (static_cast<uint64_t>(offset) + 1));
+  OffsetSlots(slots_, capacity_).Insert(OffsetSlots::MakeWord(fingerprint, offset));
   ++size_;
   return true;
 }
 
 bool SetHashTable::Erase(std::string_view member) {
-  size_t hole = Find(member, Fingerprint(member));
-  if (hole == capacity_) return false;
-  dead_bytes_ += EntrySize(EntryAt(slots_[hole]).size());
-  // Backward-shift deletion: pull later entries of the cluster back over the hole when the hole
-  // lies on their probe path, so lookups never need tombstones.
-  for (size_t next = Wrap(hole + 1); slots_[next] != 0; next = Wrap(next + 1)) {
-    size_t home = Home(static_cast<uint32_t>(slots_[next] >> 32));
-    size_t displacement = (next + capacity_ - home) % capacity_;
-    size_t hole_distance = (next + capacity_ - hole) % capacity_;
-    if (hole_distance <= displacement) {
-      slots_[hole] = slots_[next];
-      hole = next;
-    }
-  }
-  slots_[hole] = 0;
+  size_t pos = Find(member, Fingerprint(member));
+  if (pos == open_addressing::kNotFound) return false;
+  dead_bytes_ += EntrySize(EntryAt(slots_[pos]).size());
+  OffsetSlots slots(slots_, capacity_);
+  open_addressing::Erase(slots, pos);
   --size_;
   if (size_ == 0) {
     std::free(slots_);
@@ -183,11 +167,11 @@ void SetHashTable::Compact() {
   size_t used = 0;
   for (size_t i = 0; i < capacity_; ++i) {
     if (slots_[i] == 0) continue;
-    uint32_t offset = static_cast<uint32_t>(slots_[i]) - 1;
+    uint32_t offset = OffsetSlots::OffsetOf(slots_[i]);
     std::string_view member = EntryAt(slots_[i]);
     size_t entry = EntrySize(member.size());
     std::memcpy(fresh + used, arena_ + offset, entry);
-    slots_[i] = (slots_[i] & 0xffffffff00000000ULL) | (static_cast<uint64_t>(used) + 1);
+    slots_[i] = OffsetSlots::WithOffset(slots_[i], used);
     used += entry;
   }
   std::free(arena_);
@@ -198,8 +182,8 @@ void SetHashTable::Compact() {
 }
 
 std::string_view SetHashTable::RandomMember(uint64_t random) const {
-  size_t pos = static_cast<size_t>(random % capacity_);
-  while (slots_[pos] == 0) pos = Wrap(pos + 1);
+  size_t pos = open_addressing::NextOccupied(OffsetSlots(slots_, capacity_),
+                                             static_cast<size_t>(random % capacity_));
   return EntryAt(slots_[pos]);
 }
 
@@ -211,47 +195,9 @@ void SetHashTable::ForEach(absl::FunctionRef<void(std::string_view)> fn) const {
 
 uint64_t SetHashTable::Scan(uint64_t cursor, size_t count,
                             absl::FunctionRef<void(std::string_view)> fn) const {
-  if (size_ == 0 || cursor >= kScanEnd) return kScanEnd;
-  // As KeyTable::ScanRange: entries with fingerprint >= cursor live at or after their home,
-  // which is >= Home(cursor). Stop at an empty slot once enough were seen: every entry whose
-  // home precedes that empty slot has been visited, so [cursor, boundary) is complete.
-  size_t start = Home(static_cast<uint32_t>(cursor));
-  size_t seen = 0;
-  size_t logical = start;
-  std::vector<std::pair<uint32_t, uint64_t>> candidates;
-  for (;; ++logical) {
-    size_t pos = logical % capacity_;
-    uint64_t value = slots_[pos];
-    if (value == 0) {
-      if (seen >= count || logical >= capacity_) break;
-      if (logical - start >= capacity_) break;
-      continue;
-    }
-    if (logical - start >= 2 * capacity_) break;
-    uint32_t fingerprint = static_cast<uint32_t>(value >> 32);
-    // Count each entry once, at its position in the unwrapped probe sequence.
-    size_t home = Home(fingerprint);
-    size_t unwrapped = home + (pos + capacity_ - home) % capacity_;
-    if (fingerprint >= cursor && unwrapped == logical) {
-      candidates.emplace_back(fingerprint, value);
-      ++seen;
-    }
-  }
-  uint64_t boundary;
-  if (logical >= capacity_) {
-    boundary = kScanEnd;
-  } else {
-    boundary = ((static_cast<uint64_t>(logical) << 32) + capacity_ - 1) / capacity_;
-    while (boundary > cursor && boundary < kScanEnd &&
-           Home(static_cast<uint32_t>(boundary - 1)) >= logical) {
-      --boundary;
-    }
-    if (boundary <= cursor) boundary = cursor + 1;
-  }
-  for (const auto& [fingerprint, value] : candidates) {
-    if (fingerprint < boundary) fn(EntryAt(value));
-  }
-  return boundary;
+  if (size_ == 0) return kScanEnd;
+  return open_addressing::Scan(OffsetSlots(slots_, capacity_), cursor, count,
+                               [&](size_t pos) { fn(EntryAt(slots_[pos])); });
 }
 
 size_t SetHashTable::MemoryUsage() const { return capacity_ * sizeof(uint64_t) + arena_capacity_; }

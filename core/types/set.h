@@ -42,7 +42,8 @@ namespace gigakv {
 //
 // fingerprint = upper 32 bits of the member's 64-bit hash. The home slot is
 // (fingerprint * capacity) >> 32, so slots are ordered by fingerprint and a scan cursor (a
-// fingerprint) stays meaningful across resizes, as in KeyTable. Load is kept in [1/5, 4/5]
+// fingerprint) stays meaningful across resizes; the probing, deletion and scan walk are
+// KeyTable's (core/open_addressing.h). Load is kept in [1/5, 4/5]
 // (resizing to 1/2); the arena is compacted when more than half of it is dead. Per member: its
 // bytes + 1..5 (the entry) plus 10 to 40 bytes of slots, about 16 on average, and no per-member
 // malloc. Lookups O(1) expected. Member bytes are limited to 4 GiB per set (32-bit offsets).
@@ -79,14 +80,9 @@ class SetHashTable {
 
  private:
   std::string_view EntryAt(uint64_t slot_value) const;
-  size_t Home(uint32_t fingerprint) const {
-    return static_cast<size_t>((static_cast<uint64_t>(fingerprint) * capacity_) >> 32);
-  }
-  size_t Wrap(size_t pos) const { return pos == capacity_ ? 0 : pos; }
-  // The slot holding `member`, or capacity_ if absent.
+  // The slot holding `member`, or open_addressing::kNotFound if absent.
   size_t Find(std::string_view member, uint32_t fingerprint) const;
   void Resize(size_t new_capacity);
-  void Place(uint64_t slot_value);                // No duplicate check, no growth.
   uint32_t AppendEntry(std::string_view member);  // Returns the entry's offset.
   void Compact();
   static size_t EntrySize(size_t length);

@@ -21,7 +21,8 @@
 // fingerprint = upper 32 bits of the key's 64-bit hash. The home slot is
 // (fingerprint * capacity) >> 32, so slots are ordered by fingerprint: that makes SCAN cursors
 // (fingerprints) stable across resizes. Linear probing with backward-shift deletion (no
-// tombstones); the index grows by 1.25x past 7/8 load and shrinks to 5/8 load below 1/4.
+// tombstones); the index grows by 1.25x past 7/8 load and shrinks to 5/8 load below 1/4. The
+// probing, deletion and SCAN walk are core/open_addressing.h's, shared with the collections.
 // Keys are always compared in full: equal fingerprints never alias two keys.
 //
 // Contract: not thread-safe; the owning shard's lock must be held. A Slot and any RecordView
@@ -168,9 +169,6 @@ class KeyTable {
   uint32_t FingerprintAt(Slot slot) const { return static_cast<uint32_t>(index_[slot] >> 32); }
 
  private:
-  size_t Home(uint32_t fingerprint) const {
-    return static_cast<size_t>((static_cast<uint64_t>(fingerprint) * capacity_) >> 32);
-  }
   uint32_t OffsetOf(Slot slot) const { return static_cast<uint32_t>(index_[slot]) - 1; }
   size_t RecordSize(uint32_t offset) const;
   uint32_t AppendRecord(size_t size);
@@ -179,7 +177,6 @@ class KeyTable {
   // Frees the record's external value or object; a large object goes to the sink when
   // `may_defer` and one is set.
   void FreePayload(uint32_t offset, bool may_defer = true);
-  void RemoveIndexEntry(Slot slot);
   void EraseImpl(Slot slot, bool free_payload);
   void GrowIndex();
   void MaybeShrinkIndex();
