@@ -272,10 +272,15 @@ absl::StatusOr<std::vector<CommandMetadata>> ParseCommandTable(std::string_view 
 }
 
 const CommandMetadata* FindCommandMetadata(std::string_view name) {
-  using Index = std::map<std::string_view, const CommandMetadata*, std::less<>>;
-  static const Index* index = [] {
-    auto* all = new std::vector<CommandMetadata>();
-    auto* map = new Index();
+  // Built once, never freed; the index points into `all`, so both stay reachable.
+  struct Tables {
+    std::vector<CommandMetadata> all;
+    std::map<std::string_view, const CommandMetadata*, std::less<>> index;
+  };
+  static const Tables* tables = [] {
+    auto* built = new Tables();
+    std::vector<CommandMetadata>* all = &built->all;
+    auto* map = &built->index;
     for (std::string_view text : {RedisCommandTableText(), GigakvCommandTableText()}) {
       auto parsed = ParseCommandTable(text);
       // The texts are checked by tests: a parse error is a build defect.
@@ -292,10 +297,10 @@ const CommandMetadata* FindCommandMetadata(std::string_view name) {
         std::abort();
       }
     }
-    return map;
+    return built;
   }();
-  auto it = index->find(name);
-  return it == index->end() ? nullptr : it->second;
+  auto it = tables->index.find(name);
+  return it == tables->index.end() ? nullptr : it->second;
 }
 
 void ReplyArguments(protocol::ReplyBuilder& reply, const std::vector<ArgumentDoc>& arguments) {
