@@ -30,7 +30,7 @@ bool DeadlineFromRelativeOrReply(CommandContext& ctx, int64_t relative, int64_t*
     ctx.reply.Error(errors::kTimeoutNegative);
     return false;
   }
-  int64_t now = ctx.server.NowMs();
+  int64_t now = ctx.server.keyspace().NowMs();
   *deadline_ms = relative == 0 || relative > INT64_MAX - now ? 0 : now + relative;
   return true;
 }
@@ -196,7 +196,7 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
     tls_ready_keys.erase(tls_ready_keys.begin());
     // Serve the key's waiters in the order they blocked, until one of them cannot be served.
     while (true) {
-      std::optional<KeyType> type = server.store().TypeOf(db, key);
+      std::optional<KeyType> type = server.keyspace().store().TypeOf(db, key);
       if (!type.has_value()) break;
       std::shared_ptr<Waiter> waiter = ClaimFirst(db, key, *type);
       if (waiter == nullptr) break;

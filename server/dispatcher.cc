@@ -218,7 +218,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       client.reply_mode = mode_before;
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       return;
-    } else if (!rerun && !client.in_exec && OverMaxmemory() && !EvictToLimit() &&
+    } else if (!rerun && !client.in_exec && keyspace_.OverMaxmemory() && !Paused() &&
+               !keyspace_.EvictToLimit() &&
                DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
@@ -232,7 +233,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       tls_latency_tracking = settings_.latency_tracking.get();
-      CommandContext ctx{args, reply, client, *this, *store_, *spec};
+      CommandContext ctx{args, reply, client, *this, keyspace_.store(), *spec};
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
       // The slow log times commands one by one, or not at all when they cannot be slow
@@ -254,7 +255,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       }
       {
         // Stores collections the command wrote back inline when it ends (collection_access.h).
-        InlineCommandScope inline_scope(*store_);
+        InlineCommandScope inline_scope(keyspace_.store());
         try {
           spec->handler(ctx);
         } catch (const std::exception& e) {
@@ -280,7 +281,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         // after running it).
         int64_t threshold = settings_.slowlog_log_slower_than.get();
         if (threshold >= 0 && duration_us >= threshold) {
-          slowlog_.Push(args, duration_us, NowMs() / 1000, client.addr, client.name(),
+          slowlog_.Push(args, duration_us, keyspace_.NowMs() / 1000, client.addr, client.name(),
                         static_cast<size_t>(settings_.slowlog_max_len.get()));
         }
       }

@@ -137,7 +137,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return;
     }
     client_->fd = fd_;
-    int64_t now = server_.NowMs();
+    int64_t now = server_.keyspace().NowMs();
     client_->created_ms = now;
     client_->last_interaction_ms = now;
     std::weak_ptr<Connection> weak = shared_from_this();
@@ -273,8 +273,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ThreadStats& stats = server_.stats().Local();
     AddOwned(stats.net_input_bytes, n);
     AddOwned(stats.reads_processed, 1);
-    server_.RefreshCoarseClock();  // One clock read per batch of requests.
-    client_->last_interaction_ms.store(server_.CoarseNowMs(), std::memory_order_relaxed);
+    server_.keyspace().RefreshCoarseClock();  // One clock read per batch of requests.
+    client_->last_interaction_ms.store(server_.keyspace().CoarseNowMs(), std::memory_order_relaxed);
     ProcessInput();
     ContinueAfterInput();
   }
@@ -310,7 +310,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Replaces any wait already armed.
   void ArmTimerUntil(int64_t deadline_ms, void (Connection::*on_fire)()) {
     constexpr int64_t kMaxWaitMs = 3600 * 1000;
-    int64_t wait_ms = std::clamp<int64_t>(deadline_ms - server_.NowMs(), 0, kMaxWaitMs);
+    int64_t wait_ms = std::clamp<int64_t>(deadline_ms - server_.keyspace().NowMs(), 0, kMaxWaitMs);
     block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
     block_timer_.async_wait([self = shared_from_this(), on_fire](const asio::error_code& ec) {
       if (!ec) ((*self).*on_fire)();
@@ -319,7 +319,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void OnBlockTimeout() {
     if (closed_ || !parked_) return;
-    if (server_.NowMs() < client_->block_deadline_ms) {
+    if (server_.keyspace().NowMs() < client_->block_deadline_ms) {
       ArmBlockTimer();
       return;
     }
@@ -389,7 +389,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     TransactionGate::BatchScope gate(server_.transaction_gate());
     Server::TimedBatch timed_batch;
     // Small collections written by this batch are stored back inline once, at its end.
-    InlineCommandScope inline_batch(server_.store());
+    InlineCommandScope inline_batch(server_.keyspace().store());
     while (begin_ < end_ && !close_after_write_ && !parked_ && !paused_) {
       std::string_view pending(input_.get() + begin_, end_ - begin_);
       switch (parser_.Feed(pending)) {
@@ -653,7 +653,7 @@ struct Network::Impl {
       if (ec) return;
       int64_t timeout_s = server.settings().timeout_s.get();
       if (timeout_s > 0) {
-        int64_t now = server.NowMs();
+        int64_t now = server.keyspace().NowMs();
         std::vector<Connection*> idle;
         for (const auto& entry : thread.connections) {
           Connection* connection = entry.first;

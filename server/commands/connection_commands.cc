@@ -149,7 +149,7 @@ void CmdReset(CommandContext& ctx) {
 // --- CLIENT --------------------------------------------------------------------------------
 
 std::string ClientLine(Server& server, const ClientState& client) {
-  int64_t now = server.NowMs();
+  int64_t now = server.keyspace().NowMs();
   std::string name = client.name();
   const int multi = client.multi_count.load(std::memory_order_relaxed);
   std::string flags;
@@ -357,7 +357,7 @@ void CmdClientKill(CommandContext& ctx) {
     }
   }
   int64_t killed = 0;
-  int64_t now = ctx.server.NowMs();
+  int64_t now = ctx.server.keyspace().NowMs();
   for (const auto& client : ctx.server.Clients()) {
     if (id && client->id != *id) continue;
     if (addr && client->addr != *addr) continue;

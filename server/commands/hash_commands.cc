@@ -24,7 +24,7 @@ namespace {
 // Publishes a change of the key with an effect of many arguments: `command key` then `rest`.
 void PublishVariadic(CommandContext& ctx, const KeyAccess& access, std::string_view command,
                      const std::vector<std::string_view>& rest) {
-  if (!ctx.server.changes().active()) return;
+  if (!ctx.server.keyspace().changes().active()) return;
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect.reserve(rest.size() + 2);

@@ -41,7 +41,7 @@ void Field(std::string* out, std::string_view name, const auto& value) {
 void ServerSection(Server& server, std::string* out) {
   struct utsname name;
   uname(&name);
-  int64_t uptime_s = (server.NowMs() - server.start_time_ms()) / 1000;
+  int64_t uptime_s = (server.keyspace().NowMs() - server.start_time_ms()) / 1000;
   Field(out, "redis_version", kRedisCompatVersion);
   Field(out, "gigakv_version", GIGAKV_VERSION);
   Field(out, "redis_git_sha1", "00000000");
@@ -58,17 +58,17 @@ void ServerSection(Server& server, std::string* out) {
   Field(out, "process_supervised", server.supervised);
   Field(out, "run_id", "0000000000000000000000000000000000000000");
   Field(out, "tcp_port", server.tcp_port.load());
-  Field(out, "server_time_usec", server.NowMs() * 1000);
+  Field(out, "server_time_usec", server.keyspace().NowMs() * 1000);
   Field(out, "uptime_in_seconds", uptime_s);
   Field(out, "uptime_in_days", uptime_s / 86400);
   Field(out, "hz", server.settings().hz.get());
   Field(out, "configured_hz", server.settings().hz.get());
-  Field(out, "lru_clock", (server.NowMs() / 1000) & ((1 << 24) - 1));
+  Field(out, "lru_clock", (server.keyspace().NowMs() / 1000) & ((1 << 24) - 1));
   Field(out, "executable", server.executable);
   Field(out, "config_file", server.config().config_file());
   Field(out, "io_threads_active", server.settings().io_threads > 1 ? 1 : 0);
   Field(out, "io_threads", server.settings().io_threads);
-  Field(out, "shards", server.store().shard_count());
+  Field(out, "shards", server.keyspace().store().shard_count());
 }
 
 void ClientsSection(Server& server, std::string* out) {
@@ -99,12 +99,12 @@ std::string Percent(int64_t numerator, int64_t denominator) {
 // blocks, resident = RSS. Scripting has no memory here (gigakv runs no scripts), nor do
 // replication buffers or the AOF (it has neither).
 void MemorySection(Server& server, std::string* out) {
-  int64_t used = server.UsedMemory(/*refresh=*/true);
+  int64_t used = server.keyspace().UsedMemory(/*refresh=*/true);
   int64_t rss = ReadRssBytes();
   int64_t maxmemory = server.settings().maxmemory.get();
-  int64_t peak = server.peak_used_memory();
-  int64_t startup = server.startup_used_memory();
-  int64_t dataset = std::min<int64_t>(static_cast<int64_t>(server.store().UsedMemory()), used);
+  int64_t peak = server.keyspace().peak_used_memory();
+  int64_t startup = server.keyspace().startup_used_memory();
+  int64_t dataset = std::min<int64_t>(static_cast<int64_t>(server.keyspace().store().UsedMemory()), used);
   struct mallinfo2 heap = ::mallinfo2();
   auto allocated = static_cast<int64_t>(heap.uordblks + heap.hblkhd);
   auto active = static_cast<int64_t>(heap.arena + heap.hblkhd);
@@ -114,7 +114,7 @@ void MemorySection(Server& server, std::string* out) {
                                            client->output_buffer_bytes.load());
   }
   int64_t system_memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  Store::ArenaStats arena = server.store().GetArenaStats();
+  Store::ArenaStats arena = server.keyspace().store().GetArenaStats();
   Field(out, "used_memory", used);
   Field(out, "used_memory_human", HumanBytes(used));
   Field(out, "used_memory_rss", rss);
@@ -162,10 +162,10 @@ void MemorySection(Server& server, std::string* out) {
   Field(out, "mem_aof_buffer", 0);
   Field(out, "mem_allocator", "libc");
   Field(out, "active_defrag_running", 0);
-  Field(out, "lazyfree_pending_objects", server.lazyfree_pending());
-  Field(out, "lazyfreed_objects", server.lazyfreed_objects());
+  Field(out, "lazyfree_pending_objects", server.keyspace().lazyfree_pending());
+  Field(out, "lazyfreed_objects", server.keyspace().lazyfreed_objects());
   // gigakv's own: large values freed off-thread where Redis would free them in place.
-  Field(out, "background_freed_objects", server.background_freed_objects());
+  Field(out, "background_freed_objects", server.keyspace().background_freed_objects());
   Field(out, "arena_used_bytes", arena.arena_used);
   Field(out, "arena_capacity_bytes", arena.arena_capacity);
   Field(out, "arena_dead_bytes", arena.dead_bytes);
@@ -225,11 +225,11 @@ void StatsSection(Server& server, std::string* out) {
   for (std::string_view name : {"sync_full", "sync_partial_ok", "sync_partial_err"}) {
     Field(out, name, 0);
   }
-  Field(out, "expired_keys", server.store().expired_keys());
-  Field(out, "expired_stale_perc", absl::StrFormat("%.2f", server.expired_stale_ratio() * 100));
-  Field(out, "expired_time_cap_reached_count", server.expire_cycle_cap_reached());
-  Field(out, "expire_cycle_cpu_milliseconds", server.expire_cycle_ms());
-  Field(out, "evicted_keys", server.store().evicted_keys());
+  Field(out, "expired_keys", server.keyspace().store().expired_keys());
+  Field(out, "expired_stale_perc", absl::StrFormat("%.2f", server.keyspace().expired_stale_ratio() * 100));
+  Field(out, "expired_time_cap_reached_count", server.keyspace().expire_cycle_cap_reached());
+  Field(out, "expire_cycle_cpu_milliseconds", server.keyspace().expire_cycle_ms());
+  Field(out, "evicted_keys", server.keyspace().store().evicted_keys());
   // maxmemory-clients is accepted without effect: no client is ever evicted.
   for (std::string_view name :
        {"evicted_clients", "total_eviction_exceeded_time", "current_eviction_exceeded_time"}) {
@@ -338,12 +338,12 @@ void ErrorStatsSection(Server& server, std::string* out) {
 }
 
 void KeyspaceSection(Server& server, std::string* out) {
-  for (int db = 0; db < server.store().databases(); ++db) {
-    size_t keys = server.store().DbSize(db);
+  for (int db = 0; db < server.keyspace().store().databases(); ++db) {
+    size_t keys = server.keyspace().store().DbSize(db);
     if (keys == 0) continue;
     Field(out, StrCat("db", db),
-          StrCat("keys=", keys, ",expires=", server.store().ExpiresCount(db),
-                 ",avg_ttl=", server.store().AverageTtlMs(db)));
+          StrCat("keys=", keys, ",expires=", server.keyspace().store().ExpiresCount(db),
+                 ",avg_ttl=", server.keyspace().store().AverageTtlMs(db)));
   }
 }
 

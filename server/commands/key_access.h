@@ -92,7 +92,7 @@ inline void CountLookup(CommandContext& ctx, bool hit) {
 
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
 inline uint16_t NewStamp(CommandContext& ctx) {
-  return NewAccessStamp(ctx.server.settings().access_mode(), ctx.server.CoarseNowMs());
+  return NewAccessStamp(ctx.server.settings().access_mode(), ctx.server.keyspace().CoarseNowMs());
 }
 
 // Forward declarations (defined below).
@@ -125,7 +125,7 @@ inline void Touch(CommandContext& ctx, KeyAccess& access, uint16_t current_stamp
   random_state ^= random_state << 17;
   access.table.SetAccess(
       access.slot,
-      TouchAccessStamp(ctx.server.settings().access_mode(), current_stamp, ctx.server.CoarseNowMs(),
+      TouchAccessStamp(ctx.server.settings().access_mode(), current_stamp, ctx.server.keyspace().CoarseNowMs(),
                        random_state, ctx.server.settings().lfu_log_factor.get(),
                        ctx.server.settings().lfu_decay_minutes.get()));
 }
@@ -155,12 +155,12 @@ class IntText {
   size_t size_;
 };
 
-inline bool WantsEffects(CommandContext& ctx) { return ctx.server.changes().wants_effects(); }
+inline bool WantsEffects(CommandContext& ctx) { return ctx.server.keyspace().changes().wants_effects(); }
 
 // `keys` (each in its database) changed in a way `effect`, run in `db`, reproduces.
 inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedKey> keys,
                           absl::Span<const std::string_view> effect, bool signals_watchers = true) {
-  ChangeStream& changes = ctx.server.changes();
+  ChangeStream& changes = ctx.server.keyspace().changes();
   if (!changes.active()) return;
   ChangeRecord record;
   record.db = db;
@@ -182,7 +182,7 @@ inline void PublishChange(CommandContext& ctx, int db, std::string_view key,
 inline void PublishBuiltChange(CommandContext& ctx, int db, std::string_view key,
                                const std::vector<std::string>& effect,
                                bool signals_watchers = true) {
-  if (!ctx.server.changes().active()) return;
+  if (!ctx.server.keyspace().changes().active()) return;
   std::vector<std::string_view> views(effect.begin(), effect.end());
   const ChangedKey changed{db, key};
   PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), views, signals_watchers);
@@ -194,7 +194,7 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
                                   std::initializer_list<std::string_view> effect,
                                   const std::function<bool(int, std::string_view)>& key_existed,
                                   int swap_a = 0, int swap_b = 0) {
-  ChangeStream& changes = ctx.server.changes();
+  ChangeStream& changes = ctx.server.keyspace().changes();
   if (!changes.active()) return;
   ChangeRecord record;
   record.cause = scope == ChangeScope::kSwapDatabases ? ChangeCause::kSwapDb : ChangeCause::kFlush;
@@ -209,7 +209,7 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
 
 // The key now holds the string it holds, with its absolute expiry: SET key value [PXAT ms].
 inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.changes().active()) return;
+  if (!ctx.server.keyspace().changes().active()) return;
   if (!WantsEffects(ctx)) {  // Keys only: no need to look at the value.
     PublishChange(ctx, access.db, access.key, {});
     return;
@@ -225,7 +225,7 @@ inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access) {
 
 // The key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
 inline void PublishExpiry(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.changes().active()) return;
+  if (!ctx.server.keyspace().changes().active()) return;
   if (!WantsEffects(ctx)) {  // Keys only: no need to look at the value.
     PublishChange(ctx, access.db, access.key, {});
     return;

@@ -39,7 +39,7 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
     // A collection of more than Store::kLargeObjectElements elements, or a string of a
     // megabyte or more, is freed on the lazy-free thread (the store's reclaimer), so deleting
     // millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
-    std::optional<Server::UserLazyFreeScope> user_lazy_free;
+    std::optional<Keyspace::UserLazyFreeScope> user_lazy_free;
     if (lazy) user_lazy_free.emplace();
     access.table.Erase(access.slot);
     user_lazy_free.reset();
@@ -380,7 +380,7 @@ void CmdObjectRefcount(CommandContext& ctx) {
     // except under a maxmemory limit with an LRU or LFU policy (each key then needs its own
     // access stamp; Redis decides when the value is stored, gigakv when asked) and except the
     // duplicates COPY makes (refcount 1; the record's `unshared` flag).
-    bool shared = ctx.server.SharesSmallIntegers() && view.kind == ValueKind::kStringInt &&
+    bool shared = ctx.server.keyspace().SharesSmallIntegers() && view.kind == ValueKind::kStringInt &&
                   !view.unshared && ParseInt64(view.str, &number) && number >= 0 && number < 10000;
     ctx.reply.Integer(shared ? INT32_MAX : 1);
   });
@@ -396,7 +396,7 @@ void CmdObjectIdletime(CommandContext& ctx) {
           "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
           "switching between policies at runtime LRU and LFU data will take some time to adjust.");
     } else {
-      ctx.reply.Integer(IdleSeconds(access.view().access, ctx.server.CoarseNowMs()));
+      ctx.reply.Integer(IdleSeconds(access.view().access, ctx.server.keyspace().CoarseNowMs()));
     }
   });
 }
@@ -411,7 +411,7 @@ void CmdObjectFreq(CommandContext& ctx) {
           "that when switching between policies at runtime LRU and LFU data will take some time "
           "to adjust.");
     } else {
-      ctx.reply.Integer(LfuCounter(access.view().access, ctx.server.CoarseNowMs(),
+      ctx.reply.Integer(LfuCounter(access.view().access, ctx.server.keyspace().CoarseNowMs(),
                                    ctx.server.settings().lfu_decay_minutes.get()));
     }
   });

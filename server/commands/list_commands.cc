@@ -54,7 +54,7 @@ bool ParseEndOrReply(CommandContext& ctx, std::string_view text, ListEnd* end) {
 // Publishes the change of the key `access` with the command as received as its effect, the name
 // in upper case (deterministic commands on the key in argument 1).
 void PublishAsReceived(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.changes().active()) return;
+  if (!ctx.server.keyspace().changes().active()) return;
   std::vector<std::string_view> effect;
   std::string name;
   if (WantsEffects(ctx)) {

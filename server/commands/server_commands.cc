@@ -111,7 +111,7 @@ void CmdFlushDb(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables =
       ctx.store.FlushDb(ctx.db(), PublishFlush(ctx, ChangeScope::kDatabase));
-  if (async) ctx.server.FreeLater(std::move(tables));
+  if (async) ctx.server.keyspace().FreeLater(std::move(tables));
   AddOwned(ctx.server.stats().Local().dirty, 1);
   ctx.reply.Ok();
 }
@@ -120,7 +120,7 @@ void CmdFlushAll(CommandContext& ctx) {
   bool async;
   if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables = ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
-  if (async) ctx.server.FreeLater(std::move(tables));
+  if (async) ctx.server.keyspace().FreeLater(std::move(tables));
   AddOwned(ctx.server.stats().Local().dirty, 1);
   ctx.reply.Ok();
 }
@@ -890,7 +890,7 @@ void CmdDebug(CommandContext& ctx) {
   if (ArgIs(ctx.arg(1), "set-active-expire") && ctx.argc() == 3) {
     int64_t enabled;
     if (!ParseIntOrReply(ctx, ctx.arg(2), &enabled)) return;
-    ctx.server.set_active_expire_enabled(enabled != 0);
+    ctx.server.keyspace().set_active_expire_enabled(enabled != 0);
     ctx.reply.Ok();
     return;
   }
@@ -927,13 +927,13 @@ void CmdMemoryUsage(CommandContext& ctx) {
 
 void CmdMemoryStats(CommandContext& ctx) {
   Store::ArenaStats arena = ctx.store.GetArenaStats();
-  int64_t used = ctx.server.UsedMemory(/*refresh=*/true);
-  int64_t startup = ctx.server.startup_used_memory();
+  int64_t used = ctx.server.keyspace().UsedMemory(/*refresh=*/true);
+  int64_t startup = ctx.server.keyspace().startup_used_memory();
   int64_t dataset = static_cast<int64_t>(ctx.store.UsedMemory());
   int64_t overhead = std::max<int64_t>(0, used - dataset);
   int64_t keys = static_cast<int64_t>(arena.keys);
   std::vector<std::pair<std::string_view, int64_t>> fields = {
-      {"peak.allocated", ctx.server.peak_used_memory()},
+      {"peak.allocated", ctx.server.keyspace().peak_used_memory()},
       {"total.allocated", used},
       {"startup.allocated", startup},
       {"replication.backlog", 0},

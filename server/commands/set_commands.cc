@@ -38,7 +38,7 @@ std::mt19937_64& Rng() {
 // arguments from `first`).
 void PublishWithArgs(CommandContext& ctx, int db, std::string_view name, std::string_view key,
                      size_t first) {
-  if (!ctx.server.changes().active()) return;
+  if (!ctx.server.keyspace().changes().active()) return;
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect = {name, key};
@@ -477,7 +477,7 @@ void StoreResult(CommandContext& ctx, std::string_view destination_key,
     ctx.reply.Integer(0);
     return;
   }
-  if (ctx.server.changes().active()) {
+  if (ctx.server.keyspace().changes().active()) {
     if (existed) PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key});
     // Owned copies: an intset's members are formatted into a scratch buffer.
     std::vector<std::string> effect;

@@ -280,7 +280,7 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
         std::make_unique<List>(ctx.server.settings().collection_limits().list_max_listpack_size);
     for (const std::string& value : result) list->Push(ListEnd::kTail, value);
     ReplaceWithObject(ctx, access, std::move(list));
-    if (ctx.server.changes().active()) {
+    if (ctx.server.keyspace().changes().active()) {
       PublishChange(ctx, access.db, destination, {"DEL", destination});
       std::vector<std::string_view> push;
       if (WantsEffects(ctx)) {

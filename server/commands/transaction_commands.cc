@@ -63,7 +63,7 @@ void CmdExec(CommandContext& ctx) {
       ~InExec() { client.in_exec = false; }
       ClientState& client;
     } in_exec(client);
-    ChangeStream::Group effects(ctx.server.changes());
+    ChangeStream::Group effects(ctx.server.keyspace().changes());
     std::vector<std::string_view> args;
     for (const std::vector<std::string>& command : commands) {
       args.assign(command.begin(), command.end());

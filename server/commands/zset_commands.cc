@@ -173,7 +173,7 @@ std::pair<size_t, size_t> RankSpan(int64_t start, int64_t stop, size_t size) {
 // Publishes the removal of `members` (none: no change) from the key as ZREM key members...
 void PublishRemovals(CommandContext& ctx, const KeyAccess& access,
                      const std::vector<std::string>& members) {
-  if (!ctx.server.changes().active() || members.empty()) return;
+  if (!ctx.server.keyspace().changes().active() || members.empty()) return;
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect = {"ZREM", access.key};

@@ -28,7 +28,7 @@ constexpr std::string_view kBadType =
 class BitmapCommandsTest : public CommandTest {
  protected:
   void PutList(std::string_view key) {
-    Store& store = server_.store();
+    Store& store = server_.keyspace().store();
     store.WithShardOf(key, [&](Shard& shard) {
       ValueSpec spec;
       spec.kind = ValueKind::kObject;

@@ -16,7 +16,7 @@ class InlineCollectionsTest : public CommandTest {
  protected:
   // The kind of the record at `key` in `db`, or nullopt when missing.
   std::optional<ValueKind> KindOf(const std::string& key, int db = 0) {
-    Store& store = server_.store();
+    Store& store = server_.keyspace().store();
     uint64_t hash = store.Hash(key);
     return store.WithShardOf(key, [&](Shard& shard) -> std::optional<ValueKind> {
       KeyTable* table = shard.FindTable(db);

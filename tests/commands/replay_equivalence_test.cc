@@ -365,7 +365,7 @@ class ReplayEquivalenceTest : public ::testing::TestWithParam<uint32_t> {
       ASSERT_GT(record.sequence, last_sequence_);
       last_sequence_ = record.sequence;
     }
-    ASSERT_EQ(source_.changes().last_sequence(), last_sequence_);
+    ASSERT_EQ(source_.keyspace().changes().last_sequence(), last_sequence_);
   }
 
   // Lowers maxmemory under what is used, lets the cron evict, and lifts the limit again.

@@ -393,7 +393,7 @@ TEST_F(EvictionCommandsTest, LfuLogFactorAndDecayTime) {
   for (int i = 0; i < 10; ++i) Run({"GET", "k"});
   EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":15");
   clock_.AdvanceMs(6 * 60 * 1000);
-  server_.RefreshCoarseClock();
+  server_.keyspace().RefreshCoarseClock();
   EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":12");  // Three 2-minute periods.
   EXPECT_EQ(Reply({"CONFIG", "SET", "lfu-decay-time", "0"}), "+OK");
   EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":15");
@@ -430,10 +430,10 @@ TEST_F(OpsPerSecTest, InstantaneousOpsFollowTheCommandRate) {
 TEST_F(ServerCommandsTest, CronPassesWaitForARunningExec) {
   ASSERT_EQ(Reply({"CONFIG", "SET", "hz", "100"}), "+OK");
   auto wait_until_empty = [&] {
-    for (int i = 0; i < 2000 && server_.store().DbSize(0) != 0; ++i) {
+    for (int i = 0; i < 2000 && server_.keyspace().store().DbSize(0) != 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    return server_.store().DbSize(0) == 0;
+    return server_.keyspace().store().DbSize(0) == 0;
   };
   Run({"SET", "first", "v", "PX", "5"});
   clock_.AdvanceMs(10);
@@ -446,7 +446,7 @@ TEST_F(ServerCommandsTest, CronPassesWaitForARunningExec) {
     server::TransactionGate::ExclusiveScope exec(server_.transaction_gate());
     clock_.AdvanceMs(10);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_EQ(server_.store().DbSize(0), 1u);  // Due, but no pass ran during the "EXEC".
+    EXPECT_EQ(server_.keyspace().store().DbSize(0), 1u);  // Due, but no pass ran during the "EXEC".
   }
   EXPECT_TRUE(wait_until_empty());
   cron.Stop();

@@ -173,7 +173,7 @@ TEST_F(TransactionCommandsTest, OnlyRealChangesFailExec) {
 }
 
 TEST_F(TransactionCommandsTest, WatchedKeyPastItsExpiryFailsExecEvenBeforeItIsRemoved) {
-  server_.set_active_expire_enabled(false);
+  server_.keyspace().set_active_expire_enabled(false);
   RunRaw({"SET", "t", "v", "PX", "100"});
   EXPECT_EQ(Reply({"WATCH", "t"}), "+OK");
   clock_.AdvanceMs(200);

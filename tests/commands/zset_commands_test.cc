@@ -40,7 +40,7 @@ class ZSetCommandsTest : public CommandTest, public ::testing::WithParamInterfac
   std::string Encoding() const { return "\"" + std::string(GetParam()) + "\""; }
 
   void PutSet(const std::string& key, std::vector<std::string> members) {
-    Store& store = server_.store();
+    Store& store = server_.keyspace().store();
     ValueSpec spec;
     spec.kind = ValueKind::kObject;
     spec.object = new FakeSet(std::move(members));

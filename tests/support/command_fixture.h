@@ -43,7 +43,7 @@ inline std::string ExecuteRaw(server::Server& server, server::ClientState& clien
                               protocol::ReplyBuilder& reply, const std::vector<std::string>& args) {
   std::vector<std::string_view> views(args.begin(), args.end());
   reply.buffer().clear();
-  server.RefreshCoarseClock();  // As the connection does once per batch of requests.
+  server.keyspace().RefreshCoarseClock();  // As the connection does once per batch of requests.
   server.Execute(client, views, reply);
   return reply.buffer();
 }
@@ -60,7 +60,7 @@ class CommandTest : public ::testing::Test {
  protected:
   CommandTest() : server_(Configure(config_), MakeOptions()), client_(server_.NextClientId()) {
     client_.authenticated = true;
-    server_.set_effect_sink(&effects_);
+    server_.keyspace().set_effect_sink(&effects_);
   }
 
   // Runs one command and returns the raw reply bytes.

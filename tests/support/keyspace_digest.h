@@ -171,13 +171,13 @@ class ChangeRecorder : public ChangeConsumer, public EffectSink {
   // be replayed.
   explicit ChangeRecorder(server::Server& server, Interest interest = Interest::kEffects)
       : server_(server), with_effects_(interest == Interest::kEffects) {
-    server_.changes().AddConsumer(this);
-    server_.changes().SetInterest(this, interest);
-    if (with_effects_) server_.set_effect_sink(this);
+    server_.keyspace().changes().AddConsumer(this);
+    server_.keyspace().changes().SetInterest(this, interest);
+    if (with_effects_) server_.keyspace().set_effect_sink(this);
   }
   ~ChangeRecorder() override {
-    if (with_effects_) server_.set_effect_sink(nullptr);
-    server_.changes().RemoveConsumer(this);
+    if (with_effects_) server_.keyspace().set_effect_sink(nullptr);
+    server_.keyspace().changes().RemoveConsumer(this);
   }
 
   void OnChange(const ChangeRecord& record) override {
@@ -194,7 +194,7 @@ class ChangeRecorder : public ChangeConsumer, public EffectSink {
     records_.push_back(std::move(copy));
   }
   void Append(Effect effect) override {
-    int64_t now_ms = server_.NowMs();
+    int64_t now_ms = server_.keyspace().NowMs();
     std::lock_guard<std::mutex> lock(mutex_);
     effects_.push_back({std::move(effect), now_ms});
   }
@@ -238,7 +238,7 @@ class ChangeRecorder : public ChangeConsumer, public EffectSink {
         }
       }
     }
-    target_clock.SetMs(server_.NowMs());
+    target_clock.SetMs(server_.keyspace().NowMs());
   }
 
  private:
