@@ -206,7 +206,7 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
       std::vector<std::string> narrowed = ArgsForReadyKey(waiter->args, key);
       std::vector<std::string_view> args(narrowed.begin(), narrowed.end());
       client.rerunning_blocked = true;
-      server.Execute(client, args, reply);
+      server.dispatcher().Execute(client, args, reply);
       client.rerunning_blocked = false;
 
       std::string delivery;

@@ -89,10 +89,9 @@ class ClientState {
   // `deliver_output` appends bytes to the connection's output from any thread, behind the
   // replies already queued; empty for in-process clients, which cannot monitor.
   std::atomic<bool> monitor{false};
-  // CLIENT PAUSE (Server::PostponesCommand): `postponed` is set by Execute when it left the
-  // request unrun (the connection keeps it and parks); `paused` while the connection waits;
+  // CLIENT PAUSE (Server::PostponesCommand): when the dispatcher leaves a request unrun
+  // (CommandOutcome::kPostponed) the connection keeps it; `paused` while it waits;
   // `resume_paused` asks the connection (from any thread) to try its request again.
-  bool postponed = false;
   std::atomic<bool> paused{false};
   std::function<void()> resume_paused;
   std::function<void(std::string output)> deliver_output;

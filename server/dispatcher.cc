@@ -1,4 +1,5 @@
-// Server::Execute: the one place that checks a request before its handler runs.
+#include "server/dispatcher.h"
+
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -118,28 +119,32 @@ void QueueInTransaction(ClientState& client, const CommandSpec& spec,
 
 }  // namespace
 
-Server::TimedBatch::TimedBatch() {
+Dispatcher::TimedBatch::TimedBatch() {
   tls_mark = CycleClock::Now();
   tls_open_run = nullptr;
 }
-Server::TimedBatch::~TimedBatch() {
+Dispatcher::TimedBatch::~TimedBatch() {
   CloseRun();
   tls_mark = 0;
 }
-void Server::TimedBatch::Restart() {
+void Dispatcher::TimedBatch::Restart() {
   if (tls_mark == 0 || tls_execute_depth > 1) return;
   CloseRun();
   tls_disturbed = true;
 }
 
-bool Server::ProtectedCommandAllowed(const ClientState& client) const {
-  DebugCommandAccess access = settings_.enable_debug_command.get();
+bool Dispatcher::ProtectedCommandAllowed(const ClientState& client) const {
+  DebugCommandAccess access = server_.settings().enable_debug_command.get();
   return access == DebugCommandAccess::kYes ||
          (access == DebugCommandAccess::kLocal && IsLocalClient(client));
 }
 
-void Server::Execute(ClientState& client, const std::vector<std::string_view>& args,
-                     protocol::ReplyBuilder& reply) {
+CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::string_view>& args,
+                                   protocol::ReplyBuilder& reply) {
+  Server& server = server_;
+  const CommandTable& commands = server.commands();
+  const Settings& settings = server.settings();
+  Keyspace& keyspace = server.keyspace();
   ExecuteDepth depth;
   const size_t reply_mark = reply.buffer().size();
   const ReplyMode mode_before = client.reply_mode;
@@ -159,7 +164,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     spec = client.last_command_spec;
     spec_id = client.last_command_id;
   } else {
-    spec = commands_.Find(name, &spec_id);
+    spec = commands.Find(name, &spec_id);
     if (!rerun && spec != nullptr && name.size() <= ClientState::kLastCommandNameMax) {
       std::memcpy(client.last_command_name, name.data(), name.size());
       client.last_command_name_len = static_cast<uint8_t>(name.size());
@@ -167,9 +172,11 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       client.last_command_id = spec_id;
     }
   }
-  CommandCounters* counters = stats_.LocalCommandCounters();
+  CommandCounters* counters = server.stats().LocalCommandCounters();
   CommandCounters* stats = nullptr;
+  CommandOutcome outcome = CommandOutcome::kRan;
   auto reject = [&](std::string_view text) {
+    outcome = CommandOutcome::kRejected;
     reply.Error(text);
     if (stats != nullptr) AddOwned(stats->rejected_calls, 1);
     if (client.multi.active) client.multi.aborted = true;  // EXEC will answer EXECABORT.
@@ -182,7 +189,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     stats = &counters[spec_id];
     reject(FormatText(errors::kWrongArity, {spec->name}));
   } else if ((spec->handler == nullptr || (args.size() >= 2 && spec->name == "command")) &&
-             commands_.FindSub(spec->name, args[1]) == nullptr) {
+             commands.FindSub(spec->name, args[1]) == nullptr) {
     // A container command (CONFIG, CLIENT...) with an unknown subcommand: as in Redis, it is
     // no command, so no command's counters move.
     reject(FormatText(errors::kUnknownSubcommand,
@@ -191,16 +198,16 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
     // A subcommand has its own counters and arity. COMMAND also runs bare, so it has a handler
     // of its own, but COMMAND COUNT counts as command|count as in Redis.
     if (spec->handler == nullptr || (args.size() >= 2 && spec->name == "command")) {
-      if (const CommandSpec* sub = commands_.FindSub(spec->name, args[1]); sub != nullptr) {
+      if (const CommandSpec* sub = commands.FindSub(spec->name, args[1]); sub != nullptr) {
         spec = sub;
-        spec_id = commands_.IdOf(spec);
+        spec_id = commands.IdOf(spec);
       }
     }
     stats = &counters[spec_id];
     // Like Redis: a client is asked to authenticate only while a password is set and it has
     // not authenticated (clients connected before the password was set stay logged in).
     const bool auth_required =
-        !client.authenticated && !(spec->flags & kNoAuth) && settings_.password_set.get();
+        !client.authenticated && !(spec->flags & kNoAuth) && settings.password_set.get();
     if ((spec->flags & kProtected) && !ProtectedCommandAllowed(client)) {
       reject(errors::kDebugNotAllowed);  // As in Redis, checked before authentication.
     } else if (auth_required) {
@@ -210,16 +217,14 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       reject(errors::kReplicaKeyspace);  // A monitor is a replica to Redis.
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
-    } else if (!rerun && !client.in_exec && pause_type_.load(std::memory_order_relaxed) != 0 &&
-               PostponesCommand(*spec, client)) {
+    } else if (!rerun && !client.in_exec && server.PostponesCommand(*spec, client)) {
       // CLIENT PAUSE: not run, not counted; the connection keeps the request and runs it again
       // once the pause ends. Its CLIENT REPLY SKIP still applies to it then.
-      client.postponed = true;
       client.reply_mode = mode_before;
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
-      return;
-    } else if (!rerun && !client.in_exec && keyspace_.OverMaxmemory() && !Paused() &&
-               !keyspace_.EvictToLimit() &&
+      return CommandOutcome::kPostponed;
+    } else if (!rerun && !client.in_exec && keyspace.OverMaxmemory() && !server.Paused() &&
+               !keyspace.EvictToLimit() &&
                DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
@@ -228,12 +233,13 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       } else {
         QueueInTransaction(client, *spec, args);
         reply.SimpleString("QUEUED");
+        outcome = CommandOutcome::kQueued;
         TimedBatch::Restart();
       }
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
-      tls_latency_tracking = settings_.latency_tracking.get();
-      CommandContext ctx{args, reply, client, *this, keyspace_.store(), *spec};
+      tls_latency_tracking = settings.latency_tracking.get();
+      CommandContext ctx{args, reply, client, server, keyspace.store(), *spec};
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
       // The slow log times commands one by one, or not at all when they cannot be slow
@@ -241,8 +247,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       // so the next one starts from that clock read: one read per command, as the run timing's
       // own.
       const bool slowlog_timed =
-          !rerun &&
-          SlowLog::NeedsTiming(spec->flags, args, settings_.slowlog_log_slower_than.get());
+          !rerun && SlowLog::NeedsTiming(spec->flags, args, settings.slowlog_log_slower_than.get());
       uint64_t start = 0;
       if (run_timed) {
         // A closed run left the mark at the last clock read: this command starts from it.
@@ -255,7 +260,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       }
       {
         // Stores collections the command wrote back inline when it ends (collection_access.h).
-        InlineCommandScope inline_scope(keyspace_.store());
+        InlineCommandScope inline_scope(keyspace.store());
         try {
           spec->handler(ctx);
         } catch (const std::exception& e) {
@@ -263,6 +268,10 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
           // down. Handlers themselves report errors through replies, never exceptions.
           reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
         }
+      }
+      // A blocking command parked the client (blocking.h); a re-run is never parked again.
+      if (!rerun && client.blocked.load(std::memory_order_relaxed)) {
+        outcome = CommandOutcome::kBlocked;
       }
       uint64_t end = 0;
       if (run_timed) {
@@ -279,10 +288,10 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         auto duration_us = static_cast<int64_t>(CycleClock::ToMicros(end - start));
         // Read again: the command may have been a CONFIG SET of the threshold (Redis compares
         // after running it).
-        int64_t threshold = settings_.slowlog_log_slower_than.get();
+        int64_t threshold = settings.slowlog_log_slower_than.get();
         if (threshold >= 0 && duration_us >= threshold) {
-          slowlog_.Push(args, duration_us, keyspace_.NowMs() / 1000, client.addr, client.name(),
-                        static_cast<size_t>(settings_.slowlog_max_len.get()));
+          server.slowlog().Push(args, duration_us, keyspace.NowMs() / 1000, client.addr,
+                                client.name(), static_cast<size_t>(settings.slowlog_max_len.get()));
         }
       }
       if (!rerun) {  // A served blocked command was counted when it first ran.
@@ -290,27 +299,28 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
         // Admin commands are not shown, as in Redis; nor is a re-run of a blocked command.
         // Inside EXEC the command's reply is part of EXEC's array, so its own line is posted.
-        if (HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) {
-          FeedMonitors(client, args, client.in_exec ? nullptr : &reply);
+        if (server.HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) {
+          server.FeedMonitors(client, args, client.in_exec ? nullptr : &reply);
         }
       }
     }
   }
   if (reply.errors_sent() > 0) {
-    stats_.total_error_replies.fetch_add(static_cast<uint64_t>(reply.errors_sent()),
-                                         std::memory_order_relaxed);
-    stats_.CountError(reply.last_error_code());
+    server.stats().total_error_replies.fetch_add(static_cast<uint64_t>(reply.errors_sent()),
+                                                 std::memory_order_relaxed);
+    server.stats().CountError(reply.last_error_code());
   }
   if (!rerun) AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
   // Clients blocked on keys this command pushed to are served now, with no lock held.
   // Inside EXEC they are served once the whole transaction has run.
-  if (BlockingRegistry::HasReadyKeys() && !client.in_exec) blocking_.ServeReadyKeys(*this);
+  if (BlockingRegistry::HasReadyKeys() && !client.in_exec) server.blocking().ServeReadyKeys(server);
 
   const ReplyMode mode_after = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||
       mode_after == ReplyMode::kSkipNext) {
     reply.buffer().resize(reply_mark);
   }
+  return outcome;
 }
 
 }  // namespace gigakv::server

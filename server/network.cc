@@ -387,26 +387,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     // An EXEC running on another thread finishes before this batch starts (transaction.h).
     TransactionGate::BatchScope gate(server_.transaction_gate());
-    Server::TimedBatch timed_batch;
+    Dispatcher::TimedBatch timed_batch;
     // Small collections written by this batch are stored back inline once, at its end.
     InlineCommandScope inline_batch(server_.keyspace().store());
     while (begin_ < end_ && !close_after_write_ && !parked_ && !paused_) {
       std::string_view pending(input_.get() + begin_, end_ - begin_);
       switch (parser_.Feed(pending)) {
-        case protocol::RequestParser::Result::kCommand:
-          server_.Execute(*client_, parser_.args(), reply_);
-          if (client_->postponed) {
+        case protocol::RequestParser::Result::kCommand: {
+          const CommandOutcome outcome =
+              server_.dispatcher().Execute(*client_, parser_.args(), reply_);
+          if (outcome == CommandOutcome::kPostponed) {
             // CLIENT PAUSE: the request stays in the buffer, parsed again once the pause ends.
-            client_->postponed = false;
             WaitForPause();
             break;
           }
           begin_ += parser_.consumed();
-          if (client_->blocked.load(std::memory_order_acquire)) Park();
+          if (outcome == CommandOutcome::kBlocked) Park();
           parser_.set_limits(Limits());  // AUTH, CONFIG SET proto-max-bulk-len...
           if (client_->close_after_reply) close_after_write_ = true;
           if (server_.shutdown_requested()) close_after_write_ = true;
           break;
+        }
         case protocol::RequestParser::Result::kEmpty:
           begin_ += parser_.consumed();
           break;

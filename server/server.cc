@@ -107,7 +107,7 @@ void Server::UnpauseWaiters() {
 }
 
 bool Server::PostponesCommand(const CommandSpec& spec, const ClientState& client) const {
-  if (!client.resume_paused || !Paused()) return false;
+  if (!Paused() || !client.resume_paused) return false;  // Paused() first: one load when not.
   if (pause_type_.load(std::memory_order_relaxed) == static_cast<int>(PauseType::kAll)) {
     return true;
   }

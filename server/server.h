@@ -30,6 +30,7 @@
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/dispatcher.h"
 #include "server/keyspace.h"
 #include "server/latency_histogram.h"
 #include "server/settings.h"
@@ -63,24 +64,8 @@ class Server {
   int64_t start_time_ms() const { return start_time_ms_; }
   int64_t lastsave_s() const { return lastsave_s_.load(); }
 
-  // Marks a batch of pipelined commands on the calling thread: within it each command is timed
-  // from the end of the previous one (one clock read per command instead of two; the parsing in
-  // between is counted with the command). Batches must not nest.
-  class TimedBatch {
-   public:
-    TimedBatch();
-    ~TimedBatch();
-    TimedBatch(const TimedBatch&) = delete;
-    TimedBatch& operator=(const TimedBatch&) = delete;
-    // The next command is timed from now (after a wait that is nobody's execution time, and
-    // after commands rejected or queued without running).
-    static void Restart();
-  };
-
-  // Runs one command for `client`, writing its reply (if any) to `reply`. Checks arity, auth,
-  // OOM and subcommands; counts stats. Never throws.
-  void Execute(ClientState& client, const std::vector<std::string_view>& args,
-               protocol::ReplyBuilder& reply);
+  // Runs requests: checks, the handler, timing and counting (dispatcher.h).
+  Dispatcher& dispatcher() { return dispatcher_; }
 
   // CONFIG RESETSTAT: the counters of every part.
   void ResetStats();
@@ -146,9 +131,6 @@ class Server {
   // The configuration as typed fields, kept current through CONFIG SET (settings.h).
   Settings& settings() { return settings_; }
   const Settings& settings() const { return settings_; }
-  // Whether enable-debug-command lets `client` run a protected command (DEBUG): "yes", or
-  // "local" for a client on the loopback address.
-  bool ProtectedCommandAllowed(const ClientState& client) const;
   SlowLog& slowlog() { return slowlog_; }
 
   // Network facts for INFO (set by the network layer).
@@ -181,6 +163,7 @@ class Server {
   std::atomic<bool> shutdown_requested_{false};
   std::function<void()> on_shutdown_;
   SlowLog slowlog_;
+  Dispatcher dispatcher_{*this};
   int64_t start_time_ms_;
   std::atomic<int64_t> lastsave_s_;
 };

@@ -46,7 +46,7 @@ void CmdExec(CommandContext& ctx) {
   {
     // No other I/O thread runs a command from the WATCH check to the last queued command.
     TransactionGate::ExclusiveScope exclusive(ctx.server.transaction_gate());
-    Server::TimedBatch::Restart();  // The wait for the gate is no queued command's time.
+    Dispatcher::TimedBatch::Restart();  // The wait for the gate is no queued command's time.
     const bool watched_key_changed = ctx.server.watches().IsDirty(client.id, ctx.store.NowMs());
     ctx.server.watches().UnwatchAll(client.id);  // Before running anything, as Redis does.
     if (watched_key_changed) {
@@ -67,7 +67,7 @@ void CmdExec(CommandContext& ctx) {
     std::vector<std::string_view> args;
     for (const std::vector<std::string>& command : commands) {
       args.assign(command.begin(), command.end());
-      ctx.server.Execute(client, args, ctx.reply);
+      ctx.server.dispatcher().Execute(client, args, ctx.reply);
     }
     ctx.server.DiscardTransaction(client);
   }

@@ -17,7 +17,7 @@ class TransactionCommandsTest : public CommandTest {
   std::string RunOther(const std::vector<std::string>& args) {
     std::vector<std::string_view> views(args.begin(), args.end());
     protocol::ReplyBuilder reply;
-    server_.Execute(other_, views, reply);
+    server_.dispatcher().Execute(other_, views, reply);
     return reply.buffer();
   }
 

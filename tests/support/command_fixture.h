@@ -44,7 +44,7 @@ inline std::string ExecuteRaw(server::Server& server, server::ClientState& clien
   std::vector<std::string_view> views(args.begin(), args.end());
   reply.buffer().clear();
   server.keyspace().RefreshCoarseClock();  // As the connection does once per batch of requests.
-  server.Execute(client, views, reply);
+  server.dispatcher().Execute(client, views, reply);
   return reply.buffer();
 }
 
