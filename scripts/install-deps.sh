@@ -13,7 +13,7 @@ set -euo pipefail
 build_packages=(
   build-essential cmake ninja-build pkg-config
   libasio-dev libabsl-dev libspdlog-dev libcxxopts-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev liblzf-dev
 )
 test_packages=(
   redis-tools redis-server python3 python3-redis python3-pytest

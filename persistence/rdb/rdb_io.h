@@ -1,0 +1,134 @@
+// The RDB byte layer (grammar in rdb_format.h): a writer that encodes lengths, strings (integer,
+// LZF or raw), doubles and times into a buffer handed to a sink in large pieces, keeping the
+// CRC-64 of everything written; and a reader that decodes them from a source, validating each
+// length against what the input can still hold before allocating for it.
+//
+// Neither is thread-safe; each is used by one thread at a time. Errors are absl::Status values
+// (never exceptions): the reader's name the byte offset where decoding failed and the reason.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace gigakv::persistence::rdb {
+
+// CRC-64/Jones as Redis computes it (reflected polynomial 0x95AC9329AC4BC9B5, no conditioning):
+// Crc64(0, "123456789") == 0xe9c6d914c4b8d9ca.
+uint64_t Crc64(uint64_t crc, std::string_view data);
+
+// Receives the writer's bytes in order. Returns an error to stop the writer (a failed write).
+using RdbSink = std::function<absl::Status(std::string_view bytes)>;
+
+class RdbWriter {
+ public:
+  struct Options {
+    bool compress = true;  // rdbcompression: LZF for strings over 20 bytes when it saves room.
+    bool checksum = true;  // rdbchecksum: the trailer holds the CRC-64, else zeros.
+  };
+  // Bytes are buffered and passed to `sink` in pieces of about `flush_bytes`.
+  RdbWriter(RdbSink sink, Options options, size_t flush_bytes = 64 * 1024);
+  RdbWriter(const RdbWriter&) = delete;
+  RdbWriter& operator=(const RdbWriter&) = delete;
+
+  void WriteByte(uint8_t byte) { buffer_.push_back(static_cast<char>(byte)); }
+  void WriteRaw(std::string_view bytes) { buffer_.append(bytes); }
+  void WriteLength(uint64_t length);
+  // A string as Redis saves it: integer-encoded, LZF-compressed or raw (see rdb_format.h).
+  void WriteString(std::string_view value);
+  // An integer value saved as a string (Redis's rdbSaveLongLongAsStringObject).
+  void WriteIntegerString(int64_t value);
+  void WriteBinaryDouble(double value);
+  void WriteMillis(int64_t unix_ms);  // 8 bytes LE.
+
+  // The file's "REDIS0010", and an AUX field.
+  void WriteHeader(int version = 10);
+  void WriteAux(std::string_view key, std::string_view value);
+  // EOF and the checksum trailer, then hands everything to the sink.
+  absl::Status Finish();
+  // For DUMP payloads: the version (2 bytes LE) and the CRC-64 of everything before it.
+  absl::Status FinishPayload(int version = 10);
+
+  // Passes the buffered bytes to the sink when there are at least flush_bytes of them (callers
+  // call it between values). The first sink error sticks and is returned by every later call.
+  absl::Status MaybeFlush();
+  absl::Status Flush();
+  uint64_t bytes_written() const { return flushed_bytes_ + buffer_.size(); }
+
+ private:
+  RdbSink sink_;
+  Options options_;
+  size_t flush_bytes_;
+  std::string buffer_;
+  std::string scratch_;  // LZF output.
+  uint64_t crc_ = 0;     // Of the bytes flushed so far.
+  uint64_t flushed_bytes_ = 0;
+  absl::Status status_;
+};
+
+// DUMP's payload check, as RESTORE makes it before reading anything: at least 10 bytes, ending in
+// an RDB version of at most 10 (2 bytes LE) and the CRC-64 of every byte before the CRC. Sets
+// *value to the bytes before the footer (type byte and value).
+absl::Status VerifyDumpPayload(std::string_view payload, std::string_view* value);
+
+// Supplies input: reads up to `capacity` bytes into `buffer`, returning how many (0 = end of
+// input), or an error.
+using RdbSource = std::function<absl::StatusOr<size_t>(char* buffer, size_t capacity)>;
+
+class RdbReader {
+ public:
+  explicit RdbReader(RdbSource source);
+  // Reads from memory (DUMP payloads, tests); `data` must outlive the reader.
+  explicit RdbReader(std::string_view data);
+  RdbReader(const RdbReader&) = delete;
+  RdbReader& operator=(const RdbReader&) = delete;
+
+  absl::StatusOr<uint8_t> ReadByte();
+  absl::Status ReadExact(size_t count, std::string* out);  // Replaces *out.
+  // A length; `*encoded` (if given) is set when the byte was 11xxxxxx, whose low 6 bits are
+  // then returned (the special string encoding). Without `encoded` such a byte is an error.
+  absl::StatusOr<uint64_t> ReadLength(bool* encoded = nullptr);
+  // A string in any of its encodings (integers come back as their decimal text). Refuses
+  // lengths over `max_length`.
+  absl::Status ReadString(std::string* out, uint64_t max_length = kDefaultMaxString);
+  absl::StatusOr<double> ReadBinaryDouble();
+  absl::StatusOr<double> ReadTextDouble();
+  absl::StatusOr<int64_t> ReadMillis();     // 8 bytes LE.
+  absl::StatusOr<int64_t> ReadSeconds32();  // 4 bytes LE.
+
+  // The file header: "REDIS" and the version, which must be readable (6..10).
+  absl::StatusOr<int> ReadHeader();
+  // After EOF: the 8-byte trailer, checked against the CRC of everything before it unless it
+  // is all zeros (written with rdbchecksum no). Versions before 5 had no trailer.
+  absl::Status ReadChecksum();
+
+  // Bytes consumed so far: the offset errors name.
+  uint64_t offset() const { return consumed_before_ + position_; }
+  // An error at the current offset: "<reason> at offset <n>".
+  absl::Status Corrupt(std::string_view reason) const;
+
+  // A string longer than this is refused unless the caller allows more (proto-max-bulk-len's
+  // ceiling, 512 MB, is Redis's largest string).
+  static constexpr uint64_t kDefaultMaxString = 512ull * 1024 * 1024;
+
+ private:
+  // Makes at least `count` bytes available at buffer_[position_], reading more input; false at
+  // the end of input (then `status_` may hold the source's error).
+  bool Fill(size_t count);
+  absl::Status Truncated() const;
+
+  RdbSource source_;
+  std::string owned_;        // Buffer for a source.
+  std::string_view buffer_;  // Unconsumed input is buffer_[position_...].
+  size_t position_ = 0;
+  uint64_t consumed_before_ = 0;  // Bytes dropped from the buffer's front so far.
+  uint64_t crc_ = 0;              // Of the dropped bytes; the rest are folded in on demand.
+  bool end_of_input_ = false;
+  absl::Status status_;
+};
+
+}  // namespace gigakv::persistence::rdb
