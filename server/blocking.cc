@@ -107,7 +107,7 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
 
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
                              int64_t deadline_ms, bool times_out_with_zero) {
-  std::shared_ptr<ClientState> client = ctx.server.FindClient(ctx.client.id);
+  std::shared_ptr<ClientState> client = ctx.server.clients().FindClient(ctx.client.id);
   // Inside EXEC a blocking command answers at once, as if its timeout had passed.
   if (client == nullptr || !client->deliver_unblocked || ctx.client.in_exec) return false;
   std::lock_guard<std::mutex> lock(mutex_);

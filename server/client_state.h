@@ -85,11 +85,11 @@ class ClientState {
   // no OOM refusal (Redis serves blocked clients without one) and no second count in the stats.
   bool rerunning_blocked = false;
   std::function<void(std::string reply)> deliver_unblocked;
-  // MONITOR: the client receives a line per command any client runs (Server::FeedMonitors).
+  // MONITOR: the client receives a line per command any client runs (ClientRegistry::FeedMonitors).
   // `deliver_output` appends bytes to the connection's output from any thread, behind the
   // replies already queued; empty for in-process clients, which cannot monitor.
   std::atomic<bool> monitor{false};
-  // CLIENT PAUSE (Server::PostponesCommand): `postponed` is set by Execute when it left the
+  // CLIENT PAUSE (ClientRegistry::PostponesCommand): `postponed` is set by Execute when it left the
   // request unrun (the connection keeps it and parks); `paused` while the connection waits;
   // `resume_paused` asks the connection (from any thread) to try its request again.
   bool postponed = false;

@@ -210,8 +210,7 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
       reject(errors::kReplicaKeyspace);  // A monitor is a replica to Redis.
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
-    } else if (!rerun && !client.in_exec && pause_type_.load(std::memory_order_relaxed) != 0 &&
-               PostponesCommand(*spec, client)) {
+    } else if (!rerun && !client.in_exec && clients_->PostponesCommand(*spec, client)) {
       // CLIENT PAUSE: not run, not counted; the connection keeps the request and runs it again
       // once the pause ends. Its CLIENT REPLY SKIP still applies to it then.
       client.postponed = true;
@@ -289,8 +288,8 @@ void Server::Execute(ClientState& client, const std::vector<std::string_view>& a
         if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
         // Admin commands are not shown, as in Redis; nor is a re-run of a blocked command.
         // Inside EXEC the command's reply is part of EXEC's array, so its own line is posted.
-        if (HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) {
-          FeedMonitors(client, args, client.in_exec ? nullptr : &reply);
+        if (clients_->HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) {
+          clients_->FeedMonitors(client, args, client.in_exec ? nullptr : &reply);
         }
       }
     }

@@ -105,11 +105,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(Server& server, IoThread& owner)
       : server_(server),
         owner_(owner),
-        client_(std::make_shared<ClientState>(server.NextClientId())) {}
+        client_(std::make_shared<ClientState>(server.clients().NextClientId())) {}
 
   ~Connection() {
     if (fd_ >= 0) ::close(fd_);
-    server_.UnregisterClient(client_->id);
+    server_.clients().Unregister(client_->id);
   }
 
   // Takes over an accepted descriptor: from now on it is watched by the thread's ready set
@@ -149,7 +149,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // As in Redis, a client that connects while no password is set starts authenticated.
     client_->authenticated = !server_.settings().password_set.get();
     parser_.set_limits(Limits());
-    server_.RegisterClient(client_);
+    server_.clients().Register(client_);
     owner_.connections.emplace(this, shared_from_this());
     read_pending_ = true;
   }
@@ -171,11 +171,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (closed_) return;
     closed_ = true;
     if (client_->blocked.load()) server_.blocking().Remove(client_->id);
-    if (client_->monitor.load()) server_.RemoveMonitor(client_->id);
-    if (client_->paused.exchange(false)) server_.paused_clients().fetch_sub(1);
+    if (client_->monitor.load()) server_.clients().RemoveMonitor(client_->id);
+    if (client_->paused.exchange(false)) server_.clients().paused_clients().fetch_sub(1);
     // Gone from CLIENT LIST and connected_clients now, as in Redis, not when the last pending
     // handler lets go of this object (the destructor's second call is then a no-op).
-    server_.UnregisterClient(client_->id);
+    server_.clients().Unregister(client_->id);
     block_timer_.cancel();
     ::epoll_ctl(owner_.ready_set, EPOLL_CTL_DEL, fd_, nullptr);
     ::shutdown(fd_, SHUT_RDWR);
@@ -346,17 +346,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // the server to announce a change (UNPAUSE, a new pause), then try the request again.
   void WaitForPause() {
     paused_ = true;
-    if (!client_->paused.exchange(true)) server_.paused_clients().fetch_add(1);
+    if (!client_->paused.exchange(true)) server_.clients().paused_clients().fetch_add(1);
     // pause_end_ms() is read after `paused` is published (both sequentially consistent), so
     // an UNPAUSE that missed this client has already cleared it: the wait is then 0.
-    ArmTimerUntil(server_.pause_end_ms(), &Connection::RetryAfterPause);
+    ArmTimerUntil(server_.clients().pause_end_ms(), &Connection::RetryAfterPause);
   }
 
   void RetryAfterPause() {
     if (closed_ || !paused_) return;
     paused_ = false;
     block_timer_.cancel();
-    if (client_->paused.exchange(false)) server_.paused_clients().fetch_sub(1);
+    if (client_->paused.exchange(false)) server_.clients().paused_clients().fetch_sub(1);
     ProcessInput();  // Waits again if the pause still holds this request.
     ContinueAfterInput();
   }

@@ -28,7 +28,8 @@ namespace gigakv::testing {
 class InProcessClient {
  public:
   explicit InProcessClient(server::Server& server, bool can_block = false)
-      : server_(server), state_(std::make_shared<server::ClientState>(server.NextClientId())) {
+      : server_(server),
+        state_(std::make_shared<server::ClientState>(server.clients().NextClientId())) {
     state_->authenticated = true;
     if (can_block) {
       // A blocking command parks only a registered client that can be handed its reply.
@@ -36,14 +37,14 @@ class InProcessClient {
         std::lock_guard<std::mutex> lock(mutex_);
         unblocked_.push_back(std::move(reply));
       };
-      server_.RegisterClient(state_);
+      server_.clients().Register(state_);
       registered_ = true;
     }
   }
   ~InProcessClient() {
     if (!registered_) return;
     server_.blocking().Remove(state_->id);
-    server_.UnregisterClient(state_->id);
+    server_.clients().Unregister(state_->id);
   }
   InProcessClient(const InProcessClient&) = delete;
   InProcessClient& operator=(const InProcessClient&) = delete;
