@@ -77,12 +77,12 @@ void ClientRegistry::ClearPauseLocked() {
 
 void ClientRegistry::UnpauseWaiters() {
   for (const std::shared_ptr<ClientState>& client : Clients()) {
-    if (client->paused.load() && client->resume_paused) client->resume_paused();
+    if (client->paused.load()) client->Post(ClientMessage::Kind::kResume);
   }
 }
 
 bool ClientRegistry::PostponesUnderPause(const CommandSpec& spec, const ClientState& client) const {
-  if (!client.resume_paused || !Paused()) return false;
+  if (!client.has_outbox() || !Paused()) return false;
   if (pause_type_.load(std::memory_order_relaxed) == static_cast<int>(PauseType::kAll)) {
     return true;
   }
@@ -192,8 +192,8 @@ void ClientRegistry::FeedMonitors(const ClientState& client,
   for (const std::shared_ptr<ClientState>& monitor : monitors_) {
     if (monitor.get() == &client && own_reply != nullptr) {
       own_reply->buffer().append(line);  // Right behind the command's reply, as in Redis.
-    } else if (monitor->deliver_output) {
-      monitor->deliver_output(line);
+    } else {
+      monitor->Post(ClientMessage::Kind::kPushOutput, line);
     }
   }
 }

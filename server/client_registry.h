@@ -60,7 +60,7 @@ class ClientRegistry {
   void PauseClients(int64_t end_ms, PauseType type);
   // CLIENT UNPAUSE, and a change of the pause: waiting clients try their request again.
   void UnpauseClients();
-  // Asks every client waiting for the pause to try its request again.
+  // Asks every client waiting for the pause to try its request again (posts kResume).
   void UnpauseWaiters();
   // Cron: a pause whose end passed is cleared (until then commands check the clock).
   void ForgetEndedPause();
@@ -69,8 +69,8 @@ class ClientRegistry {
            store_.NowMs() < pause_end_ms_.load(std::memory_order_relaxed);
   }
   int64_t pause_end_ms() const { return pause_end_ms_.load(); }
-  // Whether `client` must wait with `spec` now (never for in-process clients, which cannot be
-  // resumed). One relaxed load while no pause is set.
+  // Whether `client` must wait with `spec` now (never for in-process clients, which have no
+  // outbox to be resumed through). One relaxed load while no pause is set.
   bool PostponesCommand(const CommandSpec& spec, const ClientState& client) const {
     if (pause_type_.load(std::memory_order_relaxed) == 0) return false;
     return PostponesUnderPause(spec, client);
@@ -87,7 +87,8 @@ class ClientRegistry {
   bool HasMonitors() const { return monitor_count_.load(std::memory_order_relaxed) > 0; }
   // `client` ran `args` (in its current database): "+<unix time.µs> [<db> <addr>] "arg" ...".
   // A monitor's line for its own command goes into `own_reply` (its batch's replies, right
-  // behind the command's reply) when given; every other monitor's is posted to its thread.
+  // behind the command's reply) when given; every other monitor's is posted to its outbox
+  // (kPushOutput).
   void FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args,
                     protocol::ReplyBuilder* own_reply);
 

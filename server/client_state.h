@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "server/client_outbox.h"
 
 namespace gigakv::server {
 
@@ -65,14 +67,21 @@ class ClientState {
   // Name of the last command run; points at the command table's static names.
   std::atomic<const char*> last_command{"NULL"};
 
-  // Asks the owning connection (on its own thread) to close. Set by the connection; empty for
-  // in-process test clients.
-  std::function<void()> kill;
+  // The client's outbox (client_outbox.h): how any thread reaches the client's own thread
+  // (CLIENT KILL, the reply that ends a blocked wait, MONITOR lines, the end of a pause). Set
+  // by the connection before the client is registered and never changed after, so other threads
+  // that found the client through the registry read it without a lock. None for in-process
+  // clients, which therefore never block, never wait for a pause and cannot monitor.
+  void set_outbox(std::unique_ptr<ClientOutbox> outbox) { outbox_ = std::move(outbox); }
+  bool has_outbox() const { return outbox_ != nullptr; }
+  // Posts a message to the outbox, from any thread; a no-op without one.
+  void Post(ClientMessage::Kind kind, std::string bytes = {}) const {
+    if (outbox_ != nullptr) outbox_->Post(ClientMessage{kind, std::move(bytes)});
+  }
 
   // Blocking commands (server/blocking.h). `blocked` is set when the client's command parks it
   // (the connection then stops running commands) and cleared by the connection when a reply
-  // ends the wait. `deliver_unblocked` hands that reply to the connection from any thread; it is
-  // empty for in-process clients, which therefore never block.
+  // ends the wait; that reply comes through the outbox (kUnblockedReply).
   std::atomic<bool> blocked{false};
   int64_t block_deadline_ms = 0;  // 0 = forever. Written before `blocked` is set.
   // What the client gets when its wait ends unserved (timeout, CLIENT UNBLOCK): a null array for
@@ -84,18 +93,15 @@ class ClientState {
   // Server::Execute is re-running this client's blocked command (served from another thread):
   // no OOM refusal (Redis serves blocked clients without one) and no second count in the stats.
   bool rerunning_blocked = false;
-  std::function<void(std::string reply)> deliver_unblocked;
-  // MONITOR: the client receives a line per command any client runs (ClientRegistry::FeedMonitors).
-  // `deliver_output` appends bytes to the connection's output from any thread, behind the
-  // replies already queued; empty for in-process clients, which cannot monitor.
+  // MONITOR: the client receives a line per command any client runs
+  // (ClientRegistry::FeedMonitors), posted to its outbox (kPushOutput) behind the replies
+  // already queued.
   std::atomic<bool> monitor{false};
-  // CLIENT PAUSE (ClientRegistry::PostponesCommand): `postponed` is set by Execute when it left the
-  // request unrun (the connection keeps it and parks); `paused` while the connection waits;
-  // `resume_paused` asks the connection (from any thread) to try its request again.
+  // CLIENT PAUSE (ClientRegistry::PostponesCommand): `postponed` is set by Execute when it left
+  // the request unrun (the connection keeps it and parks); `paused` while the connection waits;
+  // a kResume message asks the connection to try its request again.
   bool postponed = false;
   std::atomic<bool> paused{false};
-  std::function<void()> resume_paused;
-  std::function<void(std::string output)> deliver_output;
 
   // The last command name this client sent, byte for byte, and what the command table resolved
   // it to: a pipeline repeats one command, which then skips the lookup. Server::Execute's own
@@ -119,6 +125,7 @@ class ClientState {
   bool in_exec = false;  // EXEC is running the queued commands: blocking commands don't block.
 
  private:
+  std::unique_ptr<ClientOutbox> outbox_;
   mutable std::mutex mutex;
   std::string name_;
   std::string lib_name_;

@@ -21,6 +21,7 @@
 #include "protocol/request_parser.h"
 #include "server/commands/collection_access.h"
 #include "server/errors.h"
+#include "server/net/posting_outbox.h"
 #include "spdlog/spdlog.h"
 
 namespace gigakv::server {
@@ -100,7 +101,7 @@ struct IoThread {
   void FlushPendingWrites();
 };
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>, public OutboxReceiver {
  public:
   Connection(Server& server, IoThread& owner)
       : server_(server),
@@ -140,12 +141,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     int64_t now = server_.NowMs();
     client_->created_ms = now;
     client_->last_interaction_ms = now;
-    std::weak_ptr<Connection> weak = shared_from_this();
-    asio::io_context* io = &owner_.io;
-    client_->kill = OnOwnThread(weak, io, &Connection::Close);
-    client_->deliver_unblocked = OnOwnThread(weak, io, &Connection::OnUnblocked);
-    client_->resume_paused = OnOwnThread(weak, io, &Connection::RetryAfterPause);
-    client_->deliver_output = OnOwnThread(weak, io, &Connection::OnPushedOutput);
+    // Other threads reach this connection only through its outbox, on this thread.
+    client_->set_outbox(std::make_unique<PostingOutbox>(
+        owner_.io, std::weak_ptr<OutboxReceiver>(shared_from_this())));
     // As in Redis, a client that connects while no password is set starts authenticated.
     client_->authenticated = !server_.settings().password_set.get();
     parser_.set_limits(Limits());
@@ -154,17 +152,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
     read_pending_ = true;
   }
 
-  // A callable for any thread that runs `method` of the connection on its own I/O thread, if the
-  // connection still exists by then.
-  template <typename... Args>
-  static std::function<void(Args...)> OnOwnThread(std::weak_ptr<Connection> weak,
-                                                  asio::io_context* io,
-                                                  void (Connection::*method)(Args...)) {
-    return [weak = std::move(weak), io, method](Args... args) {
-      asio::post(*io, [weak, method, ... args = std::move(args)]() mutable {
-        if (auto self = weak.lock()) ((*self).*method)(std::move(args)...);
-      });
-    };
+  // A message from the client's outbox, on this thread. Each handler drops it once the
+  // connection closed.
+  void OnMessage(ClientMessage message) override {
+    switch (message.kind) {
+      case ClientMessage::Kind::kUnblockedReply:
+        OnUnblocked(std::move(message.bytes));
+        break;
+      case ClientMessage::Kind::kPushOutput:
+        OnPushedOutput(std::move(message.bytes));
+        break;
+      case ClientMessage::Kind::kResume:
+        RetryAfterPause();
+        break;
+      case ClientMessage::Kind::kKill:
+        Close();
+        break;
+    }
   }
 
   void Close() {

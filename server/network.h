@@ -3,7 +3,8 @@
 // command in the buffer and writes all their replies with one write.
 //
 // Threading: a connection lives on one I/O thread for its whole life; its handlers never run
-// concurrently. Other threads reach it only through ClientState::kill (posted to its thread).
+// concurrently. Other threads reach it only through its client's outbox (client_outbox.h),
+// which posts to its thread.
 #pragma once
 
 #include <atomic>

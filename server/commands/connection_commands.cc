@@ -297,8 +297,8 @@ void CmdClientKill(CommandContext& ctx) {
       if (client->addr == ctx.arg(2)) {
         if (client.get() == &ctx.client) {
           ctx.client.close_after_reply = true;
-        } else if (client->kill) {
-          client->kill();
+        } else {
+          client->Post(ClientMessage::Kind::kKill);
         }
         ctx.reply.Ok();
         return;
@@ -366,8 +366,8 @@ void CmdClientKill(CommandContext& ctx) {
     if (client.get() == &ctx.client) {
       if (skip_me) continue;
       ctx.client.close_after_reply = true;
-    } else if (client->kill) {
-      client->kill();
+    } else {
+      client->Post(ClientMessage::Kind::kKill);
     }
     ++killed;
   }

@@ -792,7 +792,7 @@ void CmdRole(CommandContext& ctx) {
 // a reply, when it already monitors; refused inside MULTI and for in-process clients, which expect
 // one reply per command (Redis's DENY BLOCKING clients). RESET or closing ends it.
 void CmdMonitor(CommandContext& ctx) {
-  if (ctx.client.in_exec || !ctx.client.deliver_output) {
+  if (ctx.client.in_exec || !ctx.client.has_outbox()) {
     ctx.reply.Error(errors::kMonitorDenyBlocking);
     return;
   }
