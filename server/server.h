@@ -1,5 +1,5 @@
 // The server's shared state and the command dispatcher: config, store, command table, stats and
-// the connected clients (client_registry.h). Networking lives in network.h; a Server can run
+// the connected clients (client_registry.h). Networking lives in net/network.h; a Server can run
 // without it (in-process command tests call Execute directly).
 //
 // Threading: Execute() runs on whichever I/O thread owns the client, concurrently with other

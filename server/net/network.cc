@@ -1,4 +1,4 @@
-#include "server/network.h"
+#include "server/net/network.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
