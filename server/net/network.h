@@ -1,10 +1,12 @@
-// Networking: one asio::io_context per I/O thread, a listener that spreads accepted connections
-// across the threads round robin, and the connection that reads requests, runs every complete
-// command in the buffer and writes all their replies with one write.
+// The network facade main() uses: it makes the I/O threads (io_thread.h), the listener
+// (listener.h) on the first of them, the SIGINT/SIGTERM handler and the port/bind config applier,
+// and runs, stops and joins the threads. Each connection (connection.h) lives on one I/O thread
+// and runs its client's commands there; other threads reach it only through its client's outbox
+// (client_outbox.h), which posts to that thread.
 //
-// Threading: a connection lives on one I/O thread for its whole life; its handlers never run
-// concurrently. Other threads reach it only through its client's outbox (client_outbox.h),
-// which posts to its thread.
+// Threading: Start, Wait and the destructor are called from one thread (main's), Stop from any
+// thread (SHUTDOWN runs it on an I/O thread) and more than once. Ownership: the Network owns
+// the threads, the listener and, through the threads, the connections; the Server outlives it.
 #pragma once
 
 #include <atomic>
@@ -30,6 +32,7 @@ class Network {
   // Stops accepting, closes connections and ends the threads. Thread-safe, idempotent.
   void Stop();
 
+  // The port listened on (0 before Start).
   int port() const;
 
  private:
