@@ -107,9 +107,9 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
 
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
                              int64_t deadline_ms, bool times_out_with_zero) {
-  std::shared_ptr<ClientState> client = ctx.server.FindClient(ctx.client.id);
+  std::shared_ptr<ClientState> client = ctx.server.clients().FindClient(ctx.client.id);
   // Inside EXEC a blocking command answers at once, as if its timeout had passed.
-  if (client == nullptr || !client->deliver_unblocked || ctx.client.in_exec) return false;
+  if (client == nullptr || !client->has_outbox() || ctx.client.in_exec) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = by_client_.find(client->id);
   if (found != by_client_.end()) {
@@ -307,7 +307,7 @@ void BlockingRegistry::Remove(uint64_t client_id) {
 }
 
 void BlockingRegistry::Deliver(const Waiter& waiter, std::string reply) {
-  if (waiter.client->deliver_unblocked) waiter.client->deliver_unblocked(std::move(reply));
+  waiter.client->Post(ClientMessage::Kind::kUnblockedReply, std::move(reply));
 }
 
 std::vector<std::string> BlockingRegistry::ArgsForReadyKey(const std::vector<std::string>& args,

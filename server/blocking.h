@@ -132,7 +132,7 @@ class BlockingRegistry : public ChangeConsumer {
 
   std::shared_ptr<Waiter> ClaimFirst(int db, const std::string& key, KeyType type);
   void RemoveLocked(const std::shared_ptr<Waiter>& waiter);
-  // Delivers `reply` to the waiter's connection and wakes it.
+  // Posts `reply` to the waiter's outbox, which wakes it.
   static void Deliver(const Waiter& waiter, std::string reply);
   // The waiter's command narrowed to the key that became ready (BLPOP k1 k2 0 served by k2 runs
   // as BLPOP k2 0): Redis pops from the ready key even when an earlier key has another type.

@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "server/client_outbox.h"
 
 namespace gigakv::server {
 
@@ -65,39 +67,43 @@ class ClientState {
   // Name of the last command run; points at the command table's static names.
   std::atomic<const char*> last_command{"NULL"};
 
-  // Asks the owning connection (on its own thread) to close. Set by the connection; empty for
-  // in-process test clients.
-  std::function<void()> kill;
+  // The client's outbox (client_outbox.h): how any thread reaches the client's own thread
+  // (CLIENT KILL, the reply that ends a blocked wait, MONITOR lines, the end of a pause). Set
+  // by the connection before the client is registered and never changed after, so other threads
+  // that found the client through the registry read it without a lock. None for in-process
+  // clients, which therefore never block, never wait for a pause and cannot monitor.
+  void set_outbox(std::unique_ptr<ClientOutbox> outbox) { outbox_ = std::move(outbox); }
+  bool has_outbox() const { return outbox_ != nullptr; }
+  // Posts a message to the outbox, from any thread; a no-op without one.
+  void Post(ClientMessage::Kind kind, std::string bytes = {}) const {
+    if (outbox_ != nullptr) outbox_->Post(ClientMessage{kind, std::move(bytes)});
+  }
 
   // Blocking commands (server/blocking.h). `blocked` is set when the client's command parks it
   // (the connection then stops running commands) and cleared by the connection when a reply
-  // ends the wait. `deliver_unblocked` hands that reply to the connection from any thread; it is
-  // empty for in-process clients, which therefore never block.
+  // ends the wait; that reply comes through the outbox (kUnblockedReply).
   std::atomic<bool> blocked{false};
   int64_t block_deadline_ms = 0;  // 0 = forever. Written before `blocked` is set.
   // What the client gets when its wait ends unserved (timeout, CLIENT UNBLOCK): a null array for
   // commands blocked on keys, 0 for WAIT. Written before `blocked` is set.
   bool block_times_out_with_zero = false;
   // The reply of the command being run is discarded (CLIENT REPLY OFF or SKIP); a blocked
-  // command keeps this for the reply that ends its wait. Set by Server::Execute.
+  // command keeps this for the reply that ends its wait. Set by Dispatcher::Execute.
   bool reply_suppressed = false;
-  // Server::Execute is re-running this client's blocked command (served from another thread):
+  // Dispatcher::Execute is re-running this client's blocked command (served from another thread):
   // no OOM refusal (Redis serves blocked clients without one) and no second count in the stats.
   bool rerunning_blocked = false;
-  std::function<void(std::string reply)> deliver_unblocked;
-  // MONITOR: the client receives a line per command any client runs (Server::FeedMonitors).
-  // `deliver_output` appends bytes to the connection's output from any thread, behind the
-  // replies already queued; empty for in-process clients, which cannot monitor.
+  // MONITOR: the client receives a line per command any client runs
+  // (ClientRegistry::FeedMonitors), posted to its outbox (kPushOutput) behind the replies
+  // already queued.
   std::atomic<bool> monitor{false};
-  // CLIENT PAUSE (Server::PostponesCommand): when the dispatcher leaves a request unrun
-  // (CommandOutcome::kPostponed) the connection keeps it; `paused` while it waits;
-  // `resume_paused` asks the connection (from any thread) to try its request again.
+  // CLIENT PAUSE (ClientRegistry::PostponesCommand): when the dispatcher leaves a request unrun
+  // (CommandOutcome::kPostponed) the connection keeps it; `paused` while it waits; a kResume
+  // message asks the connection to try its request again.
   std::atomic<bool> paused{false};
-  std::function<void()> resume_paused;
-  std::function<void(std::string output)> deliver_output;
 
   // The last command name this client sent, byte for byte, and what the command table resolved
-  // it to: a pipeline repeats one command, which then skips the lookup. Server::Execute's own
+  // it to: a pipeline repeats one command, which then skips the lookup. Dispatcher::Execute's own
   // (not when re-running a blocked command); `last_command_spec` points into the static table.
   static constexpr size_t kLastCommandNameMax = 16;
   char last_command_name[kLastCommandNameMax];
@@ -118,6 +124,7 @@ class ClientState {
   bool in_exec = false;  // EXEC is running the queued commands: blocking commands don't block.
 
  private:
+  std::unique_ptr<ClientOutbox> outbox_;
   mutable std::mutex mutex;
   std::string name_;
   std::string lib_name_;

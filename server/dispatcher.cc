@@ -217,14 +217,14 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
       reject(errors::kReplicaKeyspace);  // A monitor is a replica to Redis.
     } else if (!ArityOk(spec->arity, args.size())) {
       reject(FormatText(errors::kWrongArity, {spec->name}));
-    } else if (!rerun && !client.in_exec && server.PostponesCommand(*spec, client)) {
+    } else if (!rerun && !client.in_exec && server.clients().PostponesCommand(*spec, client)) {
       // CLIENT PAUSE: not run, not counted; the connection keeps the request and runs it again
       // once the pause ends. Its CLIENT REPLY SKIP still applies to it then.
       client.reply_mode = mode_before;
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       return CommandOutcome::kPostponed;
-    } else if (!rerun && !client.in_exec && keyspace.OverMaxmemory() && !server.Paused() &&
-               !keyspace.EvictToLimit() &&
+    } else if (!rerun && !client.in_exec && keyspace.OverMaxmemory() &&
+               !server.clients().Paused() && !keyspace.EvictToLimit() &&
                DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
@@ -299,8 +299,8 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
         if (reply.errors_sent() > 0) AddOwned(stats->failed_calls, 1);
         // Admin commands are not shown, as in Redis; nor is a re-run of a blocked command.
         // Inside EXEC the command's reply is part of EXEC's array, so its own line is posted.
-        if (server.HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) {
-          server.FeedMonitors(client, args, client.in_exec ? nullptr : &reply);
+        if (server.clients().HasMonitors() && !(spec->flags & (kAdmin | kSkipMonitor))) {
+          server.clients().FeedMonitors(client, args, client.in_exec ? nullptr : &reply);
         }
       }
     }

@@ -31,7 +31,7 @@ enum class CommandOutcome : uint8_t {
   kRejected,   // Refused before it ran (unknown, arity, auth, OOM...): an error reply.
   kQueued,     // Queued between MULTI and EXEC: +QUEUED.
   kPostponed,  // Held by CLIENT PAUSE, not run and not counted: the caller keeps the request and
-               // runs it again once ClientState::resume_paused fires.
+               // runs it again once the client's outbox gets kResume.
   kBlocked,    // The handler parked the client (BLPOP...): no reply until a push serves it or
                // its timeout passes; the caller runs nothing more for the client meanwhile.
 };

@@ -20,7 +20,7 @@
 #include "cxxopts.hpp"
 #include "server/config.h"
 #include "server/cron.h"
-#include "server/network.h"
+#include "server/net/network.h"
 #include "server/server.h"
 #include "spdlog/sinks/basic_file_sink.h"
 #include "spdlog/sinks/stdout_sinks.h"

@@ -1,6 +1,6 @@
 // The server's shared state and the command dispatcher: config, store, command table, stats and
-// the registry of connected clients. Networking lives in network.h; a Server can run without it
-// (in-process command tests call Execute directly).
+// the connected clients (client_registry.h). Networking lives in net/network.h; a Server can run
+// without it (in-process command tests call Execute directly).
 //
 // Threading: Execute() runs on whichever I/O thread owns the client, concurrently with other
 // clients' commands; everything here is thread-safe (atomics, store shard locks, a registry lock).
@@ -27,6 +27,7 @@
 #include "gigakv/strings.h"
 #include "protocol/reply_builder.h"
 #include "server/blocking.h"
+#include "server/client_registry.h"
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -70,45 +71,9 @@ class Server {
   // CONFIG RESETSTAT: the counters of every part.
   void ResetStats();
 
-  // Client registry (CLIENT LIST / KILL / INFO clients).
-  uint64_t NextClientId() { return next_client_id_.fetch_add(1); }
-  void RegisterClient(const std::shared_ptr<ClientState>& client);
-  void UnregisterClient(uint64_t id);
-  std::vector<std::shared_ptr<ClientState>> Clients();
-  std::shared_ptr<ClientState> FindClient(uint64_t id);
-  // CLIENT PAUSE: until `end_ms`, commands of every client (kAll) or only those that write
-  // (kWrite: write commands, EXEC of a transaction with one) wait unrun, as do active expiry and
-  // eviction. As in Redis 7.0 a pause only escalates (WRITE to ALL) and extends while it lasts.
-  enum class PauseType : int { kNone = 0, kWrite = 1, kAll = 2 };
-  void PauseClients(int64_t end_ms, PauseType type);
-  // CLIENT UNPAUSE, and a change of the pause: waiting clients try their request again.
-  void UnpauseClients();
-  // Asks every client waiting for the pause to try its request again.
-  void UnpauseWaiters();
-  // Cron: a pause whose end passed is cleared (until then commands check the clock).
-  void ForgetEndedPause();
-  // No pause, and keys expire again. Under pause_mutex_.
-  void ClearPauseLocked();
-  bool Paused() const {
-    return pause_type_.load(std::memory_order_relaxed) != 0 &&
-           keyspace_.NowMs() < pause_end_ms_.load(std::memory_order_relaxed);
-  }
-  int64_t pause_end_ms() const { return pause_end_ms_.load(); }
-  // Whether `client` must wait with `spec` now (never for in-process clients).
-  bool PostponesCommand(const CommandSpec& spec, const ClientState& client) const;
-  // Clients waiting for a pause to end (INFO blocked_clients counts them, as Redis does).
-  std::atomic<int64_t>& paused_clients() { return paused_clients_; }
-
-  // MONITOR: clients that receive a line for every command run (but admin commands), as Redis
-  // formats it. Feeding costs one relaxed load per command while nobody monitors.
-  void AddMonitor(const std::shared_ptr<ClientState>& client);
-  void RemoveMonitor(uint64_t client_id);
-  bool HasMonitors() const { return monitor_count_.load(std::memory_order_relaxed) > 0; }
-  // `client` ran `args` (in its current database): "+<unix time.µs> [<db> <addr>] "arg" ...".
-  // A monitor's line for its own command goes into `own_reply` (its batch's replies, right
-  // behind the command's reply) when given; every other monitor's is posted to its thread.
-  void FeedMonitors(const ClientState& client, const std::vector<std::string_view>& args,
-                    protocol::ReplyBuilder* own_reply);
+  // The connected clients: registry, CLIENT PAUSE, MONITOR (client_registry.h).
+  ClientRegistry& clients() { return clients_; }
+  const ClientRegistry& clients() const { return clients_; }
   // Leaves MULTI (dropping the queued commands) and forgets the client's WATCHes.
   void DiscardTransaction(ClientState& client);
 
@@ -150,16 +115,7 @@ class Server {
   // After keyspace_, whose change stream they consume (they unregister on destruction).
   BlockingRegistry blocking_{keyspace_.changes()};
   WatchRegistry watches_{keyspace_.changes()};
-  std::mutex clients_mutex_;
-  std::unordered_map<uint64_t, std::shared_ptr<ClientState>> clients_;
-  std::atomic<uint64_t> next_client_id_{1};
-  std::mutex pause_mutex_;
-  std::atomic<int> pause_type_{0};
-  std::atomic<int64_t> pause_end_ms_{0};
-  std::atomic<int64_t> paused_clients_{0};
-  std::mutex monitors_mutex_;
-  std::vector<std::shared_ptr<ClientState>> monitors_;
-  std::atomic<int> monitor_count_{0};
+  ClientRegistry clients_{keyspace_.store(), stats_, watches_};
   std::atomic<bool> shutdown_requested_{false};
   std::function<void()> on_shutdown_;
   SlowLog slowlog_;

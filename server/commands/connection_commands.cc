@@ -134,7 +134,7 @@ void CmdQuit(CommandContext& ctx) {
 
 void CmdReset(CommandContext& ctx) {
   ctx.server.DiscardTransaction(ctx.client);
-  if (ctx.client.monitor.load()) ctx.server.RemoveMonitor(ctx.client.id);
+  if (ctx.client.monitor.load()) ctx.server.clients().RemoveMonitor(ctx.client.id);
   ctx.client.db.store(0);
   ctx.client.resp = 2;
   ctx.reply.set_resp_version(2);
@@ -196,17 +196,17 @@ void CmdClientUnblock(CommandContext& ctx) {
 }
 
 // CLIENT PAUSE timeout [WRITE|ALL]: for `timeout` ms, commands of every client (ALL, the
-// default) or only writes (WRITE) wait unrun; see Server::PauseClients.
+// default) or only writes (WRITE) wait unrun; see ClientRegistry::PauseClients.
 void CmdClientPause(CommandContext& ctx) {
   // Redis's order of checks: argument count, mode, then timeout.
   if (ctx.argc() > 4) {
     ReplySubcommandSyntaxError(ctx);
     return;
   }
-  Server::PauseType type = Server::PauseType::kAll;
+  ClientRegistry::PauseType type = ClientRegistry::PauseType::kAll;
   if (ctx.argc() == 4) {
     if (ArgIs(ctx.arg(3), "write")) {
-      type = Server::PauseType::kWrite;
+      type = ClientRegistry::PauseType::kWrite;
     } else if (!ArgIs(ctx.arg(3), "all")) {
       ctx.reply.Error(errors::kPauseMode);
       return;
@@ -223,14 +223,14 @@ void CmdClientPause(CommandContext& ctx) {
     if (!TransactionGate::ThisThreadIsExclusive()) {
       exclusive.emplace(ctx.server.transaction_gate());
     }
-    ctx.server.PauseClients(end_ms, type);
+    ctx.server.clients().PauseClients(end_ms, type);
   }
   ctx.reply.Ok();
 }
 
 // CLIENT UNPAUSE: ends the pause; the waiting clients' requests run.
 void CmdClientUnpause(CommandContext& ctx) {
-  ctx.server.UnpauseClients();
+  ctx.server.clients().UnpauseClients();
   ctx.reply.Ok();
 }
 
@@ -279,7 +279,7 @@ void CmdClientList(CommandContext& ctx) {
     }
   }
   std::string text;
-  for (const auto& client : ctx.server.Clients()) {
+  for (const auto& client : ctx.server.clients().Clients()) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
     StrAppend(&text, ClientLine(ctx.server, *client), "\n");
   }
@@ -293,12 +293,12 @@ void CmdClientInfo(CommandContext& ctx) {
 void CmdClientKill(CommandContext& ctx) {
   // Old form: CLIENT KILL addr:port -> OK or error.
   if (ctx.argc() == 3) {
-    for (const auto& client : ctx.server.Clients()) {
+    for (const auto& client : ctx.server.clients().Clients()) {
       if (client->addr == ctx.arg(2)) {
         if (client.get() == &ctx.client) {
           ctx.client.close_after_reply = true;
-        } else if (client->kill) {
-          client->kill();
+        } else {
+          client->Post(ClientMessage::Kind::kKill);
         }
         ctx.reply.Ok();
         return;
@@ -358,7 +358,7 @@ void CmdClientKill(CommandContext& ctx) {
   }
   int64_t killed = 0;
   int64_t now = ctx.server.keyspace().NowMs();
-  for (const auto& client : ctx.server.Clients()) {
+  for (const auto& client : ctx.server.clients().Clients()) {
     if (id && client->id != *id) continue;
     if (addr && client->addr != *addr) continue;
     if (laddr && client->laddr != *laddr) continue;
@@ -366,8 +366,8 @@ void CmdClientKill(CommandContext& ctx) {
     if (client.get() == &ctx.client) {
       if (skip_me) continue;
       ctx.client.close_after_reply = true;
-    } else if (client->kill) {
-      client->kill();
+    } else {
+      client->Post(ClientMessage::Kind::kKill);
     }
     ++killed;
   }

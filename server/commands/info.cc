@@ -80,7 +80,7 @@ void ClientsSection(Server& server, std::string* out) {
   // As in Redis, clients whose request waits for CLIENT PAUSE to end are blocked too.
   Field(out, "blocked_clients",
         static_cast<int64_t>(server.blocking().blocked_clients()) +
-            server.paused_clients().load(std::memory_order_relaxed));
+            server.clients().paused_clients().load(std::memory_order_relaxed));
   Field(out, "tracking_clients", 0);
   Field(out, "clients_in_timeout_table", 0);
 }
@@ -109,7 +109,7 @@ void MemorySection(Server& server, std::string* out) {
   auto allocated = static_cast<int64_t>(heap.uordblks + heap.hblkhd);
   auto active = static_cast<int64_t>(heap.arena + heap.hblkhd);
   int64_t clients_memory = 0;
-  for (const auto& client : server.Clients()) {
+  for (const auto& client : server.clients().Clients()) {
     clients_memory += static_cast<int64_t>(client->query_buffer_bytes.load() +
                                            client->output_buffer_bytes.load());
   }

@@ -788,22 +788,22 @@ void CmdRole(CommandContext& ctx) {
 }
 
 // MONITOR: from now on the client gets a line for every command any client runs
-// (Server::FeedMonitors) and may run no command that reads or writes keys. Ignored, without a
-// reply, when it already monitors; refused inside MULTI and for in-process clients, which expect
+// (ClientRegistry::FeedMonitors) and may run no command that reads or writes keys. Ignored, without
+// a reply, when it already monitors; refused inside MULTI and for in-process clients, which expect
 // one reply per command (Redis's DENY BLOCKING clients). RESET or closing ends it.
 void CmdMonitor(CommandContext& ctx) {
-  if (ctx.client.in_exec || !ctx.client.deliver_output) {
+  if (ctx.client.in_exec || !ctx.client.has_outbox()) {
     ctx.reply.Error(errors::kMonitorDenyBlocking);
     return;
   }
   if (ctx.client.monitor.load()) return;
-  std::shared_ptr<ClientState> client = ctx.server.FindClient(ctx.client.id);
+  std::shared_ptr<ClientState> client = ctx.server.clients().FindClient(ctx.client.id);
   if (client == nullptr) {
     ctx.reply.Error(errors::kMonitorDenyBlocking);
     return;
   }
   ctx.reply.Ok();
-  ctx.server.AddMonitor(client);
+  ctx.server.clients().AddMonitor(client);
 }
 
 // WAIT numreplicas timeout: the number of replicas that acknowledged the client's writes, which

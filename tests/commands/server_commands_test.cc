@@ -1,5 +1,10 @@
 #include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -66,6 +71,94 @@ TEST_F(ServerCommandsTest, ClientPauseNeverHoldsInProcessClients) {
   EXPECT_EQ(Reply({"CLIENT", "UNPAUSE"}), "+OK");
   EXPECT_EQ(Reply({"CLIENT", "PAUSE", "10", "NONE"}),
             "-ERR CLIENT PAUSE mode must be WRITE or ALL");
+}
+
+// A registered client with an outbox that keeps what other threads post to it, as a
+// connection's would be handed it on its own thread.
+class OutboxClient {
+ public:
+  explicit OutboxClient(server::Server& server)
+      : server_(server),
+        state_(std::make_shared<server::ClientState>(server.clients().NextClientId())) {
+    state_->authenticated = true;
+    state_->set_outbox(std::make_unique<Recorder>(*this));
+    server_.clients().Register(state_);
+  }
+  ~OutboxClient() {
+    server_.clients().RemoveMonitor(state_->id);
+    server_.clients().Unregister(state_->id);
+  }
+
+  std::string Reply(const std::vector<std::string>& args) {
+    return ParseOneReply(ExecuteRaw(server_, *state_, reply_, args)).DebugString();
+  }
+  // Runs a command and says what became of it.
+  server::CommandOutcome Outcome(const std::vector<std::string>& args) {
+    std::vector<std::string_view> views(args.begin(), args.end());
+    return server_.dispatcher().Execute(*state_, views, reply_);
+  }
+  server::ClientState& state() { return *state_; }
+  std::vector<server::ClientMessage> Take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(posted_, {});
+  }
+
+ private:
+  class Recorder : public server::ClientOutbox {
+   public:
+    explicit Recorder(OutboxClient& client) : client_(client) {}
+    void Post(server::ClientMessage message) override {
+      std::lock_guard<std::mutex> lock(client_.mutex_);
+      client_.posted_.push_back(std::move(message));
+    }
+
+   private:
+    OutboxClient& client_;
+  };
+
+  server::Server& server_;
+  std::shared_ptr<server::ClientState> state_;
+  protocol::ReplyBuilder reply_;
+  std::mutex mutex_;
+  std::vector<server::ClientMessage> posted_;
+};
+
+using Kind = server::ClientMessage::Kind;
+
+// MONITOR lines and CLIENT KILL reach another client only through its outbox, in the order
+// they were posted.
+TEST_F(ServerCommandsTest, MonitorLinesAndKillArePostedToTheOutbox) {
+  OutboxClient monitor(server_);
+  EXPECT_EQ(monitor.Reply({"MONITOR"}), "+OK");
+  EXPECT_EQ(Reply({"SET", "k", "v"}), "+OK");
+  EXPECT_EQ(Reply({"GET", "k"}), "\"v\"");
+  EXPECT_EQ(Reply({"CLIENT", "KILL", "ID", std::to_string(monitor.state().id)}), ":1");
+  std::vector<server::ClientMessage> posted = monitor.Take();
+  ASSERT_EQ(posted.size(), 3u);
+  EXPECT_EQ(posted[0].kind, Kind::kPushOutput);
+  EXPECT_THAT(posted[0].bytes, HasSubstr(" \"SET\" \"k\" \"v\"\r\n"));
+  EXPECT_EQ(posted[1].kind, Kind::kPushOutput);
+  EXPECT_THAT(posted[1].bytes, HasSubstr(" \"GET\" \"k\"\r\n"));
+  EXPECT_EQ(posted[2].kind, Kind::kKill);
+  EXPECT_EQ(posted[2].bytes, "");
+}
+
+// A client with an outbox is held by CLIENT PAUSE (its connection keeps the request); when the
+// pause ends, a client waiting for it is told through its outbox.
+TEST_F(ServerCommandsTest, PauseHoldsOutboxClientsAndPostsTheirResume) {
+  OutboxClient held(server_);
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "100000", "WRITE"}), "+OK");
+  // Not run: no reply, the connection keeps the request and waits.
+  EXPECT_EQ(held.Outcome({"SET", "k", "v"}), server::CommandOutcome::kPostponed);
+  held.state().paused.store(true);               // As its connection marks itself while it waits.
+  EXPECT_EQ(held.Reply({"GET", "k"}), "(nil)");  // Reads still run under a WRITE pause.
+  EXPECT_TRUE(held.Take().empty());
+  EXPECT_EQ(Reply({"CLIENT", "UNPAUSE"}), "+OK");
+  std::vector<server::ClientMessage> posted = held.Take();
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted[0].kind, Kind::kResume);
+  held.state().paused.store(false);
+  EXPECT_EQ(held.Reply({"SET", "k", "v"}), "+OK");
 }
 
 TEST_F(ServerCommandsTest, TimeIsTwoBulkNumbers) {

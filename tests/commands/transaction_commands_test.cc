@@ -11,7 +11,9 @@ namespace {
 
 class TransactionCommandsTest : public CommandTest {
  protected:
-  TransactionCommandsTest() : other_(server_.NextClientId()) { other_.authenticated = true; }
+  TransactionCommandsTest() : other_(server_.clients().NextClientId()) {
+    other_.authenticated = true;
+  }
 
   // Runs a command as a second client (the one that changes watched keys).
   std::string RunOther(const std::vector<std::string>& args) {

@@ -212,7 +212,7 @@ struct Options {
 };
 
 // Feeds `stream` to a parser as reads of the given sizes (a single read if `whole`), consuming
-// completed requests as server/network.cc does.
+// completed requests as server/net/connection.cc does.
 Run Parse(std::string_view stream, const Options& opt, bool whole) {
   RequestParser parser(opt.limits);
   Run run;

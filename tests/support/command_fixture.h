@@ -58,7 +58,8 @@ inline protocol::RespValue ParseOneReply(const std::string& raw) {
 
 class CommandTest : public ::testing::Test {
  protected:
-  CommandTest() : server_(Configure(config_), MakeOptions()), client_(server_.NextClientId()) {
+  CommandTest()
+      : server_(Configure(config_), MakeOptions()), client_(server_.clients().NextClientId()) {
     client_.authenticated = true;
     server_.keyspace().set_effect_sink(&effects_);
   }

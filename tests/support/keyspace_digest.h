@@ -28,22 +28,20 @@ namespace gigakv::testing {
 class InProcessClient {
  public:
   explicit InProcessClient(server::Server& server, bool can_block = false)
-      : server_(server), state_(std::make_shared<server::ClientState>(server.NextClientId())) {
+      : server_(server),
+        state_(std::make_shared<server::ClientState>(server.clients().NextClientId())) {
     state_->authenticated = true;
     if (can_block) {
-      // A blocking command parks only a registered client that can be handed its reply.
-      state_->deliver_unblocked = [this](std::string reply) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        unblocked_.push_back(std::move(reply));
-      };
-      server_.RegisterClient(state_);
+      // A blocking command parks only a registered client with an outbox to be handed its reply.
+      state_->set_outbox(std::make_unique<RecordingOutbox>(*this));
+      server_.clients().Register(state_);
       registered_ = true;
     }
   }
   ~InProcessClient() {
     if (!registered_) return;
     server_.blocking().Remove(state_->id);
-    server_.UnregisterClient(state_->id);
+    server_.clients().Unregister(state_->id);
   }
   InProcessClient(const InProcessClient&) = delete;
   InProcessClient& operator=(const InProcessClient&) = delete;
@@ -64,6 +62,20 @@ class InProcessClient {
   server::ClientState& state() { return *state_; }
 
  private:
+  // Keeps the replies that end blocked waits, delivered at once on the posting thread.
+  class RecordingOutbox : public server::ClientOutbox {
+   public:
+    explicit RecordingOutbox(InProcessClient& client) : client_(client) {}
+    void Post(server::ClientMessage message) override {
+      if (message.kind != server::ClientMessage::Kind::kUnblockedReply) return;
+      std::lock_guard<std::mutex> lock(client_.mutex_);
+      client_.unblocked_.push_back(std::move(message.bytes));
+    }
+
+   private:
+    InProcessClient& client_;
+  };
+
   server::Server& server_;
   std::shared_ptr<server::ClientState> state_;
   bool registered_ = false;

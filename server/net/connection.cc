@@ -1,0 +1,420 @@
+#include "server/net/connection.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "gigakv/strings.h"
+#include "server/commands/collection_access.h"
+#include "spdlog/spdlog.h"
+
+namespace gigakv::server {
+namespace {
+
+using asio::ip::tcp;
+
+constexpr size_t kInitialInputBuffer = 16 * 1024;
+constexpr size_t kMaxIdleInputBuffer = 64 * 1024;
+
+std::string EndpointText(const tcp::endpoint& endpoint) {
+  asio::ip::address address = endpoint.address();
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    address = asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
+  }
+  return StrCat(address.to_string(), ":", endpoint.port());
+}
+
+// "ip:port" of a connected socket's peer (`peer`) or of its own end; empty if unknown.
+std::string SocketAddressText(int fd, bool peer) {
+  tcp::endpoint endpoint;
+  socklen_t length = static_cast<socklen_t>(endpoint.capacity());
+  int result = peer ? ::getpeername(fd, endpoint.data(), &length)
+                    : ::getsockname(fd, endpoint.data(), &length);
+  if (result != 0 || length > endpoint.capacity()) return "";
+  endpoint.resize(length);
+  return EndpointText(endpoint);
+}
+
+}  // namespace
+
+Connection::Connection(Server& server, IoThread& owner)
+    : server_(server),
+      owner_(owner),
+      client_(std::make_shared<ClientState>(server.clients().NextClientId())) {}
+
+Connection::~Connection() {
+  if (fd_ >= 0) ::close(fd_);
+  server_.clients().Unregister(client_->id);
+}
+
+void Connection::Start(int fd) {
+  fd_ = fd;
+  int flags = ::fcntl(fd_, F_GETFL, 0);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) != 0) {
+    return;  // A recv or send must never block the thread; the destructor closes it.
+  }
+  int on = 1;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+  int keepalive = static_cast<int>(server_.settings().tcp_keepalive_s.get());
+  if (keepalive > 0) {
+    ::setsockopt(fd_, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPIDLE, &keepalive, sizeof(keepalive));
+  }
+  client_->addr = SocketAddressText(fd_, /*peer=*/true);
+  client_->laddr = SocketAddressText(fd_, /*peer=*/false);
+  epoll_event event{};
+  event.events = interest_ = EPOLLIN;
+  event.data.ptr = this;
+  if (::epoll_ctl(owner_.ready_set, EPOLL_CTL_ADD, fd_, &event) != 0) {
+    spdlog::warn("Cannot watch client socket: {}", std::strerror(errno));
+    return;
+  }
+  client_->fd = fd_;
+  int64_t now = server_.keyspace().NowMs();
+  client_->created_ms = now;
+  client_->last_interaction_ms = now;
+  // Other threads reach this connection only through its outbox, on this thread.
+  client_->set_outbox(std::make_unique<PostingOutbox>(
+      owner_.io, std::weak_ptr<OutboxReceiver>(shared_from_this())));
+  // As in Redis, a client that connects while no password is set starts authenticated.
+  client_->authenticated = !server_.settings().password_set.get();
+  parser_.set_limits(Limits());
+  server_.clients().Register(client_);
+  owner_.connections.emplace(this, shared_from_this());
+  read_pending_ = true;
+}
+
+void Connection::OnMessage(ClientMessage message) {
+  switch (message.kind) {
+    case ClientMessage::Kind::kUnblockedReply:
+      OnUnblocked(std::move(message.bytes));
+      break;
+    case ClientMessage::Kind::kPushOutput:
+      OnPushedOutput(std::move(message.bytes));
+      break;
+    case ClientMessage::Kind::kResume:
+      RetryAfterPause();
+      break;
+    case ClientMessage::Kind::kKill:
+      Close();
+      break;
+  }
+}
+
+void Connection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  if (client_->blocked.load()) server_.blocking().Remove(client_->id);
+  if (client_->monitor.load()) server_.clients().RemoveMonitor(client_->id);
+  if (client_->paused.exchange(false)) server_.clients().paused_clients().fetch_sub(1);
+  // Gone from CLIENT LIST and connected_clients now, as in Redis, not when the last pending
+  // handler lets go of this object (the destructor's second call is then a no-op).
+  server_.clients().Unregister(client_->id);
+  block_timer_.cancel();
+  ::epoll_ctl(owner_.ready_set, EPOLL_CTL_DEL, fd_, nullptr);
+  ::shutdown(fd_, SHUT_RDWR);
+  ::close(fd_);
+  fd_ = -1;
+  // Destroyed by a later handler, never under a caller that may still hold a raw pointer
+  // (OnReady's batch of events).
+  asio::post(owner_.io, [self = shared_from_this()] {});
+  owner_.connections.erase(this);
+}
+
+void Connection::OnEvents() {
+  if (closed_) return;
+  if (write_blocked_) {
+    SendPending();  // Writable, or an error that the send reports.
+  } else if (read_pending_) {
+    ReadNow();
+  }
+  // Otherwise its replies are queued and go out at the end of this batch; a level-triggered
+  // event that still holds is reported again after that.
+}
+
+void Connection::SetInterest(uint32_t events) {
+  if (events == interest_ || closed_) return;
+  epoll_event event{};
+  event.events = events;
+  event.data.ptr = this;
+  ::epoll_ctl(owner_.ready_set, EPOLL_CTL_MOD, fd_, &event);
+  interest_ = events;
+}
+
+protocol::ParserLimits Connection::Limits() const {
+  protocol::ParserLimits limits;
+  limits.max_bulk_len = server_.settings().proto_max_bulk_len.get();
+  limits.unauthenticated = !client_->authenticated && server_.settings().password_set.get();
+  return limits;
+}
+
+void Connection::EnsureReadSpace() {
+  if (begin_ == end_) {
+    begin_ = end_ = 0;
+    if (capacity_ > kMaxIdleInputBuffer) {
+      input_.reset();
+      capacity_ = 0;
+    }
+  }
+  if (capacity_ == 0) {
+    capacity_ = kInitialInputBuffer;
+    input_.reset(new char[capacity_]);
+  }
+  if (end_ < capacity_) return;
+  size_t pending = end_ - begin_;
+  size_t wanted = std::max(pending + parser_.bytes_hint(), pending + kInitialInputBuffer);
+  if (begin_ > 0 && wanted <= capacity_) {
+    std::memmove(input_.get(), input_.get() + begin_, pending);
+  } else {
+    size_t new_capacity = std::max(wanted, capacity_ * 2);
+    std::unique_ptr<char[]> grown(new char[new_capacity]);
+    std::memcpy(grown.get(), input_.get() + begin_, pending);
+    input_ = std::move(grown);
+    capacity_ = new_capacity;
+  }
+  begin_ = 0;
+  end_ = pending;
+}
+
+void Connection::DoRead() {
+  if (closed_) return;
+  read_pending_ = true;
+  SetInterest(EPOLLIN);  // Also after a blocked write, which watched for writability only.
+}
+
+void Connection::ReadNow() {
+  EnsureReadSpace();
+  ssize_t n = ::recv(fd_, input_.get() + end_, capacity_ - end_, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n <= 0) {
+    Close();  // The peer closed the connection, or it failed.
+    return;
+  }
+  read_pending_ = false;
+  end_ += n;
+  ThreadStats& stats = server_.stats().Local();
+  AddOwned(stats.net_input_bytes, n);
+  AddOwned(stats.reads_processed, 1);
+  server_.keyspace().RefreshCoarseClock();  // One clock read per batch of requests.
+  client_->last_interaction_ms.store(server_.keyspace().CoarseNowMs(), std::memory_order_relaxed);
+  ProcessInput();
+  ContinueAfterInput();
+}
+
+void Connection::ContinueAfterInput() {
+  if (closed_) return;
+  if (!reply_.buffer().empty()) {
+    if (!write_pending_) {
+      write_pending_ = true;  // No read until the replies are out.
+      owner_.QueueWrite(shared_from_this());
+    }
+  } else if (close_after_write_) {
+    if (!write_pending_) Close();
+  } else if (!write_pending_) {
+    DoRead();
+  }
+}
+
+void Connection::Park() {
+  parked_ = true;
+  int64_t deadline = client_->block_deadline_ms;
+  if (deadline <= 0) return;
+  ArmBlockTimer();
+}
+
+void Connection::ArmTimerUntil(int64_t deadline_ms, void (Connection::*on_fire)()) {
+  constexpr int64_t kMaxWaitMs = 3600 * 1000;
+  int64_t wait_ms = std::clamp<int64_t>(deadline_ms - server_.keyspace().NowMs(), 0, kMaxWaitMs);
+  block_timer_.expires_after(std::chrono::milliseconds(wait_ms));
+  block_timer_.async_wait([self = shared_from_this(), on_fire](const asio::error_code& ec) {
+    if (!ec) ((*self).*on_fire)();
+  });
+}
+
+void Connection::OnBlockTimeout() {
+  if (closed_ || !parked_) return;
+  if (server_.keyspace().NowMs() < client_->block_deadline_ms) {
+    ArmBlockTimer();
+    return;
+  }
+  // False when another thread is serving the client right now: its reply is on the way.
+  if (!server_.blocking().TimeOut(client_->id)) return;
+  // CLIENT REPLY OFF/SKIP: no reply.
+  OnUnblocked(client_->reply_suppressed ? std::string() : BlockingRegistry::TimeoutReply(*client_));
+}
+
+void Connection::OnUnblocked(std::string reply) {
+  if (closed_ || !parked_) return;
+  parked_ = false;
+  client_->blocked.store(false);
+  block_timer_.cancel();
+  reply_.buffer().append(reply);
+  ProcessInput();
+  ContinueAfterInput();
+}
+
+void Connection::WaitForPause() {
+  paused_ = true;
+  if (!client_->paused.exchange(true)) server_.clients().paused_clients().fetch_add(1);
+  // pause_end_ms() is read after `paused` is published (both sequentially consistent), so
+  // an UNPAUSE that missed this client has already cleared it: the wait is then 0.
+  ArmTimerUntil(server_.clients().pause_end_ms(), &Connection::RetryAfterPause);
+}
+
+void Connection::RetryAfterPause() {
+  if (closed_ || !paused_) return;
+  paused_ = false;
+  block_timer_.cancel();
+  if (client_->paused.exchange(false)) server_.clients().paused_clients().fetch_sub(1);
+  ProcessInput();  // Waits again if the pause still holds this request.
+  ContinueAfterInput();
+}
+
+void Connection::OnPushedOutput(std::string output) {
+  if (closed_ || close_after_write_ || !client_->monitor.load() ||
+      client_->reply_mode == ReplyMode::kOff) {
+    return;
+  }
+  reply_.buffer().append(output);
+  client_->output_buffer_bytes.store(PendingOutputBytes(), std::memory_order_relaxed);
+  CheckOutputBufferLimit();  // A monitor that does not read is disconnected, as in Redis.
+  if (closed_) return;
+  if (write_pending_) return;  // FinishWrite sends what arrived meanwhile.
+  write_pending_ = true;
+  owner_.QueueWrite(shared_from_this());
+}
+
+void Connection::ProcessInput() {
+  if (parked_ || paused_) {
+    // Input keeps arriving while the client waits: it is held, but within the same limit.
+    CheckQueryBufferLimit();
+    return;
+  }
+  // An EXEC running on another thread finishes before this batch starts (transaction.h).
+  TransactionGate::BatchScope gate(server_.transaction_gate());
+  Dispatcher::TimedBatch timed_batch;
+  // Small collections written by this batch are stored back inline once, at its end.
+  InlineCommandScope inline_batch(server_.keyspace().store());
+  while (begin_ < end_ && !close_after_write_ && !parked_ && !paused_) {
+    std::string_view pending(input_.get() + begin_, end_ - begin_);
+    switch (parser_.Feed(pending)) {
+      case protocol::RequestParser::Result::kCommand: {
+        const CommandOutcome outcome =
+            server_.dispatcher().Execute(*client_, parser_.args(), reply_);
+        if (outcome == CommandOutcome::kPostponed) {
+          // CLIENT PAUSE: the request stays in the buffer, parsed again once the pause ends.
+          WaitForPause();
+          break;
+        }
+        begin_ += parser_.consumed();
+        if (outcome == CommandOutcome::kBlocked) Park();
+        parser_.set_limits(Limits());  // AUTH, CONFIG SET proto-max-bulk-len...
+        if (client_->close_after_reply) close_after_write_ = true;
+        if (server_.shutdown_requested()) close_after_write_ = true;
+        break;
+      }
+      case protocol::RequestParser::Result::kEmpty:
+        begin_ += parser_.consumed();
+        break;
+      case protocol::RequestParser::Result::kNeedMore:
+        CheckQueryBufferLimit();
+        return;
+      case protocol::RequestParser::Result::kError:
+        reply_.Error("ERR " + parser_.error_text());
+        server_.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+        server_.stats().CountError("ERR");
+        close_after_write_ = true;
+        return;
+    }
+  }
+  client_->query_buffer_bytes.store(end_ - begin_, std::memory_order_relaxed);
+  CheckOutputBufferLimit();
+}
+
+void Connection::CheckQueryBufferLimit() {
+  size_t pending = end_ - begin_;
+  client_->query_buffer_bytes.store(pending, std::memory_order_relaxed);
+  if (static_cast<int64_t>(pending) > server_.settings().client_query_buffer_limit.get()) {
+    spdlog::warn("Closing client {} that reached max query buffer length ({} bytes)", client_->addr,
+                 pending);
+    server_.stats().client_query_buffer_limit_disconnections.fetch_add(1);
+    Close();
+  }
+}
+
+void Connection::CheckOutputBufferLimit() {
+  // Normal clients: only the hard limit applies (to all output not yet sent).
+  int64_t hard = server_.settings().normal_output_hard_limit.get();
+  if (hard > 0 && static_cast<int64_t>(PendingOutputBytes()) > hard) {
+    spdlog::warn("Client {} scheduled to be closed for overcoming of output buffer limits.",
+                 client_->addr);
+    server_.stats().client_output_buffer_limit_disconnections.fetch_add(1);
+    reply_.buffer().clear();
+    Close();
+  }
+}
+
+void Connection::DoWrite() {
+  write_pending_ = true;
+  if (closed_) {
+    write_pending_ = false;
+    return;
+  }
+  out_.swap(reply_.buffer());
+  reply_.buffer().clear();
+  out_sent_ = 0;
+  SendPending();
+}
+
+void Connection::SendPending() {
+  AddOwned(server_.stats().Local().writes_processed, 1);
+  while (out_sent_ < out_.size()) {
+    ssize_t n = ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
+    if (n >= 0) {
+      out_sent_ += n;
+      AddOwned(server_.stats().Local().net_output_bytes, n);  // Counted as sent, as Redis does.
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      write_blocked_ = true;
+      SetInterest(EPOLLOUT);
+      client_->output_buffer_bytes.store(out_.size() - out_sent_, std::memory_order_relaxed);
+      return;
+    } else if (errno != EINTR) {
+      FinishWrite(/*failed=*/true);
+      return;
+    }
+  }
+  FinishWrite(/*failed=*/false);
+}
+
+void Connection::FinishWrite(bool failed) {
+  write_pending_ = false;
+  write_blocked_ = false;
+  client_->output_buffer_bytes.store(0, std::memory_order_relaxed);
+  out_sent_ = 0;  // PendingOutputBytes counts from here.
+  if (out_.capacity() > kMaxIdleInputBuffer) {
+    std::string().swap(out_);
+  } else {
+    out_.clear();
+  }
+  if (failed || closed_) {
+    Close();
+    return;
+  }
+  if (!reply_.buffer().empty()) {
+    DoWrite();  // Replies that arrived while writing (a blocked client's wake-up).
+  } else if (close_after_write_) {
+    Close();
+  } else {
+    DoRead();
+  }
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,119 @@
+#include "server/net/io_thread.h"
+
+#include <sys/epoll.h>
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gigakv/strings.h"
+#include "server/net/connection.h"
+#include "spdlog/spdlog.h"
+
+namespace gigakv::server {
+
+absl::Status IoThread::OpenReadySet() {
+  ready_set = ::epoll_create1(EPOLL_CLOEXEC);
+  if (ready_set < 0) {
+    return absl::InternalError(StrCat("epoll_create1: ", std::strerror(errno)));
+  }
+  ready_watch_ = std::make_unique<asio::posix::stream_descriptor>(io, ready_set);
+  return absl::OkStatus();
+}
+
+void IoThread::WatchReady() {
+  ready_watch_->async_wait(asio::posix::stream_descriptor::wait_read,
+                           [this](const asio::error_code& ec) {
+                             if (ec == asio::error::operation_aborted) return;  // Shutting down.
+                             if (ec) spdlog::warn("Waiting for client sockets: {}", ec.message());
+                             OnReady();
+                           });
+}
+
+void IoThread::OnReady() {
+  // Rounds follow each other without a trip through asio's reactor while connections keep
+  // becoming ready; after kMaxRounds the other handlers (timers, posts) get their turn.
+  constexpr int kMaxEvents = 256;
+  constexpr int kMaxRounds = 16;
+  epoll_event events[kMaxEvents];
+  for (int round = 0; round < kMaxRounds; ++round) {
+    int count = ::epoll_wait(ready_set, events, kMaxEvents, 0);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) spdlog::warn("epoll_wait on client sockets: {}", std::strerror(errno));
+    if (count <= 0) {
+      WatchReady();  // Idle: wait in the reactor.
+      return;
+    }
+    in_ready_batch_ = true;
+    for (int i = 0; i < count; ++i) {
+      // Alive: Close() defers the destruction to a later handler.
+      static_cast<Connection*>(events[i].data.ptr)->OnEvents();
+    }
+    in_ready_batch_ = false;
+    FlushPendingWrites();
+  }
+  asio::post(io, [this] { OnReady(); });
+}
+
+void IoThread::QueueWrite(std::shared_ptr<Connection> connection) {
+  pending_writes_.push_back(std::move(connection));
+  if (flush_posted_ || in_ready_batch_) return;
+  flush_posted_ = true;
+  // Runs after the handlers already queued: the rest of this wake-up's reads.
+  asio::post(io, [this] { FlushPendingWrites(); });
+}
+
+void IoThread::FlushPendingWrites() {
+  flush_posted_ = false;
+  std::vector<std::shared_ptr<Connection>> batch;
+  batch.swap(pending_writes_);
+  for (auto& connection : batch) connection->DoWrite();
+  batch.clear();
+  if (pending_writes_.empty()) pending_writes_.swap(batch);  // Keeps the capacity.
+}
+
+void IoThread::StartWatching() {
+  ArmIdleTimer();
+  WatchReady();
+}
+
+void IoThread::Adopt(int fd) {
+  asio::post(io, [this, fd] { std::make_shared<Connection>(server_, *this)->Start(fd); });
+}
+
+void IoThread::ArmIdleTimer() {
+  idle_timer_.expires_after(std::chrono::seconds(1));
+  idle_timer_.async_wait([this](const asio::error_code& ec) {
+    if (ec) return;
+    int64_t timeout_s = server_.settings().timeout_s.get();
+    if (timeout_s > 0) {
+      int64_t now = server_.keyspace().NowMs();
+      std::vector<Connection*> idle;
+      for (const auto& entry : connections) {
+        Connection* connection = entry.first;
+        // Like Redis, clients waiting in a blocking command are not idle, and monitors (replicas
+        // to Redis) never time out.
+        if (connection->client().blocked.load() || connection->client().monitor.load() ||
+            connection->client().paused.load()) {
+          continue;
+        }
+        if (now - connection->client().last_interaction_ms.load() > timeout_s * 1000) {
+          idle.push_back(connection);
+        }
+      }
+      for (Connection* connection : idle) connection->Close();
+    }
+    ArmIdleTimer();
+  });
+}
+
+void IoThread::Shutdown() {
+  std::vector<Connection*> open;
+  for (const auto& entry : connections) open.push_back(entry.first);
+  for (Connection* connection : open) connection->Close();
+  idle_timer_.cancel();
+  io.stop();
+}
+
+}  // namespace gigakv::server

@@ -1,0 +1,114 @@
+#include "server/net/network.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "asio.hpp"
+#include "server/net/io_thread.h"
+#include "server/net/listener.h"
+#include "server/transaction.h"
+#include "spdlog/spdlog.h"
+
+namespace gigakv::server {
+
+struct Network::Impl {
+  explicit Impl(Server& server) : server(server) {}
+
+  Server& server;
+  std::vector<std::unique_ptr<IoThread>> threads;
+  std::unique_ptr<Listener> listener;  // After `threads`: destroyed before their io_contexts.
+  std::unique_ptr<asio::signal_set> signals;
+  std::atomic<bool> stopped{false};
+};
+
+Network::Network(Server& server) : impl_(std::make_unique<Impl>(server)) {}
+
+Network::~Network() {
+  Stop();
+  Wait();
+}
+
+int Network::port() const { return impl_->listener != nullptr ? impl_->listener->port() : 0; }
+
+absl::Status Network::Start() {
+  int count = static_cast<int>(impl_->server.settings().io_threads);
+  for (int i = 0; i < std::max(1, count); ++i) {
+    auto thread = std::make_unique<IoThread>(impl_->server);
+    if (absl::Status status = thread->OpenReadySet(); !status.ok()) return status;
+    impl_->threads.push_back(std::move(thread));
+  }
+  impl_->listener = std::make_unique<Listener>(impl_->server, impl_->threads);
+  absl::Status status = impl_->listener->Bind();
+  if (!status.ok()) {
+    impl_->listener.reset();  // Its sockets belong to the first thread's io_context.
+    impl_->threads.clear();
+    return status;
+  }
+  impl_->server.tcp_port = impl_->listener->port();
+  impl_->listener->StartAccepting();
+  impl_->signals = std::make_unique<asio::signal_set>(impl_->threads[0]->io, SIGINT, SIGTERM);
+  impl_->signals->async_wait([this](const asio::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::warn("Received {}, scheduling shutdown...", signal == SIGINT ? "SIGINT" : "SIGTERM");
+    impl_->server.RequestShutdown();
+  });
+  impl_->server.set_on_shutdown([this] { Stop(); });
+  impl_->server.config().AddApplier([this](std::string_view name) -> absl::Status {
+    if (name != "port" && name != "bind") return absl::OkStatus();
+    if (impl_->stopped.load()) return absl::OkStatus();
+    asio::io_context& io = impl_->threads[0]->io;
+    if (io.get_executor().running_in_this_thread()) return impl_->listener->Rebind(name);
+    // CONFIG SET runs on some I/O thread; the acceptors belong to thread 0, which may be
+    // waiting for this thread's gate slot (transaction.h): give it up while waiting. Inside EXEC
+    // this thread holds every slot, so thread 0 may never get to run the rebind.
+    if (TransactionGate::ThisThreadIsExclusive()) {
+      return absl::FailedPreconditionError(
+          "changing port or bind inside MULTI/EXEC is only possible on the first I/O thread");
+    }
+    std::promise<absl::Status> done;
+    std::string changed(name);
+    asio::post(io, [this, &done, changed] { done.set_value(impl_->listener->Rebind(changed)); });
+    TransactionGate::ReleasedScope released;
+    return done.get_future().get();
+  });
+  for (auto& thread : impl_->threads) {
+    thread->StartWatching();
+    IoThread* raw = thread.get();
+    TransactionGate* gate = &impl_->server.transaction_gate();
+    thread->thread = std::thread([raw, gate] {
+      gate->RegisterThisThread();  // Its batches of commands then wait for a running EXEC.
+      auto guard = asio::make_work_guard(raw->io);
+      raw->io.run();
+    });
+  }
+  return absl::OkStatus();
+}
+
+void Network::Stop() {
+  if (impl_->stopped.exchange(true)) return;
+  for (auto& thread : impl_->threads) {
+    IoThread* raw = thread.get();
+    asio::post(raw->io, [this, raw] {
+      if (raw == impl_->threads[0].get()) {
+        asio::error_code ec;
+        if (impl_->listener) impl_->listener->Close();
+        if (impl_->signals) impl_->signals->cancel(ec);
+      }
+      raw->Shutdown();
+    });
+  }
+}
+
+void Network::Wait() {
+  for (auto& thread : impl_->threads) {
+    if (thread->thread.joinable() && thread->thread.get_id() != std::this_thread::get_id()) {
+      thread->thread.join();
+    }
+  }
+}
+
+}  // namespace gigakv::server
