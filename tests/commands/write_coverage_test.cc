@@ -28,7 +28,8 @@ struct Sample {
   // (LMOVE of a one-element list onto itself fails a WATCH in Redis too).
   bool published_unchanged = false;
   // How much rdb_changes_since_last_save grows, as in Redis 7.0 (fixture, then the sample);
-  // kOnePerCommand: by 1 when the sample publishes a change, by 0 when it does not.
+  // kOnePerCommand: by 1 when the sample publishes a change, by 0 when it does not. 0 for a
+  // published sample Redis does not count (a BITFIELD that only pads the key).
   int dirty = kOnePerCommand;
   static constexpr int kOnePerCommand = -1;
 };
@@ -95,7 +96,7 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
         {{"BITOP", "OR", "s", "missing", "missing2"}}}},
       {"bitfield",
        {{{"BITFIELD", "bits", "SET", "u8", "0", "255", "INCRBY", "i5", "100", "1"}, true, false, 2},
-        {{"BITFIELD", "fresh", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "5"}}}},
+        {{"BITFIELD", "fresh", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "5"}, true, false, 0}}},
       // Hashes.
       {"hset",
        {{{"HSET", "h", "f1", "x", "f3", "y"}, true, false, 2}, {{"HSET", "newh", "a", "b"}}}},
