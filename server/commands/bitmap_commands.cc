@@ -99,7 +99,7 @@ void CmdSetBit(CommandContext& ctx) {
     ctx.reply.Error(errors::kBitValue);
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     int64_t expire_ms = 0;
     std::unique_ptr<std::string> value;
     if (access.exists()) {
@@ -109,7 +109,6 @@ void CmdSetBit(CommandContext& ctx) {
       // become raw, as Redis unshares them before looking).
       bool raw = view.kind == ValueKind::kStringRaw || view.kind == ValueKind::kStringExternal;
       if (raw && BytesForBit(offset) <= view.str.size() && GetBit(view.str, offset) == (on != 0)) {
-        Touch(ctx, access);
         ctx.reply.Integer(on);
         return;
       }
@@ -125,7 +124,6 @@ void CmdSetBit(CommandContext& ctx) {
     StoreModified(ctx, access, std::move(value), expire_ms);
     if (changed) {  // Unchanged bits are no change for the log or WATCH, as in Redis.
       PublishChange(ctx, access.db, access.key, {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
-      CountDirty(ctx);
     }
     ctx.reply.Integer(old_bit ? 1 : 0);
   });
@@ -134,7 +132,7 @@ void CmdSetBit(CommandContext& ctx) {
 void CmdGetBit(CommandContext& ctx) {
   uint64_t offset;
   if (!ParseBitOffsetOrReply(ctx, ctx.arg(2), /*hash=*/false, 0, &offset)) return;
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     std::string_view str;
     if (!ReadStringOrReply(ctx, access, 0, &str)) return;
     ctx.reply.Integer(GetBit(str, offset) ? 1 : 0);
@@ -154,7 +152,7 @@ uint64_t LastBitOf(int64_t end, bool is_bit) {
 // BITCOUNT key [start end [BYTE|BIT]]. Redis 7.0 looks the key up before parsing the range, so a
 // missing key answers 0 whatever the arguments.
 void CmdBitCount(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     std::string_view str;
     if (!ReadStringOrReply(ctx, access, 0, &str)) return;
     if (ctx.argc() == 2) {
@@ -194,7 +192,7 @@ void CmdBitPos(CommandContext& ctx) {
     ctx.reply.Error(errors::kBitArgument);
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     // A missing key is an endless run of zeros.
     std::string_view str;
     if (!ReadStringOrReply(ctx, access, bit ? -1 : 0, &str)) return;
@@ -259,8 +257,7 @@ void CmdBitOp(CommandContext& ctx) {
   // First pass: lazy expiry and type checks, in argument order (the first WRONGTYPE wins).
   std::vector<bool> present(source_count, false);
   for (size_t i = 0; i < source_count; ++i) {
-    KeyAccess access = FindLocked(ctx, ctx.arg(3 + i));
-    CountLookup(ctx, access.exists());
+    KeyAccess access = FindLocked(ctx, ctx.arg(3 + i), Lookup::kRead);
     if (!access.exists()) continue;
     if (!access.view().is_string()) {
       ctx.reply.Error(errors::kWrongType);
@@ -283,7 +280,7 @@ void CmdBitOp(CommandContext& ctx) {
   auto result = std::make_unique<std::string>(BitOperation(op, sources));
   int64_t length = static_cast<int64_t>(result->size());
   // The views are dead from here on: the destination lookup may expire or overwrite records.
-  KeyAccess dest = FindLocked(ctx, ctx.arg(2));
+  KeyAccess dest = FindLocked(ctx, ctx.arg(2), Lookup::kWrite);
   if (length > 0) {
     StoreModified(ctx, dest, std::move(result), /*expire_ms=*/0);
     std::vector<std::string> effect;
@@ -292,11 +289,9 @@ void CmdBitOp(CommandContext& ctx) {
       for (size_t i = 2; i < ctx.argc(); ++i) effect.emplace_back(ctx.arg(i));
     }
     PublishBuiltChange(ctx, dest.db, dest.key, effect);
-    CountDirty(ctx);
   } else if (dest.exists()) {
     dest.table.Erase(dest.slot);  // An empty result deletes the destination.
     PublishChange(ctx, dest.db, dest.key, {"DEL", dest.key});
-    CountDirty(ctx);
   }
   ctx.reply.Integer(length);
 }
@@ -376,11 +371,13 @@ void ReplyBitfieldGet(CommandContext& ctx, std::string_view bytes, const Bitfiel
 
 // Publishes BITFIELD key [OVERFLOW policy SET|INCRBY type offset operand]...: the write operations
 // only (all of them: even those that fail decide how far the key is padded), each with the
-// overflow policy it ran under.
+// overflow policy it ran under. Counts `changes` changes.
 void PublishBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
-                           const std::vector<BitfieldOp>& ops, bool touches_watchers) {
+                           const std::vector<BitfieldOp>& ops, uint64_t changes) {
+  // Padding alone fails no WATCH: Redis signals only writes that changed bits.
+  const bool touches_watchers = changes > 0;
   if (!WantsEffects(ctx)) {
-    PublishBuiltChange(ctx, access.db, access.key, {}, touches_watchers);
+    PublishBuiltChange(ctx, access.db, access.key, {}, changes, touches_watchers);
     return;
   }
   std::vector<std::string> effect = {"BITFIELD", std::string(access.key)};
@@ -393,7 +390,7 @@ void PublishBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
     effect.emplace_back(op.kind == BitfieldOp::Kind::kSet ? "SET" : "INCRBY");
     for (size_t i = 1; i <= 3; ++i) effect.emplace_back(ctx.arg(op.arg_index + i));
   }
-  PublishBuiltChange(ctx, access.db, access.key, effect, touches_watchers);
+  PublishBuiltChange(ctx, access.db, access.key, effect, changes, touches_watchers);
 }
 
 void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
@@ -405,15 +402,14 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
     ctx.reply.Error(errors::kBitfieldRo);
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  // Like Redis: a read lookup when every operation is a GET, a write lookup otherwise.
+  WithKey(ctx, ctx.arg(1), read_only ? Lookup::kRead : Lookup::kWrite, [&](KeyAccess& access) {
     if (read_only) {
-      CountLookup(ctx, access.exists());
       std::string_view bytes;
       if (access.exists()) {
         if (!IsStringOrReply(ctx, access)) return;
         RecordView view = access.view();
         bytes = view.str;
-        Touch(ctx, access);
       }
       ctx.reply.ArrayHeader(static_cast<int64_t>(ops.size()));
       for (const BitfieldOp& op : ops) ReplyBitfieldGet(ctx, bytes, op);
@@ -458,8 +454,7 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
     // Writes that leave every bit as it was change nothing (no effect, no WATCH touch), as in
     // Redis. Padding the key is logged even when every write then failed, but, as Redis does not
     // signal it, it fails no WATCH.
-    if (changes > 0 || grown) PublishBitfieldWrites(ctx, access, ops, changes > 0);
-    if (changes > 0) CountDirty(ctx, changes);
+    if (changes > 0 || grown) PublishBitfieldWrites(ctx, access, ops, changes);
   });
 }
 

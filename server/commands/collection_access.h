@@ -5,6 +5,9 @@
 // All functions run under the key's shard lock (inside WithKey, or with a MultiLock held and a
 // KeyAccess from FindLocked). Objects stay owned by their record; pointers returned here are
 // valid until the key is next written or removed, and never past the end of the command.
+// The lookup that made the KeyAccess did the bookkeeping (hit/miss counting and touching; see
+// key_access.h): read commands look up with Lookup::kRead and use ReadObject, write commands
+// with Lookup::kWrite and use WriteObject. Nothing here counts or touches.
 //
 // Inline collections. A small hash, set or sorted set in its compact encoding is stored inline
 // in its key's arena record (ValueKind::kInlineHash, kInlineSet, kInlineIntset, kInlineZSet:
@@ -66,11 +69,9 @@ class InlineCommandScope {
 
 // The collection at `access` if it is of `type`. Returns nullptr when the key is missing (the
 // caller sends its empty reply) or holds another type (WRONGTYPE is sent and *wrong_type set).
-// Counts the lookup in keyspace_hits/misses and marks the key accessed when found.
 template <typename T>
 T* ReadObject(CommandContext& ctx, KeyAccess& access, KeyType type, bool* wrong_type) {
   *wrong_type = false;
-  CountLookup(ctx, access.exists());
   if (!access.exists()) return nullptr;
   RecordView view = access.view();
   if (view.type() != type) {
@@ -78,11 +79,10 @@ T* ReadObject(CommandContext& ctx, KeyAccess& access, KeyType type, bool* wrong_
     *wrong_type = true;
     return nullptr;
   }
-  Touch(ctx, access);
   return static_cast<T*>(view.kind == ValueKind::kObject ? view.object : ObjectForRead(view));
 }
 
-// Like ReadObject for write commands: no hit/miss counting (Redis counts only reads).
+// Like ReadObject for write commands: an inline collection is made writable (ObjectForWrite).
 template <typename T>
 T* WriteObject(CommandContext& ctx, KeyAccess& access, KeyType type, bool* wrong_type) {
   *wrong_type = false;
@@ -93,7 +93,6 @@ T* WriteObject(CommandContext& ctx, KeyAccess& access, KeyType type, bool* wrong
     *wrong_type = true;
     return nullptr;
   }
-  Touch(ctx, access);
   return static_cast<T*>(view.kind == ValueKind::kObject ? view.object : ObjectForWrite(access));
 }
 

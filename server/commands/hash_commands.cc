@@ -21,10 +21,10 @@
 namespace gigakv::server {
 namespace {
 
-// Publishes a change of the key with an effect of many arguments: `command key` then `rest`.
+// Publishes a change of the key with an effect of many arguments: `command key` then `rest`,
+// counting `dirty` changes.
 void PublishVariadic(CommandContext& ctx, const KeyAccess& access, std::string_view command,
-                     const std::vector<std::string_view>& rest) {
-  if (!ctx.server.keyspace().changes().active()) return;
+                     const std::vector<std::string_view>& rest, uint64_t dirty) {
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect.reserve(rest.size() + 2);
@@ -33,14 +33,14 @@ void PublishVariadic(CommandContext& ctx, const KeyAccess& access, std::string_v
     effect.insert(effect.end(), rest.begin(), rest.end());
   }
   const ChangedKey changed{access.db, access.key};
-  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect);
+  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect, dirty);
 }
 
 // Runs fn(Hash*) for a read command on the key in argument 1, with the hash or nullptr when the
 // key is missing (fn replies the command's empty answer). WRONGTYPE is replied here.
 template <typename Fn>
 void ReadHash(CommandContext& ctx, Fn&& fn) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     Hash* hash = ReadObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
     if (!wrong_type) fn(static_cast<const Hash*>(hash));
@@ -88,11 +88,9 @@ void CmdHSet(CommandContext& ctx) {
     return;
   }
   CollectionLimits limits = ctx.server.settings().collection_limits();
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     int64_t added = 0;
-    if (InlineHashHasAll(ctx, access, limits)) {
-      Touch(ctx, access, access.found.access);
-    } else {
+    if (!InlineHashHasAll(ctx, access, limits)) {
       Hash* hash = WriteHashOrCreate(ctx, access);
       if (hash == nullptr) return;
       for (size_t i = 2; i < ctx.argc(); i += 2) {
@@ -101,8 +99,8 @@ void CmdHSet(CommandContext& ctx) {
     }
     // As in Redis, even a write of the values already there counts as a change (WATCH, the log,
     // dirty).
-    PublishVariadic(ctx, access, "HSET", {ctx.args.begin() + 2, ctx.args.end()});
-    CountDirty(ctx, (ctx.argc() - 2) / 2);
+    PublishVariadic(ctx, access, "HSET", {ctx.args.begin() + 2, ctx.args.end()},
+                    (ctx.argc() - 2) / 2);
     if (ctx.spec.name == "hmset") {
       ctx.reply.Ok();
     } else {
@@ -113,7 +111,7 @@ void CmdHSet(CommandContext& ctx) {
 
 void CmdHSetNx(CommandContext& ctx) {
   CollectionLimits limits = ctx.server.settings().collection_limits();
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     Hash* hash = WriteHashOrCreate(ctx, access);
     if (hash == nullptr) return;
     if (!hash->SetIfAbsent(ctx.arg(2), ctx.arg(3), limits)) {
@@ -121,13 +119,12 @@ void CmdHSetNx(CommandContext& ctx) {
       return;
     }
     PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), ctx.arg(3)});
-    CountDirty(ctx);
     ctx.reply.Integer(1);
   });
 }
 
 void CmdHDel(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
     if (wrong_type) return;
@@ -139,8 +136,7 @@ void CmdHDel(CommandContext& ctx) {
     }
     if (!deleted.empty()) {
       DeleteIfEmpty(access);
-      PublishVariadic(ctx, access, "HDEL", deleted);
-      CountDirty(ctx, deleted.size());
+      PublishVariadic(ctx, access, "HDEL", deleted, deleted.size());
     }
     ctx.reply.Integer(static_cast<int64_t>(deleted.size()));
   });
@@ -150,7 +146,7 @@ void CmdHIncrBy(CommandContext& ctx) {
   int64_t increment;
   if (!ParseIntOrReply(ctx, ctx.arg(3), &increment)) return;
   CollectionLimits limits = ctx.server.settings().collection_limits();
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
     if (wrong_type) return;
@@ -173,7 +169,6 @@ void CmdHIncrBy(CommandContext& ctx) {
     if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
     hash->Set(ctx.arg(2), text, limits);
     PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), text});
-    CountDirty(ctx);
     ctx.reply.Integer(result);
   });
 }
@@ -189,7 +184,7 @@ void CmdHIncrByFloat(CommandContext& ctx) {
     return;
   }
   CollectionLimits limits = ctx.server.settings().collection_limits();
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
     if (wrong_type) return;
@@ -212,7 +207,6 @@ void CmdHIncrByFloat(CommandContext& ctx) {
     hash->Set(ctx.arg(2), text, limits);
     // Replicas and the log get the result, not the increment: float arithmetic may differ.
     PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), text});
-    CountDirty(ctx);
     ctx.reply.Bulk(text);
   });
 }

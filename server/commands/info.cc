@@ -104,7 +104,8 @@ void MemorySection(Server& server, std::string* out) {
   int64_t maxmemory = server.settings().maxmemory.get();
   int64_t peak = server.keyspace().peak_used_memory();
   int64_t startup = server.keyspace().startup_used_memory();
-  int64_t dataset = std::min<int64_t>(static_cast<int64_t>(server.keyspace().store().UsedMemory()), used);
+  int64_t dataset =
+      std::min<int64_t>(static_cast<int64_t>(server.keyspace().store().UsedMemory()), used);
   struct mallinfo2 heap = ::mallinfo2();
   auto allocated = static_cast<int64_t>(heap.uordblks + heap.hblkhd);
   auto active = static_cast<int64_t>(heap.arena + heap.hblkhd);
@@ -226,7 +227,8 @@ void StatsSection(Server& server, std::string* out) {
     Field(out, name, 0);
   }
   Field(out, "expired_keys", server.keyspace().store().expired_keys());
-  Field(out, "expired_stale_perc", absl::StrFormat("%.2f", server.keyspace().expired_stale_ratio() * 100));
+  Field(out, "expired_stale_perc",
+        absl::StrFormat("%.2f", server.keyspace().expired_stale_ratio() * 100));
   Field(out, "expired_time_cap_reached_count", server.keyspace().expire_cycle_cap_reached());
   Field(out, "expire_cycle_cpu_milliseconds", server.keyspace().expire_cycle_ms());
   Field(out, "evicted_keys", server.keyspace().store().evicted_keys());

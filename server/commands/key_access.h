@@ -1,5 +1,16 @@
 // Shared helpers for handlers that work on keys: lock the key's shard, find it with lazy expiry,
-// count keyspace hits/misses, and check types. Used by every keyspace-touching family.
+// check types, write strings and publish changes. Used by every keyspace-touching family.
+//
+// Bookkeeping lives in the access, not in the handlers:
+//  - Every lookup (WithKey, FindLocked, FindLockedInShard) takes a Lookup that says what it
+//    counts and touches, as Redis's lookupKeyRead / lookupKeyWrite and their LOOKUP_NOTOUCH /
+//    LOOKUP_NOSTATS flags do (db.c lookupKey): a read lookup counts a keyspace hit or miss in
+//    INFO, a write lookup counts nothing; both mark a found key accessed (LRU clock or LFU
+//    counter, for eviction and OBJECT IDLETIME / FREQ) unless the client asked for CLIENT
+//    NO-TOUCH. A key is touched whatever its type: a WRONGTYPE reply follows the lookup.
+//  - Every write publishes its change (PublishChange & co.), and publishing counts the
+//    change's dirty increment (rdb_changes_since_last_save), whether or not the change stream
+//    has a consumer. Handlers count neither hits nor changes themselves.
 #pragma once
 
 #include <charconv>
@@ -34,9 +45,55 @@ struct KeyAccess {
   RecordView view() const { return table.View(slot); }
 };
 
-// Runs fn(KeyAccess&) with `key`'s shard locked, in the client's database (or `db` if given).
+// What a lookup counts and touches (see the top of this file).
+enum class Lookup : uint8_t {
+  kRead,         // lookupKeyRead: counts a hit or a miss, touches a found key.
+  kReadNoTouch,  // LOOKUP_NOTOUCH: counts a hit or a miss only (EXISTS, TYPE, TTL, OBJECT).
+  kWrite,        // lookupKeyWrite: touches a found key, counts nothing.
+  // Neither: where Redis reads its dictionary without a lookup (DEL, MEMORY USAGE), and for a
+  // second lookup of a key the command already looked up (to delete or create it after a change).
+  kPeek,
+};
+
+namespace key_access_internal {
+
+// Marks the record at `slot` accessed now, from its stamp `current_stamp`, unless the client
+// asked for CLIENT NO-TOUCH.
+inline void Touch(CommandContext& ctx, KeyTable& table, uint32_t slot, uint16_t current_stamp) {
+  if (ctx.client.no_touch) return;
+  thread_local uint64_t random_state = 0x9e3779b97f4a7c15ULL ^ ctx.client.id;
+  random_state ^= random_state << 13;
+  random_state ^= random_state >> 7;
+  random_state ^= random_state << 17;
+  table.SetAccess(slot, TouchAccessStamp(ctx.server.settings().access_mode(), current_stamp,
+                                         ctx.server.keyspace().CoarseNowMs(), random_state,
+                                         ctx.server.settings().lfu_log_factor.get(),
+                                         ctx.server.settings().lfu_decay_minutes.get()));
+}
+
+// The bookkeeping of a lookup that found `access` (or not).
+inline void AfterLookup(CommandContext& ctx, KeyAccess& access, Lookup lookup) {
+  if (lookup == Lookup::kRead || lookup == Lookup::kReadNoTouch) {
+    ThreadStats& stats = ctx.server.stats().Local();
+    AddOwned(access.exists() ? stats.keyspace_hits : stats.keyspace_misses, 1);
+  }
+  if ((lookup == Lookup::kRead || lookup == Lookup::kWrite) && access.exists()) {
+    Touch(ctx, access.table, access.slot, access.found.access);
+  }
+}
+
+// Counts `changes` changes in rdb_changes_since_last_save.
+inline void CountDirty(CommandContext& ctx, uint64_t changes) {
+  if (changes != 0) AddOwned(ctx.server.stats().Local().dirty, changes);
+}
+
+}  // namespace key_access_internal
+
+// Runs fn(KeyAccess&) with `key`'s shard locked, in the client's database (or `db` if given),
+// after a lookup of kind `lookup`.
 template <typename Fn>
-decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Fn&& fn, int db = -1) {
+decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Lookup lookup, Fn&& fn,
+                       int db = -1) {
   if (db < 0) db = ctx.db();
   uint64_t hash = ctx.store.Hash(key);
   return ctx.store.WithShardOf(key, [&](Shard& shard) {
@@ -44,6 +101,7 @@ decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Fn&& fn, int d
     // reads it back).
     KeyAccess access{shard, shard.Table(db), db, key, hash, KeyTable::kNoSlot};
     access.slot = ctx.store.FindLive(shard, db, key, hash, &access.found);
+    key_access_internal::AfterLookup(ctx, access, lookup);
     return fn(access);
   });
 }
@@ -51,18 +109,19 @@ decltype(auto) WithKey(CommandContext& ctx, std::string_view key, Fn&& fn, int d
 // Looks up `key`, whose shard (`shard_index`) the caller has locked and knows (from
 // Store::LockKeys), in the client's database (or `db` if given).
 inline KeyAccess FindLockedInShard(CommandContext& ctx, std::string_view key, uint32_t shard_index,
-                                   int db = -1) {
+                                   Lookup lookup, int db = -1) {
   if (db < 0) db = ctx.db();
   uint64_t hash = ctx.store.Hash(key);
   Shard& shard = ctx.store.shard(shard_index);
   KeyAccess access{shard, shard.Table(db), db, key, hash, KeyTable::kNoSlot};
   access.slot = ctx.store.FindLive(shard, db, key, hash, &access.found);
+  key_access_internal::AfterLookup(ctx, access, lookup);
   return access;
 }
 
 // Looks up `key` in an already locked shard (multi-key commands holding a MultiLock).
-inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, int db = -1) {
-  return FindLockedInShard(ctx, key, ctx.store.ShardIndex(key), db);
+inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, Lookup lookup, int db = -1) {
+  return FindLockedInShard(ctx, key, ctx.store.ShardIndex(key), lookup, db);
 }
 
 // Replies WRONGTYPE and returns false when the key exists and does not hold a string.
@@ -84,55 +143,23 @@ inline bool FoundStringOrReply(CommandContext& ctx, const KeyAccess& access) {
   return true;
 }
 
-// Counts a read lookup in INFO's keyspace_hits / keyspace_misses.
-inline void CountLookup(CommandContext& ctx, bool hit) {
-  ThreadStats& stats = ctx.server.stats().Local();
-  AddOwned(hit ? stats.keyspace_hits : stats.keyspace_misses, 1);
-}
-
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
 inline uint16_t NewStamp(CommandContext& ctx) {
   return NewAccessStamp(ctx.server.settings().access_mode(), ctx.server.keyspace().CoarseNowMs());
 }
 
-// Forward declarations (defined below).
-inline void Touch(CommandContext& ctx, KeyAccess& access, uint16_t current_stamp);
-inline void Touch(CommandContext& ctx, KeyAccess& access);
-
 // The read path of commands on strings that answer an integer for a missing key (STRLEN,
-// GETBIT, BITCOUNT, BITPOS): counts the lookup, replies `if_missing` or WRONGTYPE and returns
-// false when there is no string to work on; otherwise sets `*value` and marks the key accessed.
-inline bool ReadStringOrReply(CommandContext& ctx, KeyAccess& access, int64_t if_missing,
+// GETBIT, BITCOUNT, BITPOS), after a Lookup::kRead: replies `if_missing` or WRONGTYPE and
+// returns false when there is no string to work on; otherwise sets `*value`.
+inline bool ReadStringOrReply(CommandContext& ctx, const KeyAccess& access, int64_t if_missing,
                               std::string_view* value) {
-  CountLookup(ctx, access.exists());
   if (!access.exists()) {
     ctx.reply.Integer(if_missing);
     return false;
   }
   if (!FoundStringOrReply(ctx, access)) return false;
   *value = access.found.str;
-  Touch(ctx, access, access.found.access);
   return true;
-}
-
-// Marks the key as accessed now (LRU clock or LFU counter, for eviction and OBJECT IDLETIME /
-// FREQ) unless the client asked for CLIENT NO-TOUCH.
-inline void Touch(CommandContext& ctx, KeyAccess& access, uint16_t current_stamp) {
-  if (ctx.client.no_touch || !access.exists()) return;
-  thread_local uint64_t random_state = 0x9e3779b97f4a7c15ULL ^ ctx.client.id;
-  random_state ^= random_state << 13;
-  random_state ^= random_state >> 7;
-  random_state ^= random_state << 17;
-  access.table.SetAccess(
-      access.slot,
-      TouchAccessStamp(ctx.server.settings().access_mode(), current_stamp, ctx.server.keyspace().CoarseNowMs(),
-                       random_state, ctx.server.settings().lfu_log_factor.get(),
-                       ctx.server.settings().lfu_decay_minutes.get()));
-}
-
-inline void Touch(CommandContext& ctx, KeyAccess& access) {
-  if (ctx.client.no_touch || !access.exists()) return;
-  Touch(ctx, access, access.view().access);
 }
 
 // --- Publishing changes ---------------------------------------------------------------------
@@ -140,6 +167,12 @@ inline void Touch(CommandContext& ctx, KeyAccess& access) {
 // holds the shard lock(s) of the keys: the keys, and the deterministic effect that reproduces
 // the change. Free (one relaxed load) while nobody consumes the stream. Effects that take work
 // to build are built only when WantsEffects(ctx); the keys are always given.
+//
+// Publishing also counts the change in rdb_changes_since_last_save, always (with or without a
+// consumer): `dirty` is Redis's increment for it, 1 by default. A command whose increment is
+// not one per record passes its own: the number of fields, members or elements it changed
+// (HSET f1 v1 f2 v2 counts 2, LPUSH k a b c 3), or 0 for a record Redis does not count (LTRIM
+// that trims nothing, the DEL before a *STORE's new value).
 
 // An integer's decimal text in a buffer of its own, for effects built from views.
 class IntText {
@@ -155,11 +188,15 @@ class IntText {
   size_t size_;
 };
 
-inline bool WantsEffects(CommandContext& ctx) { return ctx.server.keyspace().changes().wants_effects(); }
+inline bool WantsEffects(CommandContext& ctx) {
+  return ctx.server.keyspace().changes().wants_effects();
+}
 
 // `keys` (each in its database) changed in a way `effect`, run in `db`, reproduces.
 inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedKey> keys,
-                          absl::Span<const std::string_view> effect, bool signals_watchers = true) {
+                          absl::Span<const std::string_view> effect, uint64_t dirty = 1,
+                          bool signals_watchers = true) {
+  key_access_internal::CountDirty(ctx, dirty);
   ChangeStream& changes = ctx.server.keyspace().changes();
   if (!changes.active()) return;
   ChangeRecord record;
@@ -172,28 +209,33 @@ inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedK
 
 // One key changed, reproduced by `effect` (run in `db`).
 inline void PublishChange(CommandContext& ctx, int db, std::string_view key,
-                          std::initializer_list<std::string_view> effect) {
+                          std::initializer_list<std::string_view> effect, uint64_t dirty = 1) {
   const ChangedKey changed{db, key};
   PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1),
-                absl::MakeConstSpan(effect.begin(), effect.size()));
+                absl::MakeConstSpan(effect.begin(), effect.size()), dirty);
 }
 
 // One key changed; `effect` was built by the caller if WantsEffects (else it may be empty).
 inline void PublishBuiltChange(CommandContext& ctx, int db, std::string_view key,
-                               const std::vector<std::string>& effect,
+                               const std::vector<std::string>& effect, uint64_t dirty = 1,
                                bool signals_watchers = true) {
-  if (!ctx.server.keyspace().changes().active()) return;
+  if (!ctx.server.keyspace().changes().active()) {
+    key_access_internal::CountDirty(ctx, dirty);
+    return;
+  }
   std::vector<std::string_view> views(effect.begin(), effect.end());
   const ChangedKey changed{db, key};
-  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), views, signals_watchers);
+  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), views, dirty, signals_watchers);
 }
 
 // A change of whole databases (FLUSHDB, FLUSHALL, SWAPDB a b), published with every shard locked
-// and before the change: `key_existed` answers for the state the change starts from.
+// and before the change: `key_existed` answers for the state the change starts from. `dirty`:
+// as Redis counts it, the number of keys a flush removes, 1 for SWAPDB.
 inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db,
                                   std::initializer_list<std::string_view> effect,
                                   const std::function<bool(int, std::string_view)>& key_existed,
-                                  int swap_a = 0, int swap_b = 0) {
+                                  uint64_t dirty, int swap_a = 0, int swap_b = 0) {
+  key_access_internal::CountDirty(ctx, dirty);
   ChangeStream& changes = ctx.server.keyspace().changes();
   if (!changes.active()) return;
   ChangeRecord record;
@@ -208,25 +250,24 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
 }
 
 // The key now holds the string it holds, with its absolute expiry: SET key value [PXAT ms].
-inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.keyspace().changes().active()) return;
-  if (!WantsEffects(ctx)) {  // Keys only: no need to look at the value.
-    PublishChange(ctx, access.db, access.key, {});
+inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access, uint64_t dirty = 1) {
+  if (!WantsEffects(ctx)) {  // Keys only (or nobody): no need to look at the value.
+    PublishChange(ctx, access.db, access.key, {}, dirty);
     return;
   }
   RecordView view = access.view();
   if (view.expire_ms <= 0) {
-    PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str});
+    PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str}, dirty);
     return;
   }
   IntText deadline(view.expire_ms);
-  PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str, "PXAT", deadline.view()});
+  PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str, "PXAT", deadline.view()},
+                dirty);
 }
 
 // The key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
 inline void PublishExpiry(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.keyspace().changes().active()) return;
-  if (!WantsEffects(ctx)) {  // Keys only: no need to look at the value.
+  if (!WantsEffects(ctx)) {  // Keys only (or nobody): no need to look at the value.
     PublishChange(ctx, access.db, access.key, {});
     return;
   }
@@ -237,11 +278,6 @@ inline void PublishExpiry(CommandContext& ctx, const KeyAccess& access) {
   } else {
     PublishChange(ctx, access.db, access.key, {"PERSIST", access.key});
   }
-}
-
-// Counts one change for rdb_changes_since_last_save.
-inline void CountDirty(CommandContext& ctx, uint64_t changes = 1) {
-  AddOwned(ctx.server.stats().Local().dirty, changes);
 }
 
 // Stores `value` as a string at the key, with `expire_ms` (0 = none). Chooses the encoding.

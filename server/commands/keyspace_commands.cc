@@ -18,12 +18,13 @@
 namespace gigakv::server {
 namespace {
 
-// Visits keys 1..argc-1 one shard at a time; `fn` gets each existing key's access.
+// Visits keys 1..argc-1 one shard at a time, each looked up as `lookup`; `fn` gets each
+// existing key's access.
 template <typename Fn>
-int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
+int64_t ForEachExistingKey(CommandContext& ctx, Lookup lookup, Fn&& fn) {
   int64_t count = 0;
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    WithKey(ctx, ctx.arg(i), [&](KeyAccess& access) {
+    WithKey(ctx, ctx.arg(i), lookup, [&](KeyAccess& access) {
       if (!access.exists()) return;
       ++count;
       fn(access);
@@ -35,7 +36,8 @@ int64_t ForEachExistingKey(CommandContext& ctx, Fn&& fn) {
 // `lazy`: its large values count as lazy frees the user asked for (UNLINK). Only the removal
 // itself does: a large value that the lookup finds expired is an expiry, freed as any other.
 void DelGeneric(CommandContext& ctx, bool lazy) {
-  int64_t removed = ForEachExistingKey(ctx, [&](KeyAccess& access) {
+  // Redis deletes without a lookup: neither counted nor touched.
+  int64_t removed = ForEachExistingKey(ctx, Lookup::kPeek, [&](KeyAccess& access) {
     // A collection of more than Store::kLargeObjectElements elements, or a string of a
     // megabyte or more, is freed on the lazy-free thread (the store's reclaimer), so deleting
     // millions of elements does not stall the I/O thread (Redis's LAZYFREE_THRESHOLD).
@@ -46,7 +48,6 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
     access.slot = KeyTable::kNoSlot;
     PublishChange(ctx, access.db, access.key, {"DEL", access.key});
   });
-  CountDirty(ctx, static_cast<uint64_t>(removed));
   ctx.reply.Integer(removed);
 }
 
@@ -60,15 +61,16 @@ void CmdDel(CommandContext& ctx) {
 void CmdUnlink(CommandContext& ctx) { DelGeneric(ctx, /*lazy=*/true); }
 
 void CmdExists(CommandContext& ctx) {
-  ctx.reply.Integer(ForEachExistingKey(ctx, [](KeyAccess&) {}));
+  ctx.reply.Integer(ForEachExistingKey(ctx, Lookup::kReadNoTouch, [](KeyAccess&) {}));
 }
 
+// The read lookup touches each key found.
 void CmdTouch(CommandContext& ctx) {
-  ctx.reply.Integer(ForEachExistingKey(ctx, [&](KeyAccess& access) { Touch(ctx, access); }));
+  ctx.reply.Integer(ForEachExistingKey(ctx, Lookup::kRead, [](KeyAccess&) {}));
 }
 
 void CmdType(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kReadNoTouch, [&](KeyAccess& access) {
     ctx.reply.SimpleString(access.exists() ? KeyTypeName(access.view().type()) : "none");
   });
 }
@@ -109,7 +111,7 @@ void CopyValue(KeyAccess& source, ValueSpec* spec, std::string* inline_copy) {
 void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   std::string_view from = ctx.arg(1), to = ctx.arg(2);
   Store::MultiLock lock = ctx.store.LockKeys({from, to});
-  KeyAccess source = FindLocked(ctx, from);
+  KeyAccess source = FindLocked(ctx, from, Lookup::kWrite);
   if (!source.exists()) {
     ctx.reply.Error(errors::kNoSuchKey);
     return;
@@ -122,7 +124,7 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
     }
     return;
   }
-  KeyAccess target = FindLocked(ctx, to);
+  KeyAccess target = FindLocked(ctx, to, Lookup::kWrite);
   if (only_if_missing && target.exists()) {
     ctx.reply.Integer(0);
     return;
@@ -132,7 +134,6 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   const ChangedKey renamed[] = {{ctx.db(), from}, {ctx.db(), to}};
   const std::string_view effect[] = {"RENAME", from, to};
   PublishChange(ctx, ctx.db(), renamed, effect);
-  CountDirty(ctx);
   if (only_if_missing) {
     ctx.reply.Integer(1);
   } else {
@@ -162,12 +163,12 @@ void CmdCopy(CommandContext& ctx) {
     return;
   }
   Store::MultiLock lock = ctx.store.LockKeys({from, to});
-  KeyAccess source = FindLocked(ctx, from);
+  KeyAccess source = FindLocked(ctx, from, Lookup::kRead);
   if (!source.exists()) {
     ctx.reply.Integer(0);
     return;
   }
-  KeyAccess target = FindLocked(ctx, to, target_db);
+  KeyAccess target = FindLocked(ctx, to, Lookup::kWrite, target_db);
   if (target.exists() && !replace) {
     ctx.reply.Integer(0);
     return;
@@ -181,7 +182,6 @@ void CmdCopy(CommandContext& ctx) {
   IntText target_text(target_db);
   const std::string_view effect[] = {"COPY", from, to, "DB", target_text.view(), "REPLACE"};
   PublishChange(ctx, ctx.db(), absl::MakeConstSpan(&copied, 1), effect);
-  CountDirty(ctx);
   ctx.reply.Integer(1);
 }
 
@@ -194,14 +194,13 @@ void CmdMove(CommandContext& ctx) {
   }
   std::string_view key = ctx.arg(1);
   // Both databases' tables for this key live in the same shard: one lock covers the move.
-  WithKey(ctx, key, [&](KeyAccess& source) {
+  WithKey(ctx, key, Lookup::kWrite, [&](KeyAccess& source) {
     if (!source.exists()) {
       ctx.reply.Integer(0);
       return;
     }
     KeyTable& target_table = source.shard.Table(target_db);
-    uint32_t target_slot = ctx.store.FindLive(source.shard, target_db, key, source.hash);
-    if (target_slot != KeyTable::kNoSlot) {
+    if (FindLocked(ctx, key, Lookup::kWrite, target_db).exists()) {
       ctx.reply.Integer(0);
       return;
     }
@@ -210,7 +209,6 @@ void CmdMove(CommandContext& ctx) {
     IntText target_text(target_db);
     const std::string_view effect[] = {"MOVE", key, target_text.view()};
     PublishChange(ctx, source.db, moved, effect);
-    CountDirty(ctx);
     ctx.reply.Integer(1);
   });
 }
@@ -241,12 +239,11 @@ void CmdSwapDb(CommandContext& ctx) {
         };
     PublishDatabaseChange(ctx, ChangeScope::kSwapDatabases, ctx.db(),
                           {"SWAPDB", ctx.arg(1), ctx.arg(2)}, exists_on_either_side,
-                          static_cast<int>(a), static_cast<int>(b));
+                          /*dirty=*/1, static_cast<int>(a), static_cast<int>(b));
     for (uint32_t i = 0; i < ctx.store.shard_count(); ++i) {
       ctx.store.shard(i).SwapTables(static_cast<int>(a), static_cast<int>(b));
     }
   }
-  CountDirty(ctx);
   ctx.reply.Ok();
 }
 
@@ -359,7 +356,7 @@ bool LfuPolicy(CommandContext& ctx) {
 }
 
 void CmdObjectEncoding(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
       return;
@@ -369,7 +366,7 @@ void CmdObjectEncoding(CommandContext& ctx) {
 }
 
 void CmdObjectRefcount(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
       return;
@@ -380,15 +377,16 @@ void CmdObjectRefcount(CommandContext& ctx) {
     // except under a maxmemory limit with an LRU or LFU policy (each key then needs its own
     // access stamp; Redis decides when the value is stored, gigakv when asked) and except the
     // duplicates COPY makes (refcount 1; the record's `unshared` flag).
-    bool shared = ctx.server.keyspace().SharesSmallIntegers() && view.kind == ValueKind::kStringInt &&
-                  !view.unshared && ParseInt64(view.str, &number) && number >= 0 && number < 10000;
+    bool shared = ctx.server.keyspace().SharesSmallIntegers() &&
+                  view.kind == ValueKind::kStringInt && !view.unshared &&
+                  ParseInt64(view.str, &number) && number >= 0 && number < 10000;
     ctx.reply.Integer(shared ? INT32_MAX : 1);
   });
 }
 
 // OBJECT IDLETIME / FREQ: like Redis, a missing key is nil before the policy is checked.
 void CmdObjectIdletime(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
     } else if (LfuPolicy(ctx)) {
@@ -402,7 +400,7 @@ void CmdObjectIdletime(CommandContext& ctx) {
 }
 
 void CmdObjectFreq(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
     } else if (!LfuPolicy(ctx)) {
@@ -478,7 +476,7 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
     if (when > INT64_MAX - now) return invalid();
     when += now;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Integer(0);
       return;
@@ -496,7 +494,6 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
       access.table.SetExpire(access.slot, when);
       PublishExpiry(ctx, access);
     }
-    CountDirty(ctx);
     ctx.reply.Integer(1);
   });
 }
@@ -508,7 +505,7 @@ void CmdPExpireAt(CommandContext& ctx) { ExpireGeneric(ctx, false, false); }
 
 // TTL, PTTL, EXPIRETIME, PEXPIRETIME.
 void TtlGeneric(CommandContext& ctx, bool milliseconds, bool absolute) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kReadNoTouch, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Integer(-2);
       return;
@@ -531,14 +528,13 @@ void CmdExpireTime(CommandContext& ctx) { TtlGeneric(ctx, false, true); }
 void CmdPExpireTime(CommandContext& ctx) { TtlGeneric(ctx, true, true); }
 
 void CmdPersist(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     if (!access.exists() || access.view().expire_ms == 0) {
       ctx.reply.Integer(0);
       return;
     }
     access.table.SetExpire(access.slot, 0);
     PublishExpiry(ctx, access);
-    CountDirty(ctx);
     ctx.reply.Integer(1);
   });
 }

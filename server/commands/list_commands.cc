@@ -52,9 +52,8 @@ bool ParseEndOrReply(CommandContext& ctx, std::string_view text, ListEnd* end) {
 }
 
 // Publishes the change of the key `access` with the command as received as its effect, the name
-// in upper case (deterministic commands on the key in argument 1).
-void PublishAsReceived(CommandContext& ctx, const KeyAccess& access) {
-  if (!ctx.server.keyspace().changes().active()) return;
+// in upper case (deterministic commands on the key in argument 1), counting `dirty` changes.
+void PublishAsReceived(CommandContext& ctx, const KeyAccess& access, uint64_t dirty = 1) {
   std::vector<std::string_view> effect;
   std::string name;
   if (WantsEffects(ctx)) {
@@ -63,24 +62,25 @@ void PublishAsReceived(CommandContext& ctx, const KeyAccess& access) {
     effect[0] = name;
   }
   const ChangedKey changed{access.db, access.key};
-  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect);
+  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect, dirty);
 }
 
-// Publishes "LPOP key" or "RPOP key" (count < 0) or "LPOP key count".
+// Publishes "LPOP key" or "RPOP key" (count < 0, one element) or "LPOP key count" (count
+// elements, as many changes).
 void PublishPop(CommandContext& ctx, int db, std::string_view key, ListEnd end, int64_t count) {
   std::string_view name = end == ListEnd::kHead ? "LPOP" : "RPOP";
   if (count < 0) {
     PublishChange(ctx, db, key, {name, key});
   } else {
     IntText count_text(count);
-    PublishChange(ctx, db, key, {name, key, count_text.view()});
+    PublishChange(ctx, db, key, {name, key, count_text.view()}, static_cast<uint64_t>(count));
   }
 }
 
 // --- Push and pop ------------------------------------------------------------------------------
 
 void PushGeneric(CommandContext& ctx, ListEnd end, bool only_if_exists) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -92,8 +92,7 @@ void PushGeneric(CommandContext& ctx, ListEnd end, bool only_if_exists) {
       list = CreateObject(ctx, access, NewList(ctx));
     }
     for (size_t i = 2; i < ctx.argc(); ++i) list->Push(end, ctx.arg(i));
-    PublishAsReceived(ctx, access);
-    CountDirty(ctx, ctx.argc() - 2);
+    PublishAsReceived(ctx, access, ctx.argc() - 2);
     ctx.reply.Integer(static_cast<int64_t>(list->size()));
   });
 }
@@ -111,7 +110,6 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, List* list, ListEnd end
   if (count < 0) {
     list->Pop(end, &value);
     ctx.reply.Bulk(value);
-    CountDirty(ctx);
   } else {
     auto popped = static_cast<int64_t>(std::min<uint64_t>(count, list->size()));
     ctx.reply.ArrayHeader(popped);
@@ -120,7 +118,6 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, List* list, ListEnd end
       ctx.reply.Bulk(value);
     }
     count = popped;
-    CountDirty(ctx, static_cast<uint64_t>(popped));
   }
   PublishPop(ctx, access.db, access.key, end, count);
   DeleteIfEmpty(access);
@@ -137,7 +134,7 @@ void PopGeneric(CommandContext& ctx, ListEnd end) {
     ctx.reply.Error(errors::kMustBePositive);
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -159,7 +156,7 @@ void CmdRPop(CommandContext& ctx) { PopGeneric(ctx, ListEnd::kTail); }
 // --- Reads -------------------------------------------------------------------------------------
 
 void CmdLLen(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -168,7 +165,7 @@ void CmdLLen(CommandContext& ctx) {
 }
 
 void CmdLIndex(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -192,7 +189,7 @@ void CmdLRange(CommandContext& ctx) {
   if (!ParseIntOrReply(ctx, ctx.arg(2), &start) || !ParseIntOrReply(ctx, ctx.arg(3), &stop)) {
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -245,7 +242,7 @@ void CmdLPos(CommandContext& ctx) {
     wanted_rank = static_cast<uint64_t>(from_tail ? -rank : rank);
   }
   std::string_view element = ctx.arg(2);
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = ReadObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -279,7 +276,7 @@ void CmdLPos(CommandContext& ctx) {
 // --- Writes in place ---------------------------------------------------------------------------
 
 void CmdLSet(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -294,7 +291,6 @@ void CmdLSet(CommandContext& ctx) {
       return;
     }
     PublishAsReceived(ctx, access);
-    CountDirty(ctx);
     ctx.reply.Ok();
   });
 }
@@ -304,7 +300,7 @@ void CmdLTrim(CommandContext& ctx) {
   if (!ParseIntOrReply(ctx, ctx.arg(2), &start) || !ParseIntOrReply(ctx, ctx.arg(3), &stop)) {
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -328,11 +324,8 @@ void CmdLTrim(CommandContext& ctx) {
     list->Erase(ListEnd::kTail, static_cast<size_t>(from_tail));
     // Logged even when nothing was trimmed: Redis counts any LTRIM of a list as a change of the
     // key (WATCH), though not in the dirty counter.
-    PublishAsReceived(ctx, access);
-    if (from_head + from_tail > 0) {
-      CountDirty(ctx, static_cast<uint64_t>(from_head + from_tail));
-      DeleteIfEmpty(access);
-    }
+    PublishAsReceived(ctx, access, static_cast<uint64_t>(from_head + from_tail));
+    if (from_head + from_tail > 0) DeleteIfEmpty(access);
     ctx.reply.Ok();
   });
 }
@@ -340,7 +333,7 @@ void CmdLTrim(CommandContext& ctx) {
 void CmdLRem(CommandContext& ctx) {
   int64_t count;
   if (!ParseIntOrReply(ctx, ctx.arg(2), &count)) return;
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -350,8 +343,7 @@ void CmdLRem(CommandContext& ctx) {
     }
     size_t removed = list->Remove(ctx.arg(3), count);
     if (removed > 0) {
-      PublishAsReceived(ctx, access);
-      CountDirty(ctx, removed);
+      PublishAsReceived(ctx, access, removed);
       DeleteIfEmpty(access);
     }
     ctx.reply.Integer(static_cast<int64_t>(removed));
@@ -368,7 +360,7 @@ void CmdLInsert(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return;
@@ -381,7 +373,6 @@ void CmdLInsert(CommandContext& ctx) {
       return;
     }
     PublishAsReceived(ctx, access);
-    CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(list->size()));
   });
 }
@@ -394,12 +385,12 @@ enum class Served { kYes, kNothing, kError };  // kError: WRONGTYPE was replied.
 // `to` and replies the element. kNothing (no reply) when the source is missing.
 Served MoveLocked(CommandContext& ctx, std::string_view source, std::string_view destination,
                   ListEnd from, ListEnd to, bool log_as_rpoplpush) {
-  KeyAccess src = FindLocked(ctx, source);
+  KeyAccess src = FindLocked(ctx, source, Lookup::kWrite);
   bool wrong_type;
   List* src_list = WriteObject<List>(ctx, src, KeyType::kList, &wrong_type);
   if (wrong_type) return Served::kError;
   if (src_list == nullptr) return Served::kNothing;
-  KeyAccess dst = FindLocked(ctx, destination);
+  KeyAccess dst = FindLocked(ctx, destination, Lookup::kWrite);
   List* dst_list = WriteObject<List>(ctx, dst, KeyType::kList, &wrong_type);
   if (wrong_type) return Served::kError;
   std::string value;
@@ -408,7 +399,7 @@ Served MoveLocked(CommandContext& ctx, std::string_view source, std::string_view
   if (dst_list == nullptr) dst_list = CreateObject(ctx, dst, NewList(ctx));
   dst_list->Push(to, value);
   if (src_list->empty()) {
-    KeyAccess again = FindLocked(ctx, source);
+    KeyAccess again = FindLocked(ctx, source, Lookup::kPeek);
     DeleteIfEmpty(again);
   }
   const ChangedKey moved[] = {{ctx.db(), source}, {ctx.db(), destination}};
@@ -416,7 +407,6 @@ Served MoveLocked(CommandContext& ctx, std::string_view source, std::string_view
   const std::string_view lmove[] = {"LMOVE", source, destination, EndName(from), EndName(to)};
   PublishChange(ctx, ctx.db(), moved,
                 log_as_rpoplpush ? absl::MakeConstSpan(rpoplpush) : absl::MakeConstSpan(lmove));
-  CountDirty(ctx);
   ctx.reply.Bulk(value);
   return Served::kYes;
 }
@@ -467,7 +457,7 @@ void CmdBRPopLPush(CommandContext& ctx) {
 Served PopFirstNonEmptyLocked(CommandContext& ctx, const std::vector<std::string_view>& keys,
                               ListEnd end, int64_t count) {
   for (std::string_view key : keys) {
-    KeyAccess access = FindLocked(ctx, key);
+    KeyAccess access = FindLocked(ctx, key, Lookup::kWrite);
     bool wrong_type;
     List* list = WriteObject<List>(ctx, access, KeyType::kList, &wrong_type);
     if (wrong_type) return Served::kError;

@@ -95,14 +95,24 @@ bool ParseFlushModeOrReply(CommandContext& ctx, bool* async) {
 
 // Publishes the flush of `scope` (FLUSHDB or FLUSHALL) right before it happens, with every
 // shard locked, so that no write falls on the wrong side of it in the stream. The key probe
-// tells WATCH which watched keys exist (only those change, as in Redis).
+// tells WATCH which watched keys exist (only those change, as in Redis). Counts, as Redis does,
+// one change per key removed (a flush of nothing counts none).
 std::function<void()> PublishFlush(CommandContext& ctx, ChangeScope scope) {
   return [&ctx, scope] {
     const std::function<bool(int, std::string_view)> existed = [&](int db, std::string_view key) {
       return ctx.store.HasRecord(ctx.store.shard(ctx.store.ShardIndex(key)), db, key);
     };
-    PublishDatabaseChange(ctx, scope, ctx.db(),
-                          {scope == ChangeScope::kDatabase ? "FLUSHDB" : "FLUSHALL"}, existed);
+    const bool one_db = scope == ChangeScope::kDatabase;
+    uint64_t removed = 0;
+    for (uint32_t i = 0; i < ctx.store.shard_count(); ++i) {
+      Shard& shard = ctx.store.shard(i);
+      for (int db = one_db ? ctx.db() : 0; db < (one_db ? ctx.db() + 1 : ctx.store.databases());
+           ++db) {
+        if (const KeyTable* table = shard.FindTable(db)) removed += table->size();
+      }
+    }
+    PublishDatabaseChange(ctx, scope, ctx.db(), {one_db ? "FLUSHDB" : "FLUSHALL"}, existed,
+                          removed);
   };
 }
 
@@ -112,7 +122,6 @@ void CmdFlushDb(CommandContext& ctx) {
   Store::DetachedTables tables =
       ctx.store.FlushDb(ctx.db(), PublishFlush(ctx, ChangeScope::kDatabase));
   if (async) ctx.server.keyspace().FreeLater(std::move(tables));
-  AddOwned(ctx.server.stats().Local().dirty, 1);
   ctx.reply.Ok();
 }
 
@@ -121,7 +130,6 @@ void CmdFlushAll(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables = ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
   if (async) ctx.server.keyspace().FreeLater(std::move(tables));
-  AddOwned(ctx.server.stats().Local().dirty, 1);
   ctx.reply.Ok();
 }
 
@@ -849,11 +857,10 @@ void DebugPopulate(CommandContext& ctx) {
     key.assign(prefix).append(":").append(number);
     value.assign("value:").append(number);
     if (size > 0) value.resize(static_cast<size_t>(size), '\0');
-    WithKey(ctx, key, [&](KeyAccess& access) {
+    WithKey(ctx, key, Lookup::kWrite, [&](KeyAccess& access) {
       if (access.exists()) return;
       PutString(ctx, access, value, /*expire_ms=*/0);
-      PublishStringSet(ctx, access);
-      CountDirty(ctx);
+      PublishStringSet(ctx, access, /*dirty=*/0);  // Redis counts no change for DEBUG POPULATE.
     });
   }
   ctx.reply.Ok();

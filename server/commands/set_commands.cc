@@ -35,10 +35,9 @@ std::mt19937_64& Rng() {
 }
 
 // Publishes a change of `key` with the effect `name key args[first..]` (the command's own
-// arguments from `first`).
+// arguments from `first`), counting `dirty` changes.
 void PublishWithArgs(CommandContext& ctx, int db, std::string_view name, std::string_view key,
-                     size_t first) {
-  if (!ctx.server.keyspace().changes().active()) return;
+                     size_t first, uint64_t dirty) {
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect = {name, key};
@@ -46,7 +45,7 @@ void PublishWithArgs(CommandContext& ctx, int db, std::string_view name, std::st
                   ctx.args.end());
   }
   const ChangedKey changed{db, key};
-  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), effect);
+  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), effect, dirty);
 }
 
 void ReplyMembers(CommandContext& ctx, const Set& set) {
@@ -104,9 +103,8 @@ bool InlineSetHasAll(CommandContext& ctx, const KeyAccess& access, size_t from) 
 
 void CmdSAdd(CommandContext& ctx) {
   CollectionLimits limits = ctx.server.settings().collection_limits();
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     if (InlineSetHasAll(ctx, access, 2)) {
-      Touch(ctx, access, access.found.access);
       ctx.reply.Integer(0);
       return;
     }
@@ -119,15 +117,14 @@ void CmdSAdd(CommandContext& ctx) {
     int64_t added = 0;
     for (size_t i = 2; i < ctx.argc(); ++i) added += set->Add(ctx.arg(i), limits) ? 1 : 0;
     if (added > 0) {
-      PublishWithArgs(ctx, access.db, "SADD", access.key, 2);
-      CountDirty(ctx, static_cast<uint64_t>(added));
+      PublishWithArgs(ctx, access.db, "SADD", access.key, 2, static_cast<uint64_t>(added));
     }
     ctx.reply.Integer(added);
   });
 }
 
 void CmdSRem(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     Set* set = WriteObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (set == nullptr) {
@@ -139,16 +136,15 @@ void CmdSRem(CommandContext& ctx) {
       removed += set->Remove(ctx.arg(i)) ? 1 : 0;
     }
     if (removed > 0) {
-      PublishWithArgs(ctx, access.db, "SREM", access.key, 2);
+      PublishWithArgs(ctx, access.db, "SREM", access.key, 2, static_cast<uint64_t>(removed));
       DeleteIfEmpty(access);
-      CountDirty(ctx, static_cast<uint64_t>(removed));
     }
     ctx.reply.Integer(removed);
   });
 }
 
 void CmdSCard(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
@@ -157,7 +153,7 @@ void CmdSCard(CommandContext& ctx) {
 }
 
 void CmdSIsMember(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
@@ -166,7 +162,7 @@ void CmdSIsMember(CommandContext& ctx) {
 }
 
 void CmdSMIsMember(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
@@ -178,7 +174,7 @@ void CmdSMIsMember(CommandContext& ctx) {
 }
 
 void CmdSMembers(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
@@ -204,7 +200,7 @@ void CmdSRandMember(CommandContext& ctx) {
       return;
     }
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
@@ -236,7 +232,7 @@ void CmdSPop(CommandContext& ctx) {
     ctx.reply.Error(errors::kMustBePositive);
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     Set* set = WriteObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
@@ -257,8 +253,7 @@ void CmdSPop(CommandContext& ctx) {
       // Everything goes: reply the whole set and delete the key.
       ReplyMembers(ctx, *set);
       RemoveKey(access);
-      PublishChange(ctx, access.db, access.key, {"DEL", access.key});
-      CountDirty(ctx, size);
+      PublishChange(ctx, access.db, access.key, {"DEL", access.key}, size);
       return;
     }
     bool logging = WantsEffects(ctx);
@@ -288,8 +283,7 @@ void CmdSPop(CommandContext& ctx) {
         ctx.reply.Bulk(member);
         if (logging) effect.emplace_back(member);
       });
-      PublishBuiltChange(ctx, access.db, access.key, effect);
-      CountDirty(ctx, static_cast<uint64_t>(count));
+      PublishBuiltChange(ctx, access.db, access.key, effect, static_cast<uint64_t>(count));
       return;
     }
     if (with_count) ctx.reply.SetHeader(count);
@@ -297,9 +291,8 @@ void CmdSPop(CommandContext& ctx) {
       ctx.reply.Bulk(member);
       if (logging) effect.emplace_back(member);
     });
-    PublishBuiltChange(ctx, access.db, access.key, effect);
+    PublishBuiltChange(ctx, access.db, access.key, effect, static_cast<uint64_t>(count));
     DeleteIfEmpty(access);
-    CountDirty(ctx, static_cast<uint64_t>(count));
   });
 }
 
@@ -308,7 +301,7 @@ void CmdSPop(CommandContext& ctx) {
 void CmdSScan(CommandContext& ctx) {
   uint64_t cursor;
   if (!ParseScanCursorOrReply(ctx, ctx.arg(2), &cursor)) return;
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     const Set* set = ReadObject<Set>(ctx, access, KeyType::kSet, &wrong_type);
     if (wrong_type) return;
@@ -339,22 +332,20 @@ void CmdSMove(CommandContext& ctx) {
   bool same_key = source_key == destination_key;
   // Look both keys up before touching anything (lazy expiry, then Redis's checks in order). The
   // same key is not looked up twice: a second lookup could expire the object the first returned.
-  KeyAccess source = FindLocked(ctx, source_key);
+  KeyAccess source = FindLocked(ctx, source_key, Lookup::kWrite);
   Set* source_set = source.exists() && source.view().type() == KeyType::kSet
                         ? static_cast<Set*>(ObjectForWrite(source))
                         : nullptr;
   bool source_wrong = source.exists() && source_set == nullptr;
-  if (source.exists()) Touch(ctx, source);
   bool destination_exists = source.exists(), destination_wrong = source_wrong;
   Set* destination_set = source_set;
   if (!same_key) {
-    KeyAccess destination = FindLocked(ctx, destination_key);
+    KeyAccess destination = FindLocked(ctx, destination_key, Lookup::kWrite);
     destination_exists = destination.exists();
     destination_wrong = destination.exists() && destination.view().type() != KeyType::kSet;
     destination_set = destination_exists && !destination_wrong
                           ? static_cast<Set*>(ObjectForWrite(destination))
                           : nullptr;
-    if (destination_exists) Touch(ctx, destination);
   }
   if (!source.exists()) {
     ctx.reply.Integer(0);
@@ -372,39 +363,38 @@ void CmdSMove(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  const ChangedKey moved[] = {{ctx.db(), source_key}, {ctx.db(), destination_key}};
-  const std::string_view effect[] = {"SMOVE", source_key, destination_key, member};
-  PublishChange(ctx, ctx.db(), moved, effect);
-  CountDirty(ctx);
   if (source_set->empty()) {
-    KeyAccess emptied = FindLocked(ctx, source_key);
+    KeyAccess emptied = FindLocked(ctx, source_key, Lookup::kPeek);
     RemoveKey(emptied);
   }
   if (!destination_exists) {
-    KeyAccess destination = FindLocked(ctx, destination_key);
+    KeyAccess destination = FindLocked(ctx, destination_key, Lookup::kPeek);
     destination_set = CreateObject(ctx, destination, Set::Create(member, 1, limits));
   }
-  if (destination_set->Add(member, limits)) CountDirty(ctx);
+  // Redis counts the removal, and the addition if the destination did not have the member.
+  const uint64_t dirty = destination_set->Add(member, limits) ? 2 : 1;
+  const ChangedKey moved[] = {{ctx.db(), source_key}, {ctx.db(), destination_key}};
+  const std::string_view effect[] = {"SMOVE", source_key, destination_key, member};
+  PublishChange(ctx, ctx.db(), moved, effect, dirty);
   ctx.reply.Integer(1);
 }
 
 // --- Multi-key algebra -------------------------------------------------------------------------
 
 // The sets at `keys`, with their shards locked by the caller: nullptr for a missing key.
-// Lookups run in argument order (lazy expiry; hit/miss counting for reads); the first key of
-// another type gets WRONGTYPE and false. Object pointers are taken in a second pass that expires
-// nothing, so a key repeated in `keys` cannot free an object handed out earlier.
+// Lookups are reads (also for the *STORE commands, as in Redis 7.0) and run in argument order
+// (lazy expiry); the first key of another type gets WRONGTYPE and false. Object pointers are
+// taken in a second pass that expires nothing, so a key repeated in `keys` cannot free an object
+// handed out earlier.
 bool CollectSetsOrReply(CommandContext& ctx, const std::vector<std::string_view>& keys,
-                        bool count_lookups, std::vector<const Set*>* sets) {
+                        std::vector<const Set*>* sets) {
   for (std::string_view key : keys) {
-    KeyAccess access = FindLocked(ctx, key);
-    if (count_lookups) CountLookup(ctx, access.exists());
+    KeyAccess access = FindLocked(ctx, key, Lookup::kRead);
     if (!access.exists()) continue;
     if (access.view().type() != KeyType::kSet) {
       ctx.reply.Error(errors::kWrongType);
       return false;
     }
-    Touch(ctx, access);
   }
   sets->assign(keys.size(), nullptr);
   int db = ctx.db();
@@ -465,31 +455,30 @@ std::unique_ptr<Set> Combine(const std::vector<const Set*>& sets, SetOp op,
 // size. Called with the locks held; logs DEL dst and SADD dst members.
 void StoreResult(CommandContext& ctx, std::string_view destination_key,
                  std::unique_ptr<Set> result) {
-  KeyAccess destination = FindLocked(ctx, destination_key);
+  KeyAccess destination = FindLocked(ctx, destination_key, Lookup::kWrite);
   int64_t size = static_cast<int64_t>(result->Length());
   bool existed = destination.exists();
   if (size == 0) {
     if (existed) {
       RemoveKey(destination);
       PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key});
-      CountDirty(ctx);
     }
     ctx.reply.Integer(0);
     return;
   }
-  if (ctx.server.keyspace().changes().active()) {
-    if (existed) PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key});
-    // Owned copies: an intset's members are formatted into a scratch buffer.
-    std::vector<std::string> effect;
-    if (WantsEffects(ctx)) {
-      effect.reserve(static_cast<size_t>(size) + 2);
-      effect = {"SADD", std::string(destination_key)};
-      result->ForEach([&](std::string_view member) { effect.emplace_back(member); });
-    }
-    PublishBuiltChange(ctx, destination.db, destination_key, effect);
+  // Redis counts the store as one change: the DEL that clears the way counts none.
+  if (existed) {
+    PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key}, /*dirty=*/0);
   }
+  // Owned copies: an intset's members are formatted into a scratch buffer.
+  std::vector<std::string> effect;
+  if (WantsEffects(ctx)) {
+    effect.reserve(static_cast<size_t>(size) + 2);
+    effect = {"SADD", std::string(destination_key)};
+    result->ForEach([&](std::string_view member) { effect.emplace_back(member); });
+  }
+  PublishBuiltChange(ctx, destination.db, destination_key, effect);
   ReplaceWithObject(ctx, destination, std::move(result));
-  CountDirty(ctx);
   ctx.reply.Integer(size);
 }
 
@@ -502,7 +491,7 @@ void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t 
   if (store) locked.push_back(destination_key);
   Store::MultiLock lock = ctx.store.LockKeys(locked);
   std::vector<const Set*> sets;
-  if (!CollectSetsOrReply(ctx, keys, !store, &sets)) return;
+  if (!CollectSetsOrReply(ctx, keys, &sets)) return;
   bool any_missing = std::find(sets.begin(), sets.end(), nullptr) != sets.end();
   if (store) {
     CollectionLimits limits = ctx.server.settings().collection_limits();
@@ -550,7 +539,7 @@ void CmdSInterCard(CommandContext& ctx) {
                                      ctx.args.begin() + 2 + static_cast<long>(numkeys));
   Store::MultiLock lock = ctx.store.LockKeys(keys);
   std::vector<const Set*> sets;
-  if (!CollectSetsOrReply(ctx, keys, true, &sets)) return;
+  if (!CollectSetsOrReply(ctx, keys, &sets)) return;
   int64_t cardinality = 0;
   if (std::find(sets.begin(), sets.end(), nullptr) == sets.end()) {
     ForEachInIntersection(sets, [&](std::string_view) {
@@ -571,7 +560,7 @@ void UnionDiffGeneric(CommandContext& ctx, std::string_view destination_key, siz
   if (store) locked.push_back(destination_key);
   Store::MultiLock lock = ctx.store.LockKeys(locked);
   std::vector<const Set*> sets;
-  if (!CollectSetsOrReply(ctx, keys, !store, &sets)) return;
+  if (!CollectSetsOrReply(ctx, keys, &sets)) return;
   CollectionLimits limits = ctx.server.settings().collection_limits();
   std::unique_ptr<Set> result = Combine(sets, op, limits);
   if (store) {

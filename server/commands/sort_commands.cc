@@ -101,8 +101,7 @@ std::optional<std::string> LookupByPattern(CommandContext& ctx, std::string_view
     postfix = postfix.substr(0, arrow);
   }
   std::string key = StrCat(pattern.substr(0, star), element, postfix);
-  return WithKey(ctx, key, [&](KeyAccess& access) -> std::optional<std::string> {
-    CountLookup(ctx, access.exists());
+  return WithKey(ctx, key, Lookup::kRead, [&](KeyAccess& access) -> std::optional<std::string> {
     if (!access.exists()) return std::nullopt;
     RecordView view = access.view();
     if (field.empty()) {
@@ -151,8 +150,8 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
   std::optional<KeyType> type;
   std::vector<SortItem> items;
   bool wrong_type = false;
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    if (!options.store.has_value()) CountLookup(ctx, access.exists());
+  // A read lookup, also with STORE (as in Redis 7.0).
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     if (!access.exists()) return;
     RecordView view = access.view();
     KeyType key_type = view.type();
@@ -166,7 +165,6 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     object->ForEachElement([&](std::string_view element) {
       items.push_back(SortItem{std::string(element), 0, std::nullopt});
     });
-    Touch(ctx, access);
   });
   if (wrong_type) {
     ctx.reply.Error(errors::kWrongType);
@@ -267,12 +265,11 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     }
   }
   std::string_view destination = *options.store;
-  WithKey(ctx, destination, [&](KeyAccess& access) {
+  WithKey(ctx, destination, Lookup::kWrite, [&](KeyAccess& access) {
     if (result.empty()) {
       if (access.exists()) {
         RemoveKey(access);
         PublishChange(ctx, access.db, destination, {"DEL", destination});
-        CountDirty(ctx);
       }
       return;
     }
@@ -280,17 +277,15 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
         std::make_unique<List>(ctx.server.settings().collection_limits().list_max_listpack_size);
     for (const std::string& value : result) list->Push(ListEnd::kTail, value);
     ReplaceWithObject(ctx, access, std::move(list));
-    if (ctx.server.keyspace().changes().active()) {
-      PublishChange(ctx, access.db, destination, {"DEL", destination});
-      std::vector<std::string_view> push;
-      if (WantsEffects(ctx)) {
-        push = {"RPUSH", destination};
-        push.insert(push.end(), result.begin(), result.end());
-      }
-      const ChangedKey stored{access.db, destination};
-      PublishChange(ctx, access.db, absl::MakeConstSpan(&stored, 1), push);
+    // Redis counts one change per element stored, none for clearing the way.
+    PublishChange(ctx, access.db, destination, {"DEL", destination}, /*dirty=*/0);
+    std::vector<std::string_view> push;
+    if (WantsEffects(ctx)) {
+      push = {"RPUSH", destination};
+      push.insert(push.end(), result.begin(), result.end());
     }
-    CountDirty(ctx, result.size());
+    const ChangedKey stored{access.db, destination};
+    PublishChange(ctx, access.db, absl::MakeConstSpan(&stored, 1), push, result.size());
   });
   ctx.reply.Integer(output_length);
 }

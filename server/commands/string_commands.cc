@@ -27,10 +27,8 @@ bool ReplyStringOrWrongType(CommandContext& ctx, KeyAccess& access) {
 }
 
 void CmdGet(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    CountLookup(ctx, access.exists());
-    if (ReplyStringOrWrongType(ctx, access)) Touch(ctx, access, access.found.access);
-  });
+  WithKey(ctx, ctx.arg(1), Lookup::kRead,
+          [&](KeyAccess& access) { ReplyStringOrWrongType(ctx, access); });
 }
 
 // --- Expiry arguments shared by SET, GETEX, SETEX, PSETEX ----------------------------------
@@ -122,7 +120,8 @@ enum class SetOutcome { kStored, kNotStored, kWrongType };
 
 SetOutcome SetGeneric(CommandContext& ctx, std::string_view key, std::string_view value,
                       const SetOptions& options) {
-  return WithKey(ctx, key, [&](KeyAccess& access) {
+  // SET ... GET reads the old value as GET does (Redis's getGenericCommand: a hit or a miss).
+  return WithKey(ctx, key, options.get ? Lookup::kRead : Lookup::kWrite, [&](KeyAccess& access) {
     int64_t expire_ms = options.expire_ms;
     if (access.exists()) {
       RecordView old = access.view();
@@ -143,7 +142,6 @@ SetOutcome SetGeneric(CommandContext& ctx, std::string_view key, std::string_vie
     }
     PutString(ctx, access, value, expire_ms);
     PublishStringSet(ctx, access);
-    CountDirty(ctx);
     return SetOutcome::kStored;
   });
 }
@@ -186,20 +184,17 @@ void CmdGetSet(CommandContext& ctx) {
 }
 
 void CmdGetDel(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    CountLookup(ctx, access.exists());
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     if (!ReplyStringOrWrongType(ctx, access) || !access.exists()) return;
     access.table.Erase(access.slot);
     PublishChange(ctx, access.db, access.key, {"DEL", access.key});
-    CountDirty(ctx);
   });
 }
 
 void CmdGetEx(CommandContext& ctx) {
   SetOptions options;
   if (!ParseStringOptionsOrReply(ctx, /*is_set=*/false, &options)) return;
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
-    CountLookup(ctx, access.exists());
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     // Like Redis: a missing key or wrong type is reported before the expiry is validated.
     if (!access.exists()) {
       ctx.reply.Null();
@@ -219,13 +214,9 @@ void CmdGetEx(CommandContext& ctx) {
         access.table.SetExpire(access.slot, options.expire_ms);
         PublishExpiry(ctx, access);
       }
-      CountDirty(ctx);
     } else if (options.persist && access.view().expire_ms != 0) {
       access.table.SetExpire(access.slot, 0);
       PublishExpiry(ctx, access);
-      CountDirty(ctx);
-    } else {
-      Touch(ctx, access);
     }
   });
 }
@@ -235,11 +226,9 @@ void CmdGetEx(CommandContext& ctx) {
 void CmdMGet(CommandContext& ctx) {
   ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 1));
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    WithKey(ctx, ctx.arg(i), [&](KeyAccess& access) {
-      CountLookup(ctx, access.exists());
+    WithKey(ctx, ctx.arg(i), Lookup::kRead, [&](KeyAccess& access) {
       if (access.exists() && access.view().is_string()) {
         ctx.reply.Bulk(access.view().str);
-        Touch(ctx, access);
       } else {
         ctx.reply.Null();
       }
@@ -257,15 +246,14 @@ bool MSetGeneric(CommandContext& ctx, bool only_if_none_exist) {
   Store::MultiLock lock = ctx.store.LockKeys(keys, shard_of_key.data());
   if (only_if_none_exist) {
     for (size_t j = 0; j < pairs; ++j) {
-      if (FindLockedInShard(ctx, keys[j], shard_of_key[j]).exists()) return false;
+      if (FindLockedInShard(ctx, keys[j], shard_of_key[j], Lookup::kWrite).exists()) return false;
     }
   }
   for (size_t j = 0; j < pairs; ++j) {
-    KeyAccess access = FindLockedInShard(ctx, keys[j], shard_of_key[j]);
+    KeyAccess access = FindLockedInShard(ctx, keys[j], shard_of_key[j], Lookup::kWrite);
     PutString(ctx, access, ctx.arg(2 * j + 2), 0);
     PublishStringSet(ctx, access);
   }
-  CountDirty(ctx, (ctx.argc() - 1) / 2);
   return true;
 }
 
@@ -293,7 +281,7 @@ int64_t MaxStringSize(CommandContext& ctx) {
 }
 
 void CmdAppend(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     std::string value;
     int64_t expire_ms = 0;
     if (access.exists()) {
@@ -312,13 +300,12 @@ void CmdAppend(CommandContext& ctx) {
     PutString(ctx, access, value, expire_ms, /*force_raw=*/access.exists());
     // APPEND replays as APPEND: logging the whole value would make repeated appends quadratic.
     PublishChange(ctx, access.db, access.key, {"APPEND", access.key, ctx.arg(2)});
-    CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
 }
 
 void CmdStrlen(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     std::string_view value;
     if (ReadStringOrReply(ctx, access, 0, &value)) {
       ctx.reply.Integer(static_cast<int64_t>(value.size()));
@@ -329,7 +316,7 @@ void CmdStrlen(CommandContext& ctx) {
 void CmdGetRange(CommandContext& ctx) {
   int64_t start, end;
   if (!ParseIntOrReply(ctx, ctx.arg(2), &start) || !ParseIntOrReply(ctx, ctx.arg(3), &end)) return;
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Bulk("");
       return;
@@ -363,7 +350,7 @@ void CmdSetRange(CommandContext& ctx) {
     return;
   }
   std::string_view patch = ctx.arg(3);
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     std::string value;
     int64_t expire_ms = 0;
     if (access.exists()) {
@@ -388,7 +375,6 @@ void CmdSetRange(CommandContext& ctx) {
     value.replace(static_cast<size_t>(offset), patch.size(), patch);
     PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
     PublishChange(ctx, access.db, access.key, {"SETRANGE", access.key, ctx.arg(2), patch});
-    CountDirty(ctx);
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
 }
@@ -434,7 +420,7 @@ std::string_view LastDigitStepped(const KeyAccess& access, int64_t delta, char* 
 
 // INCR/DECR/INCRBY/DECRBY: adds `delta` to the integer at `key` (0 if missing), keeping its TTL.
 void IncrementBy(CommandContext& ctx, int64_t delta) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     char digits[24];
     std::string_view text = LastDigitStepped(access, delta, digits);
     if (text.empty()) {
@@ -466,7 +452,6 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
                                        existed ? old.expire_ms : 0, NewStamp(ctx));
     }
     PublishStringSet(ctx, access);
-    CountDirty(ctx);
     ctx.reply.IntegerText(text);  // The canonical digits just stored.
   });
 }
@@ -496,7 +481,7 @@ void CmdIncrByFloat(CommandContext& ctx) {
     ctx.reply.Error(errors::kNotFloat);
     return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     long double current = 0;
     if (!ReadNumberOrReply(ctx, access, ParseLongDouble, errors::kNotFloat, &current)) {
       return;
@@ -516,7 +501,6 @@ void CmdIncrByFloat(CommandContext& ctx) {
     access.slot =
         access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
     PublishStringSet(ctx, access);
-    CountDirty(ctx);
     ctx.reply.Bulk(text);
   });
 }
@@ -545,19 +529,25 @@ void CmdLcs(CommandContext& ctx) {
     ctx.reply.Error("ERR If you want both the length and indexes, please just use IDX.");
     return;
   }
-  // Read both strings under the locks of both shards.
+  // Read both strings under the locks of both shards. Both keys are looked up before their
+  // types are checked, as Redis does.
   std::string a, b;
   {
     Store::MultiLock lock = ctx.store.LockKeys({ctx.arg(1), ctx.arg(2)});
+    bool wrong_type = false;
     for (int which = 0; which < 2; ++which) {
-      KeyAccess access = FindLocked(ctx, ctx.arg(1 + static_cast<size_t>(which)));
+      KeyAccess access = FindLocked(ctx, ctx.arg(1 + static_cast<size_t>(which)), Lookup::kRead);
       if (!access.exists()) continue;
       RecordView view = access.view();
-      if (!view.is_string()) {
-        ctx.reply.Error("ERR The specified keys must contain string values");
-        return;
+      if (view.is_string()) {
+        (which == 0 ? a : b).assign(view.str);
+      } else {
+        wrong_type = true;
       }
-      (which == 0 ? a : b).assign(view.str);
+    }
+    if (wrong_type) {
+      ctx.reply.Error("ERR The specified keys must contain string values");
+      return;
     }
   }
   // Classic O(n*m) dynamic programming table, as Redis does (uint32 cells).

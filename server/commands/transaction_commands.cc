@@ -81,7 +81,8 @@ void CmdWatch(CommandContext& ctx) {
     return;
   }
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    WithKey(ctx, ctx.arg(i), [&](KeyAccess& access) {
+    // Redis watches without a lookup: neither counted nor touched.
+    WithKey(ctx, ctx.arg(i), Lookup::kPeek, [&](KeyAccess& access) {
       int64_t expire_ms = access.exists() ? access.view().expire_ms : 0;
       ctx.server.watches().Watch(ctx.client.id, access.db, access.key, expire_ms);
     });

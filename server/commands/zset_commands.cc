@@ -170,17 +170,18 @@ std::pair<size_t, size_t> RankSpan(int64_t start, int64_t stop, size_t size) {
   return {static_cast<size_t>(start), static_cast<size_t>(stop + 1)};
 }
 
-// Publishes the removal of `members` (none: no change) from the key as ZREM key members...
+// Publishes the removal of `members` (none: no change) from the key as ZREM key members...,
+// one change per member.
 void PublishRemovals(CommandContext& ctx, const KeyAccess& access,
                      const std::vector<std::string>& members) {
-  if (!ctx.server.keyspace().changes().active() || members.empty()) return;
+  if (members.empty()) return;
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect = {"ZREM", access.key};
     effect.insert(effect.end(), members.begin(), members.end());
   }
   const ChangedKey changed{access.db, access.key};
-  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect);
+  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect, members.size());
 }
 
 // Members of the span [begin, end), ascending (for logging what a removal takes).
@@ -238,9 +239,8 @@ void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_ind
   for (size_t j = 0; j < elements; ++j) {
     if (!ParseScoreOrReply(ctx, ctx.arg(score_index + 2 * j), &scores[j])) return;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     if (InlineZSetUnchanged(ctx, access, flags, scores, score_index)) {
-      Touch(ctx, access, access.found.access);
       ctx.reply.Integer(0);
       return;
     }
@@ -281,9 +281,9 @@ void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_ind
       }
       if (changed) {
         if (wants_effects) effect.insert(effect.begin(), {"ZADD", std::string(access.key)});
-        PublishBuiltChange(ctx, access.db, access.key, effect);
+        PublishBuiltChange(ctx, access.db, access.key, effect,
+                           static_cast<uint64_t>(added + updated));
       }
-      if (added + updated > 0) CountDirty(ctx, static_cast<uint64_t>(added + updated));
       DeleteIfEmpty(access);  // Never keep an empty set (a skipped add on a new key).
     }
     if (nan_error) {
@@ -337,7 +337,7 @@ void CmdZIncrBy(CommandContext& ctx) {
 // missing; WRONGTYPE when of another type.
 template <typename Missing, typename Fn>
 void ReadZSet(CommandContext& ctx, std::string_view key, Missing&& if_missing, Fn&& fn) {
-  WithKey(ctx, key, [&](KeyAccess& access) {
+  WithKey(ctx, key, Lookup::kRead, [&](KeyAccess& access) {
     bool wrong_type;
     const auto* zset = ReadObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
     if (wrong_type) return;
@@ -579,11 +579,9 @@ void StoreResult(CommandContext& ctx, KeyAccess& dest, std::unique_ptr<ZSet> res
     std::vector<std::string_view> effect(ctx.args.begin(), ctx.args.end());
     effect[0] = name;
     PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), effect);
-    CountDirty(ctx);
   } else if (dest.exists()) {
     RemoveKey(dest);
     PublishChange(ctx, dest.db, dest.key, {"DEL", dest.key});
-    CountDirty(ctx);
   }
   ctx.reply.Integer(size);
 }
@@ -592,7 +590,7 @@ void CmdZRangeStore(CommandContext& ctx) {
   RangeRequest request;
   if (!ParseRangeOrReply(ctx, 2, /*store=*/true, &request)) return;
   Store::MultiLock lock = ctx.store.LockKeys({ctx.arg(1), ctx.arg(2)});
-  KeyAccess source = FindLocked(ctx, ctx.arg(2));
+  KeyAccess source = FindLocked(ctx, ctx.arg(2), Lookup::kRead);
   bool wrong_type;
   const auto* zset = ReadObject<ZSet>(ctx, source, KeyType::kZSet, &wrong_type);
   if (wrong_type) return;
@@ -614,14 +612,14 @@ void CmdZRangeStore(CommandContext& ctx) {
   }
   double unused;
   for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
-  KeyAccess dest = FindLocked(ctx, ctx.arg(1));
+  KeyAccess dest = FindLocked(ctx, ctx.arg(1), Lookup::kWrite);
   StoreResult(ctx, dest, std::move(result));
 }
 
 // --- Removals ------------------------------------------------------------------------------------
 
 void CmdZRem(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
     if (wrong_type) return;
@@ -635,7 +633,6 @@ void CmdZRem(CommandContext& ctx) {
     }
     if (!removed.empty()) {
       PublishRemovals(ctx, access, removed);
-      CountDirty(ctx, removed.size());
       DeleteIfEmpty(access);
     }
     ctx.reply.Integer(static_cast<int64_t>(removed.size()));
@@ -661,7 +658,7 @@ void ZRemRangeGeneric(CommandContext& ctx, RemoveBy by) {
       if (!ParseLexRangeOrReply(ctx, ctx.arg(2), ctx.arg(3), &lex)) return;
       break;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
     if (wrong_type) return;
@@ -676,7 +673,6 @@ void ZRemRangeGeneric(CommandContext& ctx, RemoveBy by) {
     if (removed > 0) {
       PublishRemovals(ctx, access, MembersOf(*zset, span.first, span.second));
       zset->EraseSpan(span.first, span.second);
-      CountDirty(ctx, removed);
       DeleteIfEmpty(access);
     }
     ctx.reply.Integer(static_cast<int64_t>(removed));
@@ -738,7 +734,6 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, ZSet& zset, bool max, i
   }
   zset.EraseSpan(begin, end);
   PublishRemovals(ctx, access, members);
-  CountDirty(ctx, members.size());
   DeleteIfEmpty(access);
 }
 
@@ -753,7 +748,7 @@ void ZPopGeneric(CommandContext& ctx, bool max) {
     if (!ParseIntAtLeastOrReply(ctx, ctx.arg(2), 0, errors::kMustBePositive, &count)) return;
     shape = PopShape::kCounted;
   }
-  WithKey(ctx, ctx.arg(1), [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
     if (wrong_type) return;
@@ -777,7 +772,7 @@ void CmdZPopMax(CommandContext& ctx) { ZPopGeneric(ctx, true); }
 bool PopFirstOfLocked(CommandContext& ctx, const std::vector<std::string_view>& keys, bool max,
                       int64_t count, PopShape shape) {
   for (std::string_view key : keys) {
-    KeyAccess access = FindLocked(ctx, key);
+    KeyAccess access = FindLocked(ctx, key, Lookup::kWrite);
     bool wrong_type;
     auto* zset = WriteObject<ZSet>(ctx, access, KeyType::kZSet, &wrong_type);
     if (wrong_type) return true;
@@ -1050,8 +1045,7 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
   Store::MultiLock lock = ctx.store.LockKeys(lock_keys);
   std::vector<Source> sources(setnum);
   for (size_t i = 0; i < setnum; ++i) {
-    KeyAccess access = FindLocked(ctx, ctx.arg(numkeys_index + 1 + i));
-    CountLookup(ctx, access.exists());
+    KeyAccess access = FindLocked(ctx, ctx.arg(numkeys_index + 1 + i), Lookup::kRead);
     if (!access.exists()) continue;
     RecordView view = access.view();
     KeyType type = view.type();
@@ -1059,7 +1053,6 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
       ctx.reply.Error(errors::kWrongType);
       return;
     }
-    Touch(ctx, access);
     const Object* object = ObjectForRead(view);
     if (type == KeyType::kZSet) {
       sources[i].zset = static_cast<const ZSet*>(object);
@@ -1173,7 +1166,7 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
   }
   std::unique_ptr<ZSet> result = BuildResult(ctx, found, /*stored=*/dest_index != 0);
   if (dest_index != 0) {
-    KeyAccess dest = FindLocked(ctx, ctx.arg(dest_index));
+    KeyAccess dest = FindLocked(ctx, ctx.arg(dest_index), Lookup::kWrite);
     StoreResult(ctx, dest, std::move(result));
     return;
   }

@@ -1,6 +1,8 @@
 // Every command the table flags `write` publishes what it changes: run on a fixture keyspace, each
 // sample's change records must list every key whose content, type or TTL changed, and replaying
 // the effects published since the start into a fresh server must reproduce the keyspace exactly.
+// rdb_changes_since_last_save must grow exactly when the sample publishes, by Redis 7.0's amount
+// (the counting lives in the publish helpers, so a write that forgets to publish counts nothing).
 // A write command without samples fails the test: adding one means adding its samples here.
 #include <algorithm>
 #include <map>
@@ -25,6 +27,11 @@ struct Sample {
   // A sample that changes nothing but is still published, as Redis signals and propagates it
   // (LMOVE of a one-element list onto itself fails a WATCH in Redis too).
   bool published_unchanged = false;
+  // How much rdb_changes_since_last_save grows, as in Redis 7.0 (fixture, then the sample);
+  // kOnePerCommand: by 1 when the sample publishes a change, by 0 when it does not. 0 for a
+  // published sample Redis does not count (a BITFIELD that only pads the key).
+  int dirty = kOnePerCommand;
+  static constexpr int kOnePerCommand = -1;
 };
 
 // Keys of every type in db 0, a TTL, and a key in db 1.
@@ -70,8 +77,10 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
         {{"GETEX", "t", "PERSIST"}},
         {{"GETEX", "s", "PXAT", "1"}},
         {{"GETEX", "s"}, false}}},
-      {"mset", {{{"MSET", "s", "1", "m2", "2", "l", "3"}}}},
-      {"msetnx", {{{"MSETNX", "a1", "1", "a2", "2"}}, {{"MSETNX", "a1", "1", "s", "2"}, false}}},
+      {"mset", {{{"MSET", "s", "1", "m2", "2", "l", "3"}, true, false, 3}}},
+      {"msetnx",
+       {{{"MSETNX", "a1", "1", "a2", "2"}, true, false, 2},
+        {{"MSETNX", "a1", "1", "s", "2"}, false}}},
       {"append", {{{"APPEND", "s", " world"}}, {{"APPEND", "t", "x"}}, {{"APPEND", "new", "x"}}}},
       {"setrange", {{{"SETRANGE", "s", "10", "xy"}}, {{"SETRANGE", "t", "0", "T"}}}},
       {"incr", {{{"INCR", "n"}}, {{"INCR", "fresh"}}}},
@@ -86,18 +95,19 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
         {{"BITOP", "NOT", "s", "s"}},
         {{"BITOP", "OR", "s", "missing", "missing2"}}}},
       {"bitfield",
-       {{{"BITFIELD", "bits", "SET", "u8", "0", "255", "INCRBY", "i5", "100", "1"}},
-        {{"BITFIELD", "fresh", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "5"}}}},
+       {{{"BITFIELD", "bits", "SET", "u8", "0", "255", "INCRBY", "i5", "100", "1"}, true, false, 2},
+        {{"BITFIELD", "fresh", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "5"}, true, false, 0}}},
       // Hashes.
-      {"hset", {{{"HSET", "h", "f1", "x", "f3", "y"}}, {{"HSET", "newh", "a", "b"}}}},
+      {"hset",
+       {{{"HSET", "h", "f1", "x", "f3", "y"}, true, false, 2}, {{"HSET", "newh", "a", "b"}}}},
       {"hsetnx", {{{"HSETNX", "h", "f9", "v"}}, {{"HSETNX", "h", "f1", "v"}, false}}},
-      {"hmset", {{{"HMSET", "h", "f1", "1", "f2", "2"}}}},
-      {"hdel", {{{"HDEL", "h", "f1", "nope"}}, {{"HDEL", "h", "f1", "f2"}}}},
+      {"hmset", {{{"HMSET", "h", "f1", "1", "f2", "2"}, true, false, 2}}},
+      {"hdel", {{{"HDEL", "h", "f1", "nope"}}, {{"HDEL", "h", "f1", "f2"}, true, false, 2}}},
       {"hincrby", {{{"HINCRBY", "h", "f2", "40"}}}},
       {"hincrbyfloat", {{{"HINCRBYFLOAT", "h", "f2", "0.5"}}}},
       // Keyspace.
-      {"del", {{{"DEL", "s", "h", "missing"}}}},
-      {"unlink", {{{"UNLINK", "l", "z"}}}},
+      {"del", {{{"DEL", "s", "h", "missing"}, true, false, 2}}},
+      {"unlink", {{{"UNLINK", "l", "z"}, true, false, 2}}},
       {"rename", {{{"RENAME", "t", "renamed"}}, {{"RENAME", "s", "n"}}}},
       {"renamenx", {{{"RENAMENX", "s", "unused"}}, {{"RENAMENX", "s", "n"}, false}}},
       {"copy",
@@ -116,42 +126,48 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
       {"expireat", {{{"EXPIREAT", "l", "2000000000"}}, {{"EXPIREAT", "l", "1"}}}},
       {"pexpireat", {{{"PEXPIREAT", "z", "2000000000000"}}}},
       {"persist", {{{"PERSIST", "t"}}, {{"PERSIST", "s"}, false}}},
-      {"flushdb", {{{"FLUSHDB"}}, {{"FLUSHDB", "ASYNC"}}}},
-      {"flushall", {{{"FLUSHALL"}}, {{"FLUSHALL", "SYNC"}}}},
+      {"flushdb", {{{"FLUSHDB"}, true, false, 13}, {{"FLUSHDB", "ASYNC"}, true, false, 13}}},
+      {"flushall", {{{"FLUSHALL"}, true, false, 14}, {{"FLUSHALL", "SYNC"}, true, false, 14}}},
       {"function|flush", {{{"FUNCTION", "FLUSH"}, false}}},
       // Lists.
-      {"lpush", {{{"LPUSH", "l", "p", "q"}}, {{"LPUSH", "newl", "x"}}}},
+      {"lpush", {{{"LPUSH", "l", "p", "q"}, true, false, 2}, {{"LPUSH", "newl", "x"}}}},
       {"rpush", {{{"RPUSH", "l", "p"}}}},
       {"lpushx", {{{"LPUSHX", "l", "p"}}, {{"LPUSHX", "missing", "p"}, false}}},
       {"rpushx", {{{"RPUSHX", "l", "p"}}}},
-      {"lpop", {{{"LPOP", "l"}}, {{"LPOP", "l", "10"}}}},
-      {"rpop", {{{"RPOP", "l", "2"}}, {{"RPOP", "l2"}}}},
+      {"lpop", {{{"LPOP", "l"}}, {{"LPOP", "l", "10"}, true, false, 4}}},
+      {"rpop", {{{"RPOP", "l", "2"}, true, false, 2}, {{"RPOP", "l2"}}}},
       {"lset", {{{"LSET", "l", "-1", "z"}}}},
-      {"ltrim", {{{"LTRIM", "l", "1", "2"}}, {{"LTRIM", "l", "5", "9"}}}},
-      {"lrem", {{{"LREM", "l", "0", "b"}}, {{"LREM", "l", "-1", "b"}}}},
+      {"ltrim",
+       {{{"LTRIM", "l", "1", "2"}, true, false, 2}, {{"LTRIM", "l", "5", "9"}, true, false, 4}}},
+      {"lrem", {{{"LREM", "l", "0", "b"}, true, false, 2}, {{"LREM", "l", "-1", "b"}}}},
       {"linsert", {{{"LINSERT", "l", "BEFORE", "c", "new"}}}},
       {"lmove",
        {{{"LMOVE", "l", "l2", "LEFT", "RIGHT"}},
         {{"LMOVE", "l", "l", "LEFT", "RIGHT"}},
         {{"LMOVE", "l2", "l2", "LEFT", "LEFT"}, false, true}}},
       {"rpoplpush", {{{"RPOPLPUSH", "l", "fresh"}}, {{"RPOPLPUSH", "l2", "l"}}}},
-      {"lmpop", {{{"LMPOP", "2", "missing", "l", "RIGHT", "COUNT", "2"}}}},
+      {"lmpop", {{{"LMPOP", "2", "missing", "l", "RIGHT", "COUNT", "2"}, true, false, 2}}},
       {"blpop", {{{"BLPOP", "missing", "l", "0"}}}},
       {"brpop", {{{"BRPOP", "l2", "0"}}}},
       {"blmove", {{{"BLMOVE", "l", "x", "RIGHT", "LEFT", "0"}}}},
       {"brpoplpush", {{{"BRPOPLPUSH", "l", "l2", "0"}}}},
-      {"blmpop", {{{"BLMPOP", "0", "1", "l", "LEFT", "COUNT", "9"}}}},
+      {"blmpop", {{{"BLMPOP", "0", "1", "l", "LEFT", "COUNT", "9"}, true, false, 4}}},
       // Sets.
-      {"sadd", {{{"SADD", "st", "x", "a"}}, {{"SADD", "news", "1", "2"}}}},
-      {"srem", {{{"SREM", "st", "a", "zz"}}, {{"SREM", "st", "a", "b", "c"}}}},
-      {"spop", {{{"SPOP", "st"}}, {{"SPOP", "st", "2"}}, {{"SPOP", "st2", "10"}}}},
-      {"smove", {{{"SMOVE", "st", "st2", "a"}}, {{"SMOVE", "st", "brand", "c"}}}},
+      {"sadd", {{{"SADD", "st", "x", "a"}}, {{"SADD", "news", "1", "2"}, true, false, 2}}},
+      {"srem", {{{"SREM", "st", "a", "zz"}}, {{"SREM", "st", "a", "b", "c"}, true, false, 3}}},
+      {"spop",
+       {{{"SPOP", "st"}},
+        {{"SPOP", "st", "2"}, true, false, 2},
+        {{"SPOP", "st2", "10"}, true, false, 3}}},
+      {"smove",
+       {{{"SMOVE", "st", "st2", "a"}, true, false, 2},
+        {{"SMOVE", "st", "brand", "c"}, true, false, 2}}},
       {"sinterstore", {{{"SINTERSTORE", "dest", "st", "st2"}}, {{"SINTERSTORE", "s", "st", "no"}}}},
       {"sunionstore", {{{"SUNIONSTORE", "st", "st", "st2"}}}},
       {"sdiffstore", {{{"SDIFFSTORE", "d", "st", "st2"}}}},
       // Sorted sets.
       {"zadd",
-       {{{"ZADD", "z", "10", "a", "4", "x"}},
+       {{{"ZADD", "z", "10", "a", "4", "x"}, true, false, 2},
         {{"ZADD", "z", "GT", "CH", "0", "a", "9", "b"}},
         {{"ZADD", "z", "INCR", "2.5", "c"}}}},
       {"zincrby", {{{"ZINCRBY", "z", "-1", "a"}}}},
@@ -159,11 +175,11 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
        {{{"ZRANGESTORE", "dst", "z", "0", "1"}}, {{"ZRANGESTORE", "z", "zl", "[b", "+", "BYLEX"}}}},
       {"zrem", {{{"ZREM", "z", "a", "q"}}}},
       {"zremrangebyrank", {{{"ZREMRANGEBYRANK", "z", "0", "0"}}}},
-      {"zremrangebyscore", {{{"ZREMRANGEBYSCORE", "z", "(1", "+inf"}}}},
-      {"zremrangebylex", {{{"ZREMRANGEBYLEX", "zl", "-", "[b"}}}},
-      {"zpopmin", {{{"ZPOPMIN", "z"}}, {{"ZPOPMIN", "z2", "5"}}}},
-      {"zpopmax", {{{"ZPOPMAX", "z", "2"}}}},
-      {"zmpop", {{{"ZMPOP", "2", "zz", "z", "MAX", "COUNT", "2"}}}},
+      {"zremrangebyscore", {{{"ZREMRANGEBYSCORE", "z", "(1", "+inf"}, true, false, 2}}},
+      {"zremrangebylex", {{{"ZREMRANGEBYLEX", "zl", "-", "[b"}, true, false, 2}}},
+      {"zpopmin", {{{"ZPOPMIN", "z"}}, {{"ZPOPMIN", "z2", "5"}, true, false, 2}}},
+      {"zpopmax", {{{"ZPOPMAX", "z", "2"}, true, false, 2}}},
+      {"zmpop", {{{"ZMPOP", "2", "zz", "z", "MAX", "COUNT", "2"}, true, false, 2}}},
       {"zunionstore",
        {{{"ZUNIONSTORE", "u", "2", "z", "z2", "WEIGHTS", "2", "3", "AGGREGATE", "MAX"}},
         {{"ZUNIONSTORE", "u", "2", "z", "st"}}}},
@@ -171,11 +187,11 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
       {"zdiffstore", {{{"ZDIFFSTORE", "zd", "2", "z", "z2"}}}},
       {"bzpopmin", {{{"BZPOPMIN", "missing", "z", "0"}}}},
       {"bzpopmax", {{{"BZPOPMAX", "z2", "0"}}}},
-      {"bzmpop", {{{"BZMPOP", "0", "1", "z", "MIN", "COUNT", "3"}}}},
+      {"bzmpop", {{{"BZMPOP", "0", "1", "z", "MIN", "COUNT", "3"}, true, false, 3}}},
       // SORT ... STORE.
       {"sort",
-       {{{"SORT", "l", "ALPHA", "STORE", "sorted"}},
-        {{"SORT", "st", "ALPHA", "LIMIT", "0", "2", "STORE", "s"}},
+       {{{"SORT", "l", "ALPHA", "STORE", "sorted"}, true, false, 4},
+        {{"SORT", "st", "ALPHA", "LIMIT", "0", "2", "STORE", "s"}, true, false, 2},
         {{"SORT", "missing", "STORE", "l"}}}},
   };
   return *samples;
@@ -265,10 +281,22 @@ TEST_F(WriteCoverageTest, EverySamplePublishesWhatItChangesAndReplaysExactly) {
       Digest before = KeyspaceDigest(*source);
       recorder.TakeRecords();
 
+      const uint64_t dirty_before = source->stats().totals().dirty;
       protocol::RespValue reply = client.Run(sample.command);
       ASSERT_FALSE(reply.is_error()) << reply.DebugString();
+      const uint64_t dirty = source->stats().totals().dirty - dirty_before;
       Digest after = KeyspaceDigest(*source);
       std::vector<ChangeRecorder::Record> records = recorder.TakeRecords();
+
+      // The dirty counter moves with the publishing: a write that forgets to publish counts no
+      // change either, and one that publishes counts Redis's increment.
+      if (sample.dirty == Sample::kOnePerCommand) {
+        EXPECT_EQ(dirty, records.empty() ? 0u : 1u) << "rdb_changes_since_last_save growth";
+      } else {
+        EXPECT_FALSE(records.empty()) << "a sample with a dirty increment published nothing";
+        EXPECT_EQ(dirty, static_cast<uint64_t>(sample.dirty))
+            << "rdb_changes_since_last_save growth";
+      }
 
       // Every changed entry is covered by a record: listed as a key, or in a database the
       // record changed whole.
