@@ -30,7 +30,7 @@ bool DeadlineFromRelativeOrReply(CommandContext& ctx, int64_t relative, int64_t*
     ctx.reply.Error(errors::kTimeoutNegative);
     return false;
   }
-  int64_t now = ctx.server.keyspace().NowMs();
+  int64_t now = ctx.keyspace().NowMs();
   *deadline_ms = relative == 0 || relative > INT64_MAX - now ? 0 : now + relative;
   return true;
 }
@@ -63,11 +63,11 @@ bool ParseMillisecondTimeoutOrReply(CommandContext& ctx, std::string_view text,
 
 void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
                  int64_t deadline_ms) {
-  if (!ctx.server.blocking().Block(ctx, keys, deadline_ms)) ctx.reply.NullArray();
+  if (!ctx.blocking().Block(ctx, keys, deadline_ms)) ctx.reply.NullArray();
 }
 
 bool BlockWithoutKeys(CommandContext& ctx, int64_t deadline_ms) {
-  return ctx.server.blocking().Block(ctx, {}, deadline_ms, /*times_out_with_zero=*/true);
+  return ctx.blocking().Block(ctx, {}, deadline_ms, /*times_out_with_zero=*/true);
 }
 
 BlockingRegistry::BlockingRegistry(ChangeStream& changes) : changes_(changes) {
@@ -107,7 +107,7 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
 
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
                              int64_t deadline_ms, bool times_out_with_zero) {
-  std::shared_ptr<ClientState> client = ctx.server.clients().FindClient(ctx.client.id);
+  std::shared_ptr<ClientState> client = ctx.clients().FindClient(ctx.client.id);
   // Inside EXEC a blocking command answers at once, as if its timeout had passed.
   if (client == nullptr || !client->has_outbox() || ctx.client.in_exec) return false;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -188,7 +188,7 @@ std::shared_ptr<BlockingRegistry::Waiter> BlockingRegistry::ClaimFirst(int db,
   return nullptr;
 }
 
-void BlockingRegistry::ServeReadyKeys(Server& server) {
+void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
   if (tls_serving) return;
   tls_serving = true;
   while (!tls_ready_keys.empty()) {
@@ -196,7 +196,7 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
     tls_ready_keys.erase(tls_ready_keys.begin());
     // Serve the key's waiters in the order they blocked, until one of them cannot be served.
     while (true) {
-      std::optional<KeyType> type = server.keyspace().store().TypeOf(db, key);
+      std::optional<KeyType> type = store.TypeOf(db, key);
       if (!type.has_value()) break;
       std::shared_ptr<Waiter> waiter = ClaimFirst(db, key, *type);
       if (waiter == nullptr) break;
@@ -206,7 +206,7 @@ void BlockingRegistry::ServeReadyKeys(Server& server) {
       std::vector<std::string> narrowed = ArgsForReadyKey(waiter->args, key);
       std::vector<std::string_view> args(narrowed.begin(), narrowed.end());
       client.rerunning_blocked = true;
-      server.dispatcher().Execute(client, args, reply);
+      dispatcher.Execute(client, args, reply);
       client.rerunning_blocked = false;
 
       std::string delivery;

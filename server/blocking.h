@@ -84,9 +84,10 @@ class BlockingRegistry : public ChangeConsumer {
   bool Block(CommandContext& ctx, const std::vector<std::string_view>& keys, int64_t deadline_ms,
              bool times_out_with_zero = false);
 
-  // Serves the waiters of the keys signalled on this thread, until no ready key is left. Called
-  // by Server::Execute with no lock held; a no-op when nothing was signalled.
-  void ServeReadyKeys(class Server& server);
+  // Serves the waiters of the keys signalled on this thread, until no ready key is left, running
+  // their commands again through `dispatcher`. Called by Dispatcher::Execute with no lock held;
+  // a no-op when nothing was signalled.
+  void ServeReadyKeys(Dispatcher& dispatcher, Store& store);
   static bool HasReadyKeys();
 
   // The client's deadline passed (its connection's timer): true when it was still waiting and is

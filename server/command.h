@@ -22,8 +22,19 @@ class Store;
 
 namespace gigakv::server {
 
-class Server;
 class ClientState;
+class Config;
+class Settings;
+class Keyspace;
+class CommandTable;
+class Dispatcher;
+class ClientRegistry;
+class Stats;
+class SlowLog;
+class TransactionGate;
+class WatchRegistry;
+class BlockingRegistry;
+class Lifecycle;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -79,19 +90,84 @@ struct CommandSpec {
   const CommandMetadata* metadata;  // Never null.
 };
 
-// Everything a handler may touch. Arguments are views into the connection's input buffer and
-// valid only during the call.
+// The server's parts a handler may use, by reference: Server (server.h) builds one and outlives
+// it. Each part's header states its contract.
+class CommandServices {
+ public:
+  CommandServices(Config& config, Settings& settings, Keyspace& keyspace,
+                  const CommandTable& commands, Dispatcher& dispatcher, ClientRegistry& clients,
+                  Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
+                  WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle)
+      : config_(config),
+        settings_(settings),
+        keyspace_(keyspace),
+        commands_(commands),
+        dispatcher_(dispatcher),
+        clients_(clients),
+        stats_(stats),
+        slowlog_(slowlog),
+        transaction_gate_(transaction_gate),
+        watches_(watches),
+        blocking_(blocking),
+        lifecycle_(lifecycle) {}
+  CommandServices(const CommandServices&) = delete;
+  CommandServices& operator=(const CommandServices&) = delete;
+
+  Config& config() const { return config_; }        // Directives as text: CONFIG GET/SET/REWRITE.
+  Settings& settings() const { return settings_; }  // Directives as typed fields.
+  Keyspace& keyspace() const { return keyspace_; }
+  const CommandTable& commands() const { return commands_; }
+  Dispatcher& dispatcher() const { return dispatcher_; }  // EXEC runs its queue through it.
+  ClientRegistry& clients() const { return clients_; }
+  Stats& stats() const { return stats_; }
+  SlowLog& slowlog() const { return slowlog_; }
+  TransactionGate& transaction_gate() const { return transaction_gate_; }
+  WatchRegistry& watches() const { return watches_; }
+  BlockingRegistry& blocking() const { return blocking_; }
+  Lifecycle& lifecycle() const { return lifecycle_; }
+
+ private:
+  Config& config_;
+  Settings& settings_;
+  Keyspace& keyspace_;
+  const CommandTable& commands_;
+  Dispatcher& dispatcher_;
+  ClientRegistry& clients_;
+  Stats& stats_;
+  SlowLog& slowlog_;
+  TransactionGate& transaction_gate_;
+  WatchRegistry& watches_;
+  BlockingRegistry& blocking_;
+  Lifecycle& lifecycle_;
+};
+
+// Everything a handler may touch: its request, its reply, its client, and the server's parts
+// through `services` (shortcuts below). Arguments are views into the connection's input buffer
+// and valid only during the call.
 struct CommandContext {
   const std::vector<std::string_view>& args;
   protocol::ReplyBuilder& reply;
   ClientState& client;
-  Server& server;
-  Store& store;
+  const CommandServices& services;
+  Store& store;  // keyspace().store(), on the hot path.
   const CommandSpec& spec;
 
   size_t argc() const { return args.size(); }
   std::string_view arg(size_t i) const { return args[i]; }
   int db() const;
+
+  Config& config() const { return services.config(); }
+  Settings& settings() const { return services.settings(); }
+  Keyspace& keyspace() const { return services.keyspace(); }
+  const CommandTable& commands() const { return services.commands(); }
+  Dispatcher& dispatcher() const { return services.dispatcher(); }
+  ClientRegistry& clients() const { return services.clients(); }
+  Stats& stats() const { return services.stats(); }
+  SlowLog& slowlog() const { return services.slowlog(); }
+  TransactionGate& transaction_gate() const { return services.transaction_gate(); }
+  WatchRegistry& watches() const { return services.watches(); }
+  BlockingRegistry& blocking() const { return services.blocking(); }
+  Lifecycle& lifecycle() const { return services.lifecycle(); }
 };
 
 // Registry of all families' tables; built once at start-up.

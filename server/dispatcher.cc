@@ -239,7 +239,7 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
     } else {
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       tls_latency_tracking = settings.latency_tracking.get();
-      CommandContext ctx{args, reply, client, server, keyspace.store(), *spec};
+      CommandContext ctx{args, reply, client, server.services(), keyspace.store(), *spec};
       // Outermost commands of a batch are timed in runs (see tls_mark); others on their own.
       const bool run_timed = tls_mark != 0 && tls_execute_depth == 1 && !rerun;
       // The slow log times commands one by one, or not at all when they cannot be slow
@@ -313,7 +313,8 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
   if (!rerun) AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
   // Clients blocked on keys this command pushed to are served now, with no lock held.
   // Inside EXEC they are served once the whole transaction has run.
-  if (BlockingRegistry::HasReadyKeys() && !client.in_exec) server.blocking().ServeReadyKeys(server);
+  if (BlockingRegistry::HasReadyKeys() && !client.in_exec)
+    server.blocking().ServeReadyKeys(*this, keyspace.store());
 
   const ReplyMode mode_after = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||

@@ -193,8 +193,8 @@ int main(int argc, char** argv) {
   SetUpLogging(startup);
 
   gigakv::server::Server server(config);
-  server.executable = argv[0];
-  server.supervised = SupervisorOf(server.settings());
+  server.lifecycle().executable = argv[0];
+  server.lifecycle().supervised = SupervisorOf(server.settings());
   config.AddApplier([&server](std::string_view name) {
     if (name == "loglevel") {
       spdlog::default_logger()->set_level(LogLevel(server.settings().loglevel.get()));
@@ -218,11 +218,11 @@ int main(int argc, char** argv) {
   spdlog::info("Configuration loaded from {}",
                config_file.empty() ? std::string("(defaults and command line)") : config_file);
   spdlog::info("Ready to accept connections tcp");
-  NotifySupervisor(server.supervised, /*ready=*/true);
+  NotifySupervisor(server.lifecycle().supervised, /*ready=*/true);
 
   network.Wait();
   cron.Stop();
-  NotifySupervisor(server.supervised, /*ready=*/false);
+  NotifySupervisor(server.lifecycle().supervised, /*ready=*/false);
   spdlog::info("gigakv is now ready to exit, bye bye...");
   if (!pidfile.empty()) ::unlink(pidfile.c_str());
   return 0;

@@ -44,22 +44,9 @@ const Settings& Attached(Settings& settings, Config& config) {
 Server::Server(Config& config, ServerOptions options)
     : config_(config), keyspace_(Attached(settings_, config_), options.clock) {
   CalibrateCycleClockOnce();
-  start_time_ms_ = keyspace_.NowMs();
-  lastsave_s_ = start_time_ms_ / 1000;
 }
 
 Server::~Server() = default;
-
-void Server::ResetStats() {
-  stats_.Reset();
-  keyspace_.ResetStats();
-}
-
-void Server::DiscardTransaction(ClientState& client) {
-  client.multi = ClientState::Transaction{};
-  client.multi_count.store(-1, std::memory_order_relaxed);
-  watches_.UnwatchAll(client.id);
-}
 
 bool Server::ActiveExpire() {
   if (clients_.Paused()) return false;  // Redis pauses it too.

@@ -1,9 +1,18 @@
-// The server's shared state and the command dispatcher: config, store, command table, stats and
-// the connected clients (client_registry.h). Networking lives in net/network.h; a Server can run
-// without it (in-process command tests call Execute directly).
+// The server's root: it builds the subsystems, owns them, and hands handlers the parts they use
+// (CommandServices, command.h). Each part has its own header and contract:
+//   Settings        typed configuration, kept current by CONFIG SET (settings.h)
+//   Keyspace        store, change stream, lazy free, active expiry, memory and eviction
+//   CommandTable    commands and their metadata (command.h, command_metadata.h)
+//   Dispatcher      checks, runs, times and counts one request (dispatcher.h)
+//   ClientRegistry  connected clients, CLIENT PAUSE, MONITOR (client_registry.h)
+//   Stats, SlowLog  counters and the slow log (stats.h, slowlog.h)
+//   TransactionGate, WatchRegistry   MULTI/EXEC atomicity and WATCH (transaction.h)
+//   BlockingRegistry                 clients blocked on keys (blocking.h)
+//   Lifecycle       start time, last save, process facts, shutdown (lifecycle.h)
+// Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
+// commands without either (Dispatcher::Execute with an in-process client).
 //
-// Threading: Execute() runs on whichever I/O thread owns the client, concurrently with other
-// clients' commands; everything here is thread-safe (atomics, store shard locks, a registry lock).
+// Threading: every part is thread-safe (see each header); Server itself only builds and joins.
 #pragma once
 
 #include <atomic>
@@ -34,6 +43,7 @@
 #include "server/dispatcher.h"
 #include "server/keyspace.h"
 #include "server/latency_histogram.h"
+#include "server/lifecycle.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
 #include "server/stats.h"
@@ -53,37 +63,21 @@ class Server {
   ~Server();
 
   Config& config() { return config_; }
-  // The store, its change stream, expiry, eviction and lazy free (keyspace.h).
+  Settings& settings() { return settings_; }
+  const Settings& settings() const { return settings_; }
   Keyspace& keyspace() { return keyspace_; }
   const CommandTable& commands() const { return commands_; }
-  BlockingRegistry& blocking() { return blocking_; }
-  // MULTI/EXEC: the gate that makes EXEC atomic and the WATCH registry (transaction.h).
-  TransactionGate& transaction_gate() { return transaction_gate_; }
-  WatchRegistry& watches() { return watches_; }
-  // Counters: INFO stats, commandstats, errorstats, latencystats, rates (stats.h).
-  Stats& stats() { return stats_; }
-  int64_t start_time_ms() const { return start_time_ms_; }
-  int64_t lastsave_s() const { return lastsave_s_.load(); }
-
-  // Runs requests: checks, the handler, timing and counting (dispatcher.h).
   Dispatcher& dispatcher() { return dispatcher_; }
-
-  // CONFIG RESETSTAT: the counters of every part.
-  void ResetStats();
-
-  // The connected clients: registry, CLIENT PAUSE, MONITOR (client_registry.h).
   ClientRegistry& clients() { return clients_; }
   const ClientRegistry& clients() const { return clients_; }
-  // Leaves MULTI (dropping the queued commands) and forgets the client's WATCHes.
-  void DiscardTransaction(ClientState& client);
-
-  // Shutdown: set by SHUTDOWN or signals; the network layer watches it.
-  void RequestShutdown() {
-    shutdown_requested_.store(true);
-    if (on_shutdown_) on_shutdown_();
-  }
-  bool shutdown_requested() const { return shutdown_requested_.load(); }
-  void set_on_shutdown(std::function<void()> fn) { on_shutdown_ = std::move(fn); }
+  Stats& stats() { return stats_; }
+  SlowLog& slowlog() { return slowlog_; }
+  TransactionGate& transaction_gate() { return transaction_gate_; }
+  WatchRegistry& watches() { return watches_; }
+  BlockingRegistry& blocking() { return blocking_; }
+  Lifecycle& lifecycle() { return lifecycle_; }
+  // What handlers get (CommandContext::services).
+  const CommandServices& services() const { return services_; }
 
   // Periodic work (hz times per second): active expiry, memory and eviction, stats. Returns
   // true when active expiry left due keys behind (its per-tick budget ran out): the caller
@@ -93,22 +87,11 @@ class Server {
   // returns true while due keys remain. Nothing expires actively during a client pause.
   bool ActiveExpire();
 
-  // The configuration as typed fields, kept current through CONFIG SET (settings.h).
-  Settings& settings() { return settings_; }
-  const Settings& settings() const { return settings_; }
-  SlowLog& slowlog() { return slowlog_; }
-
-  // Network facts for INFO (set by the network layer).
-  std::atomic<int> tcp_port{0};
-  std::string executable;
-  // How the process reports readiness to its supervisor (INFO process_supervised): "no",
-  // "systemd" or "upstart". Set once at start-up.
-  std::string supervised = "no";
-
  private:
   Config& config_;
   Settings settings_;  // Attached to config_ before keyspace_ is built.
   Keyspace keyspace_;
+  Lifecycle lifecycle_{keyspace_.NowMs()};
   CommandTable commands_;
   Stats stats_{commands_.all().size()};
   TransactionGate transaction_gate_;
@@ -116,12 +99,11 @@ class Server {
   BlockingRegistry blocking_{keyspace_.changes()};
   WatchRegistry watches_{keyspace_.changes()};
   ClientRegistry clients_{keyspace_.store(), stats_, watches_};
-  std::atomic<bool> shutdown_requested_{false};
-  std::function<void()> on_shutdown_;
   SlowLog slowlog_;
   Dispatcher dispatcher_{*this};
-  int64_t start_time_ms_;
-  std::atomic<int64_t> lastsave_s_;
+  const CommandServices services_{config_,           settings_, keyspace_, commands_,
+                                  dispatcher_,       clients_,  stats_,    slowlog_,
+                                  transaction_gate_, watches_,  blocking_, lifecycle_};
 };
 
 }  // namespace gigakv::server

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "server/client_state.h"
+
 namespace gigakv::server {
 namespace {
 
@@ -172,6 +174,12 @@ void WatchRegistry::OnChange(const ChangeRecord& record) {
       TouchExisting(record.swapped_dbs[1], *record.key_existed);
       return;
   }
+}
+
+void DiscardTransaction(ClientState& client, WatchRegistry& watches) {
+  client.multi = ClientState::Transaction{};
+  client.multi_count.store(-1, std::memory_order_relaxed);
+  watches.UnwatchAll(client.id);
 }
 
 }  // namespace gigakv::server

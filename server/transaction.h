@@ -41,6 +41,8 @@
 
 namespace gigakv::server {
 
+class ClientState;
+
 class TransactionGate {
  public:
   // Each I/O thread takes its own slot once per batch of commands, uncontended unless an EXEC
@@ -168,5 +170,9 @@ class WatchRegistry : public ChangeConsumer {
   absl::flat_hash_map<uint64_t, ClientWatches> clients_;
   std::atomic<size_t> watched_entries_{0};
 };
+
+// Leaves MULTI (dropping the queued commands) and forgets the client's WATCHes (DISCARD, EXEC,
+// RESET). On the client's own thread.
+void DiscardTransaction(ClientState& client, WatchRegistry& watches);
 
 }  // namespace gigakv::server

@@ -36,7 +36,7 @@ bool ParseBitOffsetOrReply(CommandContext& ctx, std::string_view text, bool hash
   if (use_hash) {
     value = static_cast<int64_t>(static_cast<uint64_t>(value) * static_cast<uint64_t>(bits));
   }
-  if (value < 0 || (value >> 3) >= ctx.server.settings().proto_max_bulk_len.get()) {
+  if (value < 0 || (value >> 3) >= ctx.settings().proto_max_bulk_len.get()) {
     ctx.reply.Error(errors::kBitOffset);
     return false;
   }

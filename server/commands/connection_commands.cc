@@ -14,7 +14,7 @@ namespace {
 
 // Outcome of checking credentials against the default user (no ACL users yet).
 bool CheckPassword(CommandContext& ctx, std::string_view user, std::string_view password) {
-  std::string required = ctx.server.settings().requirepass.get();
+  std::string required = ctx.settings().requirepass.get();
   if (!EqualsIgnoreCase(user, "default") && user != "default") return false;
   if (required.empty()) return true;  // The default user is "nopass".
   return password == required;
@@ -27,7 +27,7 @@ void CmdAuth(CommandContext& ctx) {
   }
   std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : "default";
   std::string_view password = ctx.argc() == 3 ? ctx.arg(2) : ctx.arg(1);
-  if (ctx.argc() == 2 && ctx.server.settings().requirepass.get().empty()) {
+  if (ctx.argc() == 2 && ctx.settings().requirepass.get().empty()) {
     ctx.reply.Error(errors::kAuthNotConfigured);
     return;
   }
@@ -87,7 +87,7 @@ void CmdHello(CommandContext& ctx) {
     }
     ctx.client.authenticated = true;
   }
-  if (!ctx.client.authenticated && !ctx.server.settings().requirepass.get().empty()) {
+  if (!ctx.client.authenticated && !ctx.settings().requirepass.get().empty()) {
     ctx.reply.Error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
         "AUTH <user> <pass> option can be used to authenticate the client and select the "
@@ -133,8 +133,8 @@ void CmdQuit(CommandContext& ctx) {
 }
 
 void CmdReset(CommandContext& ctx) {
-  ctx.server.DiscardTransaction(ctx.client);
-  if (ctx.client.monitor.load()) ctx.server.clients().RemoveMonitor(ctx.client.id);
+  DiscardTransaction(ctx.client, ctx.watches());
+  if (ctx.client.monitor.load()) ctx.clients().RemoveMonitor(ctx.client.id);
   ctx.client.db.store(0);
   ctx.client.resp = 2;
   ctx.reply.set_resp_version(2);
@@ -142,13 +142,13 @@ void CmdReset(CommandContext& ctx) {
   ctx.client.no_evict = false;
   ctx.client.no_touch = false;
   ctx.client.set_name("");
-  ctx.client.authenticated = ctx.server.settings().requirepass.get().empty();
+  ctx.client.authenticated = ctx.settings().requirepass.get().empty();
   ctx.reply.SimpleString("RESET");
 }
 
 // --- CLIENT --------------------------------------------------------------------------------
 
-std::string ClientLine(Server& server, const ClientState& client) {
+std::string ClientLine(const CommandServices& server, const ClientState& client) {
   int64_t now = server.keyspace().NowMs();
   std::string name = client.name();
   const int multi = client.multi_count.load(std::memory_order_relaxed);
@@ -191,7 +191,7 @@ void CmdClientUnblock(CommandContext& ctx) {
     ReplySubcommandSyntaxError(ctx);
     return;
   }
-  bool unblocked = ctx.server.blocking().Unblock(static_cast<uint64_t>(id), error);
+  bool unblocked = ctx.blocking().Unblock(static_cast<uint64_t>(id), error);
   ctx.reply.Integer(unblocked ? 1 : 0);
 }
 
@@ -221,16 +221,16 @@ void CmdClientPause(CommandContext& ctx) {
     // another thread has finished before this replies OK. Inside EXEC that already holds.
     std::optional<TransactionGate::ExclusiveScope> exclusive;
     if (!TransactionGate::ThisThreadIsExclusive()) {
-      exclusive.emplace(ctx.server.transaction_gate());
+      exclusive.emplace(ctx.transaction_gate());
     }
-    ctx.server.clients().PauseClients(end_ms, type);
+    ctx.clients().PauseClients(end_ms, type);
   }
   ctx.reply.Ok();
 }
 
 // CLIENT UNPAUSE: ends the pause; the waiting clients' requests run.
 void CmdClientUnpause(CommandContext& ctx) {
-  ctx.server.clients().UnpauseClients();
+  ctx.clients().UnpauseClients();
   ctx.reply.Ok();
 }
 
@@ -279,21 +279,21 @@ void CmdClientList(CommandContext& ctx) {
     }
   }
   std::string text;
-  for (const auto& client : ctx.server.clients().Clients()) {
+  for (const auto& client : ctx.clients().Clients()) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
-    StrAppend(&text, ClientLine(ctx.server, *client), "\n");
+    StrAppend(&text, ClientLine(ctx.services, *client), "\n");
   }
   ctx.reply.Verbatim("txt", text);
 }
 
 void CmdClientInfo(CommandContext& ctx) {
-  ctx.reply.Verbatim("txt", ClientLine(ctx.server, ctx.client) + "\n");
+  ctx.reply.Verbatim("txt", ClientLine(ctx.services, ctx.client) + "\n");
 }
 
 void CmdClientKill(CommandContext& ctx) {
   // Old form: CLIENT KILL addr:port -> OK or error.
   if (ctx.argc() == 3) {
-    for (const auto& client : ctx.server.clients().Clients()) {
+    for (const auto& client : ctx.clients().Clients()) {
       if (client->addr == ctx.arg(2)) {
         if (client.get() == &ctx.client) {
           ctx.client.close_after_reply = true;
@@ -357,8 +357,8 @@ void CmdClientKill(CommandContext& ctx) {
     }
   }
   int64_t killed = 0;
-  int64_t now = ctx.server.keyspace().NowMs();
-  for (const auto& client : ctx.server.clients().Clients()) {
+  int64_t now = ctx.keyspace().NowMs();
+  for (const auto& client : ctx.clients().Clients()) {
     if (id && client->id != *id) continue;
     if (addr && client->addr != *addr) continue;
     if (laddr && client->laddr != *laddr) continue;

@@ -87,7 +87,7 @@ void CmdHSet(CommandContext& ctx) {
     ReplyWrongArity(ctx.reply, ctx.spec.name);
     return;
   }
-  CollectionLimits limits = ctx.server.settings().collection_limits();
+  CollectionLimits limits = ctx.settings().collection_limits();
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     int64_t added = 0;
     if (!InlineHashHasAll(ctx, access, limits)) {
@@ -110,7 +110,7 @@ void CmdHSet(CommandContext& ctx) {
 }
 
 void CmdHSetNx(CommandContext& ctx) {
-  CollectionLimits limits = ctx.server.settings().collection_limits();
+  CollectionLimits limits = ctx.settings().collection_limits();
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     Hash* hash = WriteHashOrCreate(ctx, access);
     if (hash == nullptr) return;
@@ -145,7 +145,7 @@ void CmdHDel(CommandContext& ctx) {
 void CmdHIncrBy(CommandContext& ctx) {
   int64_t increment;
   if (!ParseIntOrReply(ctx, ctx.arg(3), &increment)) return;
-  CollectionLimits limits = ctx.server.settings().collection_limits();
+  CollectionLimits limits = ctx.settings().collection_limits();
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);
@@ -183,7 +183,7 @@ void CmdHIncrByFloat(CommandContext& ctx) {
     ctx.reply.Error(errors::kNanOrInfinity);
     return;
   }
-  CollectionLimits limits = ctx.server.settings().collection_limits();
+  CollectionLimits limits = ctx.settings().collection_limits();
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     bool wrong_type;
     Hash* hash = WriteObject<Hash>(ctx, access, KeyType::kHash, &wrong_type);

@@ -38,10 +38,10 @@ void Field(std::string* out, std::string_view name, const auto& value) {
   StrAppend(out, name, ":", value, "\r\n");
 }
 
-void ServerSection(Server& server, std::string* out) {
+void ServerSection(const CommandServices& server, std::string* out) {
   struct utsname name;
   uname(&name);
-  int64_t uptime_s = (server.keyspace().NowMs() - server.start_time_ms()) / 1000;
+  int64_t uptime_s = (server.keyspace().NowMs() - server.lifecycle().start_time_ms()) / 1000;
   Field(out, "redis_version", kRedisCompatVersion);
   Field(out, "gigakv_version", GIGAKV_VERSION);
   Field(out, "redis_git_sha1", "00000000");
@@ -55,23 +55,23 @@ void ServerSection(Server& server, std::string* out) {
   Field(out, "atomicvar_api", "c11-builtin");
   Field(out, "gcc_version", StrCat(__GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__));
   Field(out, "process_id", getpid());
-  Field(out, "process_supervised", server.supervised);
+  Field(out, "process_supervised", server.lifecycle().supervised);
   Field(out, "run_id", "0000000000000000000000000000000000000000");
-  Field(out, "tcp_port", server.tcp_port.load());
+  Field(out, "tcp_port", server.lifecycle().tcp_port.load());
   Field(out, "server_time_usec", server.keyspace().NowMs() * 1000);
   Field(out, "uptime_in_seconds", uptime_s);
   Field(out, "uptime_in_days", uptime_s / 86400);
   Field(out, "hz", server.settings().hz.get());
   Field(out, "configured_hz", server.settings().hz.get());
   Field(out, "lru_clock", (server.keyspace().NowMs() / 1000) & ((1 << 24) - 1));
-  Field(out, "executable", server.executable);
+  Field(out, "executable", server.lifecycle().executable);
   Field(out, "config_file", server.config().config_file());
   Field(out, "io_threads_active", server.settings().io_threads > 1 ? 1 : 0);
   Field(out, "io_threads", server.settings().io_threads);
   Field(out, "shards", server.keyspace().store().shard_count());
 }
 
-void ClientsSection(Server& server, std::string* out) {
+void ClientsSection(const CommandServices& server, std::string* out) {
   Field(out, "connected_clients", server.stats().connected_clients.load());
   Field(out, "cluster_connections", 0);
   Field(out, "maxclients", server.settings().maxclients.get());
@@ -98,7 +98,7 @@ std::string Percent(int64_t numerator, int64_t denominator) {
 // describe glibc malloc: allocated = bytes in use, active = the heap's extent plus mmapped
 // blocks, resident = RSS. Scripting has no memory here (gigakv runs no scripts), nor do
 // replication buffers or the AOF (it has neither).
-void MemorySection(Server& server, std::string* out) {
+void MemorySection(const CommandServices& server, std::string* out) {
   int64_t used = server.keyspace().UsedMemory(/*refresh=*/true);
   int64_t rss = ReadRssBytes();
   int64_t maxmemory = server.settings().maxmemory.get();
@@ -175,7 +175,7 @@ void MemorySection(Server& server, std::string* out) {
 
 // gigakv never forks and writes no RDB or AOF files: the fork, copy-on-write and rewrite fields
 // read as Redis's do when none of that has happened.
-void PersistenceSection(Server& server, std::string* out) {
+void PersistenceSection(const CommandServices& server, std::string* out) {
   for (std::string_view name : {"loading", "async_loading", "current_cow_peak", "current_cow_size",
                                 "current_cow_size_age"}) {
     Field(out, name, 0);
@@ -185,7 +185,7 @@ void PersistenceSection(Server& server, std::string* out) {
   Field(out, "current_save_keys_total", 0);
   Field(out, "rdb_changes_since_last_save", server.stats().totals().dirty);
   Field(out, "rdb_bgsave_in_progress", 0);
-  Field(out, "rdb_last_save_time", server.lastsave_s());
+  Field(out, "rdb_last_save_time", server.lifecycle().lastsave_s());
   Field(out, "rdb_last_bgsave_status", "ok");
   Field(out, "rdb_last_bgsave_time_sec", -1);
   Field(out, "rdb_current_bgsave_time_sec", -1);
@@ -206,7 +206,7 @@ void PersistenceSection(Server& server, std::string* out) {
   }
 }
 
-void StatsSection(Server& server, std::string* out) {
+void StatsSection(const CommandServices& server, std::string* out) {
   Stats& stats = server.stats();
   Stats::Totals totals = stats.totals();
   Field(out, "total_connections_received", stats.total_connections_received.load());
@@ -263,7 +263,7 @@ void StatsSection(Server& server, std::string* out) {
         stats.client_output_buffer_limit_disconnections.load());
 }
 
-void ReplicationSection(Server& server, std::string* out) {
+void ReplicationSection(const CommandServices& server, std::string* out) {
   Field(out, "role", "master");
   Field(out, "connected_slaves", 0);
   Field(out, "master_failover_state", "no-failover");
@@ -295,7 +295,7 @@ void CpuSection(std::string* out) {
   Field(out, "used_cpu_user_main_thread", seconds(thread.ru_utime));
 }
 
-void CommandStatsSection(Server& server, std::string* out) {
+void CommandStatsSection(const CommandServices& server, std::string* out) {
   for (const CommandSpec* spec : server.commands().all()) {
     CommandTotals totals = server.stats().command_totals(server.commands().IdOf(spec));
     uint64_t calls = totals.calls;
@@ -314,7 +314,7 @@ void CommandStatsSection(Server& server, std::string* out) {
 // samples, at the percentiles latency-tracking-info-percentiles lists (in its order), as Redis
 // prints them: the percentile as "%f" without trailing zeros, the value in µs with 3 decimals.
 // Nothing while latency-tracking is off.
-void LatencyStatsSection(Server& server, std::string* out) {
+void LatencyStatsSection(const CommandServices& server, std::string* out) {
   if (!server.settings().latency_tracking.get()) return;
   std::vector<std::string> percentiles =
       SplitNonEmpty(server.settings().latency_tracking_info_percentiles.get(), ' ');
@@ -333,13 +333,13 @@ void LatencyStatsSection(Server& server, std::string* out) {
   }
 }
 
-void ErrorStatsSection(Server& server, std::string* out) {
+void ErrorStatsSection(const CommandServices& server, std::string* out) {
   for (const auto& [code, count] : server.stats().ErrorStats()) {
     Field(out, StrCat("errorstat_", code), StrCat("count=", count));
   }
 }
 
-void KeyspaceSection(Server& server, std::string* out) {
+void KeyspaceSection(const CommandServices& server, std::string* out) {
   for (int db = 0; db < server.keyspace().store().databases(); ++db) {
     size_t keys = server.keyspace().store().DbSize(db);
     if (keys == 0) continue;
@@ -380,7 +380,7 @@ void CmdInfo(CommandContext& ctx) {
     StrAppend(&text, "# ", title, "\r\n");
     fill();
   };
-  Server& server = ctx.server;
+  const CommandServices& server = ctx.services;
   section("server", "Server", [&] { ServerSection(server, &text); });
   section("clients", "Clients", [&] { ClientsSection(server, &text); });
   section("memory", "Memory", [&] { MemorySection(server, &text); });

@@ -65,16 +65,16 @@ inline void Touch(CommandContext& ctx, KeyTable& table, uint32_t slot, uint16_t 
   random_state ^= random_state << 13;
   random_state ^= random_state >> 7;
   random_state ^= random_state << 17;
-  table.SetAccess(slot, TouchAccessStamp(ctx.server.settings().access_mode(), current_stamp,
-                                         ctx.server.keyspace().CoarseNowMs(), random_state,
-                                         ctx.server.settings().lfu_log_factor.get(),
-                                         ctx.server.settings().lfu_decay_minutes.get()));
+  table.SetAccess(slot, TouchAccessStamp(ctx.settings().access_mode(), current_stamp,
+                                         ctx.keyspace().CoarseNowMs(), random_state,
+                                         ctx.settings().lfu_log_factor.get(),
+                                         ctx.settings().lfu_decay_minutes.get()));
 }
 
 // The bookkeeping of a lookup that found `access` (or not).
 inline void AfterLookup(CommandContext& ctx, KeyAccess& access, Lookup lookup) {
   if (lookup == Lookup::kRead || lookup == Lookup::kReadNoTouch) {
-    ThreadStats& stats = ctx.server.stats().Local();
+    ThreadStats& stats = ctx.stats().Local();
     AddOwned(access.exists() ? stats.keyspace_hits : stats.keyspace_misses, 1);
   }
   if ((lookup == Lookup::kRead || lookup == Lookup::kWrite) && access.exists()) {
@@ -84,7 +84,7 @@ inline void AfterLookup(CommandContext& ctx, KeyAccess& access, Lookup lookup) {
 
 // Counts `changes` changes in rdb_changes_since_last_save.
 inline void CountDirty(CommandContext& ctx, uint64_t changes) {
-  if (changes != 0) AddOwned(ctx.server.stats().Local().dirty, changes);
+  if (changes != 0) AddOwned(ctx.stats().Local().dirty, changes);
 }
 
 }  // namespace key_access_internal
@@ -145,7 +145,7 @@ inline bool FoundStringOrReply(CommandContext& ctx, const KeyAccess& access) {
 
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
 inline uint16_t NewStamp(CommandContext& ctx) {
-  return NewAccessStamp(ctx.server.settings().access_mode(), ctx.server.keyspace().CoarseNowMs());
+  return NewAccessStamp(ctx.settings().access_mode(), ctx.keyspace().CoarseNowMs());
 }
 
 // The read path of commands on strings that answer an integer for a missing key (STRLEN,
@@ -188,16 +188,14 @@ class IntText {
   size_t size_;
 };
 
-inline bool WantsEffects(CommandContext& ctx) {
-  return ctx.server.keyspace().changes().wants_effects();
-}
+inline bool WantsEffects(CommandContext& ctx) { return ctx.keyspace().changes().wants_effects(); }
 
 // `keys` (each in its database) changed in a way `effect`, run in `db`, reproduces.
 inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedKey> keys,
                           absl::Span<const std::string_view> effect, uint64_t dirty = 1,
                           bool signals_watchers = true) {
   key_access_internal::CountDirty(ctx, dirty);
-  ChangeStream& changes = ctx.server.keyspace().changes();
+  ChangeStream& changes = ctx.keyspace().changes();
   if (!changes.active()) return;
   ChangeRecord record;
   record.db = db;
@@ -219,7 +217,7 @@ inline void PublishChange(CommandContext& ctx, int db, std::string_view key,
 inline void PublishBuiltChange(CommandContext& ctx, int db, std::string_view key,
                                const std::vector<std::string>& effect, uint64_t dirty = 1,
                                bool signals_watchers = true) {
-  if (!ctx.server.keyspace().changes().active()) {
+  if (!ctx.keyspace().changes().active()) {
     key_access_internal::CountDirty(ctx, dirty);
     return;
   }
@@ -236,7 +234,7 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
                                   const std::function<bool(int, std::string_view)>& key_existed,
                                   uint64_t dirty, int swap_a = 0, int swap_b = 0) {
   key_access_internal::CountDirty(ctx, dirty);
-  ChangeStream& changes = ctx.server.keyspace().changes();
+  ChangeStream& changes = ctx.keyspace().changes();
   if (!changes.active()) return;
   ChangeRecord record;
   record.cause = scope == ChangeScope::kSwapDatabases ? ChangeCause::kSwapDb : ChangeCause::kFlush;

@@ -54,9 +54,7 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
 // DEL and UNLINK both free large values on the lazy-free thread; they differ in what INFO
 // reports, as in Redis: UNLINK's frees (and DEL's with lazyfree-lazy-user-del yes) are lazy
 // frees (lazyfreed_objects), DEL's otherwise are not, as Redis frees those in place.
-void CmdDel(CommandContext& ctx) {
-  DelGeneric(ctx, ctx.server.settings().lazyfree_lazy_user_del.get());
-}
+void CmdDel(CommandContext& ctx) { DelGeneric(ctx, ctx.settings().lazyfree_lazy_user_del.get()); }
 
 void CmdUnlink(CommandContext& ctx) { DelGeneric(ctx, /*lazy=*/true); }
 
@@ -351,9 +349,7 @@ std::string_view EncodingName(const RecordView& view) {
   return "unknown";
 }
 
-bool LfuPolicy(CommandContext& ctx) {
-  return ctx.server.settings().access_mode() == AccessMode::kLfu;
-}
+bool LfuPolicy(CommandContext& ctx) { return ctx.settings().access_mode() == AccessMode::kLfu; }
 
 void CmdObjectEncoding(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
@@ -377,9 +373,8 @@ void CmdObjectRefcount(CommandContext& ctx) {
     // except under a maxmemory limit with an LRU or LFU policy (each key then needs its own
     // access stamp; Redis decides when the value is stored, gigakv when asked) and except the
     // duplicates COPY makes (refcount 1; the record's `unshared` flag).
-    bool shared = ctx.server.keyspace().SharesSmallIntegers() &&
-                  view.kind == ValueKind::kStringInt && !view.unshared &&
-                  ParseInt64(view.str, &number) && number >= 0 && number < 10000;
+    bool shared = ctx.keyspace().SharesSmallIntegers() && view.kind == ValueKind::kStringInt &&
+                  !view.unshared && ParseInt64(view.str, &number) && number >= 0 && number < 10000;
     ctx.reply.Integer(shared ? INT32_MAX : 1);
   });
 }
@@ -394,7 +389,7 @@ void CmdObjectIdletime(CommandContext& ctx) {
           "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
           "switching between policies at runtime LRU and LFU data will take some time to adjust.");
     } else {
-      ctx.reply.Integer(IdleSeconds(access.view().access, ctx.server.keyspace().CoarseNowMs()));
+      ctx.reply.Integer(IdleSeconds(access.view().access, ctx.keyspace().CoarseNowMs()));
     }
   });
 }
@@ -409,8 +404,8 @@ void CmdObjectFreq(CommandContext& ctx) {
           "that when switching between policies at runtime LRU and LFU data will take some time "
           "to adjust.");
     } else {
-      ctx.reply.Integer(LfuCounter(access.view().access, ctx.server.keyspace().CoarseNowMs(),
-                                   ctx.server.settings().lfu_decay_minutes.get()));
+      ctx.reply.Integer(LfuCounter(access.view().access, ctx.keyspace().CoarseNowMs(),
+                                   ctx.settings().lfu_decay_minutes.get()));
     }
   });
 }

@@ -23,7 +23,7 @@ namespace gigakv::server {
 namespace {
 
 std::unique_ptr<List> NewList(CommandContext& ctx) {
-  return std::make_unique<List>(ctx.server.settings().collection_limits().list_max_listpack_size);
+  return std::make_unique<List>(ctx.settings().collection_limits().list_max_listpack_size);
 }
 
 void ReplyEntry(CommandContext& ctx, const ListpackEntry& entry) {

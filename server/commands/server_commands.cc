@@ -88,8 +88,8 @@ bool ParseFlushModeOrReply(CommandContext& ctx, bool* async) {
     ctx.reply.Error(errors::kSyntax);
     return false;
   }
-  *async = ctx.argc() == 2 ? ArgIs(ctx.arg(1), "async")
-                           : ctx.server.settings().lazyfree_lazy_user_flush.get();
+  *async =
+      ctx.argc() == 2 ? ArgIs(ctx.arg(1), "async") : ctx.settings().lazyfree_lazy_user_flush.get();
   return true;
 }
 
@@ -121,7 +121,7 @@ void CmdFlushDb(CommandContext& ctx) {
   if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables =
       ctx.store.FlushDb(ctx.db(), PublishFlush(ctx, ChangeScope::kDatabase));
-  if (async) ctx.server.keyspace().FreeLater(std::move(tables));
+  if (async) ctx.keyspace().FreeLater(std::move(tables));
   ctx.reply.Ok();
 }
 
@@ -129,7 +129,7 @@ void CmdFlushAll(CommandContext& ctx) {
   bool async;
   if (!ParseFlushModeOrReply(ctx, &async)) return;
   Store::DetachedTables tables = ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
-  if (async) ctx.server.keyspace().FreeLater(std::move(tables));
+  if (async) ctx.keyspace().FreeLater(std::move(tables));
   ctx.reply.Ok();
 }
 
@@ -372,7 +372,7 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
   ReplyWordSet(ctx.reply, metadata.tips, /*bulk=*/true);
   ctx.reply.SetHeader(static_cast<int64_t>(metadata.key_specs.size()));
   for (const KeySpec& key_spec : metadata.key_specs) ReplyKeySpec(ctx.reply, key_spec);
-  auto subs = ctx.server.commands().Subcommands(spec.name);
+  auto subs = ctx.commands().Subcommands(spec.name);
   if (subs.empty()) {
     ctx.reply.SetHeader(0);  // As Redis 7.0 sends it: "~0" in RESP3 for a plain command.
   } else {
@@ -382,7 +382,7 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
 }
 
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
-  auto subs = ctx.server.commands().Subcommands(spec.name);
+  auto subs = ctx.commands().Subcommands(spec.name);
   const CommandMetadata& metadata = *spec.metadata;
   const std::vector<ArgumentDoc>& arguments = metadata.arguments;
   // Redis documents a few commands (MONITOR) without a complexity.
@@ -449,22 +449,22 @@ std::vector<const CommandSpec*> TopLevelCommands(const CommandTable& table) {
 // Bare COMMAND. With arguments the dispatcher runs the subcommand (COMMAND COUNT is
 // command|count, with its own arity and counters, as in Redis).
 void CmdCommand(CommandContext& ctx) {
-  auto top = TopLevelCommands(ctx.server.commands());
+  auto top = TopLevelCommands(ctx.commands());
   ctx.reply.ArrayHeader(static_cast<int64_t>(top.size()));
   for (const CommandSpec* spec : top) ReplyCommandInfo(ctx, *spec);
 }
 
 void CmdCommandCount(CommandContext& ctx) {
-  ctx.reply.Integer(static_cast<int64_t>(TopLevelCommands(ctx.server.commands()).size()));
+  ctx.reply.Integer(static_cast<int64_t>(TopLevelCommands(ctx.commands()).size()));
 }
 
 // A command by name, "container|sub" naming a subcommand (as COMMAND INFO and DOCS accept).
 const CommandSpec* FindCommandOrSubcommand(CommandContext& ctx, std::string_view name) {
   size_t bar = name.find('|');
-  if (bar == std::string_view::npos) return ctx.server.commands().Find(name);
-  const CommandSpec* container = ctx.server.commands().Find(name.substr(0, bar));
+  if (bar == std::string_view::npos) return ctx.commands().Find(name);
+  const CommandSpec* container = ctx.commands().Find(name.substr(0, bar));
   if (container == nullptr) return nullptr;
-  return ctx.server.commands().FindSub(container->name, name.substr(bar + 1));
+  return ctx.commands().FindSub(container->name, name.substr(bar + 1));
 }
 
 void CmdCommandInfo(CommandContext& ctx) {
@@ -486,7 +486,7 @@ void CmdCommandInfo(CommandContext& ctx) {
 void CmdCommandDocs(CommandContext& ctx) {
   std::vector<const CommandSpec*> specs;
   if (ctx.argc() == 2) {
-    specs = TopLevelCommands(ctx.server.commands());
+    specs = TopLevelCommands(ctx.commands());
   } else {
     for (size_t i = 2; i < ctx.argc(); ++i) {
       if (const CommandSpec* spec = FindCommandOrSubcommand(ctx, ctx.arg(i))) specs.push_back(spec);
@@ -507,7 +507,7 @@ void CmdCommandList(CommandContext& ctx) {
              (ArgIs(ctx.arg(3), "aclcat") || ArgIs(ctx.arg(3), "module"))) {
     std::vector<std::string_view> names;
     if (ArgIs(ctx.arg(3), "aclcat")) {
-      for (const CommandSpec* spec : ctx.server.commands().all()) {
+      for (const CommandSpec* spec : ctx.commands().all()) {
         for (std::string_view category : spec->metadata->acl_categories) {
           if (EqualsIgnoreCase(category.substr(1), ctx.arg(4))) {  // "@read" for "read".
             names.push_back(spec->name);
@@ -524,7 +524,7 @@ void CmdCommandList(CommandContext& ctx) {
     return;
   }
   std::vector<std::string_view> names;
-  for (const CommandSpec* spec : ctx.server.commands().all()) {
+  for (const CommandSpec* spec : ctx.commands().all()) {
     if (pattern.empty() || GlobMatch(pattern, spec->name, /*nocase=*/true)) {
       names.push_back(spec->name);
     }
@@ -537,9 +537,9 @@ void CmdCommandList(CommandContext& ctx) {
 bool CommandKeyUsesOrReply(CommandContext& ctx, std::vector<std::string_view>* args,
                            std::vector<KeyUse>* uses) {
   args->assign(ctx.args.begin() + 2, ctx.args.end());
-  const CommandSpec* spec = ctx.server.commands().Find((*args)[0]);
+  const CommandSpec* spec = ctx.commands().Find((*args)[0]);
   if (spec != nullptr && spec->handler == nullptr && args->size() >= 2) {
-    spec = ctx.server.commands().FindSub(spec->name, (*args)[1]);  // OBJECT ENCODING key...
+    spec = ctx.commands().FindSub(spec->name, (*args)[1]);  // OBJECT ENCODING key...
   }
   if (spec == nullptr) {
     ctx.reply.Error("ERR Invalid command specified");
@@ -610,11 +610,11 @@ void CmdConfigGet(CommandContext& ctx) {
     if (pattern.find_first_of("*?[") == std::string_view::npos) {
       // An exact name is echoed as the client spelled it, like Redis does.
       if (FindDirective(pattern) != nullptr) {
-        add(std::string(pattern), ctx.server.config().Get(pattern));
+        add(std::string(pattern), ctx.config().Get(pattern));
       }
       continue;
     }
-    for (auto& [name, value] : ctx.server.config().Match(pattern)) add(name, value);
+    for (auto& [name, value] : ctx.config().Match(pattern)) add(name, value);
   }
   ctx.reply.MapHeader(static_cast<int64_t>(matches.size()));
   for (const auto& [name, value] : matches) {
@@ -628,7 +628,7 @@ void CmdConfigSet(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);  // An odd number of name/value words, as Redis says.
     return;
   }
-  Config& config = ctx.server.config();
+  Config& config = ctx.config();
   std::vector<std::pair<std::string, std::string>> previous;
   // Check names and duplicates first so nothing changes on those errors.
   for (size_t i = 2; i < ctx.argc(); i += 2) {
@@ -695,16 +695,17 @@ void CmdConfigSet(CommandContext& ctx) {
 }
 
 void CmdConfigResetStat(CommandContext& ctx) {
-  ctx.server.ResetStats();
+  ctx.stats().Reset();
+  ctx.keyspace().ResetStats();
   ctx.reply.Ok();
 }
 
 void CmdConfigRewrite(CommandContext& ctx) {
-  if (ctx.server.config().config_file().empty()) {
+  if (ctx.config().config_file().empty()) {
     ctx.reply.Error(errors::kNoConfigFile);
     return;
   }
-  absl::Status status = ctx.server.config().Rewrite();
+  absl::Status status = ctx.config().Rewrite();
   if (!status.ok()) {
     ctx.reply.Error(StrCat("ERR Rewriting config file: ", status.message()));
     return;
@@ -734,7 +735,7 @@ void CmdSlowlogGet(CommandContext& ctx) {
       return;
     }
   }
-  std::vector<SlowLogEntry> entries = ctx.server.slowlog().Get(count);
+  std::vector<SlowLogEntry> entries = ctx.slowlog().Get(count);
   ctx.reply.ArrayHeader(static_cast<int64_t>(entries.size()));
   for (const SlowLogEntry& entry : entries) {
     ctx.reply.ArrayHeader(6);
@@ -749,11 +750,11 @@ void CmdSlowlogGet(CommandContext& ctx) {
 }
 
 void CmdSlowlogLen(CommandContext& ctx) {
-  ctx.reply.Integer(static_cast<int64_t>(ctx.server.slowlog().Len()));
+  ctx.reply.Integer(static_cast<int64_t>(ctx.slowlog().Len()));
 }
 
 void CmdSlowlogReset(CommandContext& ctx) {
-  ctx.server.slowlog().Reset();
+  ctx.slowlog().Reset();
   ctx.reply.Ok();
 }
 
@@ -782,10 +783,10 @@ void CmdShutdown(CommandContext& ctx) {
   }
   // Like Redis, a successful SHUTDOWN sends no reply: the connection just closes.
   ctx.client.close_after_reply = true;
-  ctx.server.RequestShutdown();
+  ctx.lifecycle().RequestShutdown();
 }
 
-void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.server.lastsave_s()); }
+void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.lifecycle().lastsave_s()); }
 
 // ROLE: gigakv has no replication, so it is always a master without replicas, at offset 0.
 void CmdRole(CommandContext& ctx) {
@@ -805,13 +806,13 @@ void CmdMonitor(CommandContext& ctx) {
     return;
   }
   if (ctx.client.monitor.load()) return;
-  std::shared_ptr<ClientState> client = ctx.server.clients().FindClient(ctx.client.id);
+  std::shared_ptr<ClientState> client = ctx.clients().FindClient(ctx.client.id);
   if (client == nullptr) {
     ctx.reply.Error(errors::kMonitorDenyBlocking);
     return;
   }
   ctx.reply.Ok();
-  ctx.server.clients().AddMonitor(client);
+  ctx.clients().AddMonitor(client);
 }
 
 // WAIT numreplicas timeout: the number of replicas that acknowledged the client's writes, which
@@ -845,7 +846,7 @@ void DebugPopulate(CommandContext& ctx) {
       !ParseIntAtLeastOrReply(ctx, ctx.arg(4), 0, errors::kMustBePositive, &size)) {
     return;
   }
-  if (count > 0 && size > ctx.server.settings().proto_max_bulk_len.get()) {  // gigakv's own limit.
+  if (count > 0 && size > ctx.settings().proto_max_bulk_len.get()) {  // gigakv's own limit.
     ctx.reply.Error(errors::kStringTooLong);
     return;
   }
@@ -897,7 +898,7 @@ void CmdDebug(CommandContext& ctx) {
   if (ArgIs(ctx.arg(1), "set-active-expire") && ctx.argc() == 3) {
     int64_t enabled;
     if (!ParseIntOrReply(ctx, ctx.arg(2), &enabled)) return;
-    ctx.server.keyspace().set_active_expire_enabled(enabled != 0);
+    ctx.keyspace().set_active_expire_enabled(enabled != 0);
     ctx.reply.Ok();
     return;
   }
@@ -934,18 +935,18 @@ void CmdMemoryUsage(CommandContext& ctx) {
 
 void CmdMemoryStats(CommandContext& ctx) {
   Store::ArenaStats arena = ctx.store.GetArenaStats();
-  int64_t used = ctx.server.keyspace().UsedMemory(/*refresh=*/true);
-  int64_t startup = ctx.server.keyspace().startup_used_memory();
+  int64_t used = ctx.keyspace().UsedMemory(/*refresh=*/true);
+  int64_t startup = ctx.keyspace().startup_used_memory();
   int64_t dataset = static_cast<int64_t>(ctx.store.UsedMemory());
   int64_t overhead = std::max<int64_t>(0, used - dataset);
   int64_t keys = static_cast<int64_t>(arena.keys);
   std::vector<std::pair<std::string_view, int64_t>> fields = {
-      {"peak.allocated", ctx.server.keyspace().peak_used_memory()},
+      {"peak.allocated", ctx.keyspace().peak_used_memory()},
       {"total.allocated", used},
       {"startup.allocated", startup},
       {"replication.backlog", 0},
       {"clients.slaves", 0},
-      {"clients.normal", ctx.server.stats().connected_clients.load() * 16 * 1024},
+      {"clients.normal", ctx.stats().connected_clients.load() * 16 * 1024},
       {"aof.buffer", 0},
       {"overhead.total", overhead},
       {"keys.count", keys},

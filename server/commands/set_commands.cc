@@ -102,7 +102,7 @@ bool InlineSetHasAll(CommandContext& ctx, const KeyAccess& access, size_t from) 
 }
 
 void CmdSAdd(CommandContext& ctx) {
-  CollectionLimits limits = ctx.server.settings().collection_limits();
+  CollectionLimits limits = ctx.settings().collection_limits();
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     if (InlineSetHasAll(ctx, access, 2)) {
       ctx.reply.Integer(0);
@@ -267,7 +267,7 @@ void CmdSPop(CommandContext& ctx) {
     if (with_count && remaining * kSpopMoveStrategyFactor <= static_cast<size_t>(count)) {
       // Most members go (Redis's "case 3"): choose the few that stay, rebuild the set from them
       // (so its encoding is chosen afresh, as Redis does) and reply what is left in the old one.
-      CollectionLimits limits = ctx.server.settings().collection_limits();
+      CollectionLimits limits = ctx.settings().collection_limits();
       std::vector<std::string> kept;
       kept.reserve(remaining);
       set->RandomMembers(static_cast<int64_t>(remaining), Rng(),
@@ -327,7 +327,7 @@ void CmdSScan(CommandContext& ctx) {
 
 void CmdSMove(CommandContext& ctx) {
   std::string_view source_key = ctx.arg(1), destination_key = ctx.arg(2), member = ctx.arg(3);
-  CollectionLimits limits = ctx.server.settings().collection_limits();
+  CollectionLimits limits = ctx.settings().collection_limits();
   Store::MultiLock lock = ctx.store.LockKeys({source_key, destination_key});
   bool same_key = source_key == destination_key;
   // Look both keys up before touching anything (lazy expiry, then Redis's checks in order). The
@@ -494,7 +494,7 @@ void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t 
   if (!CollectSetsOrReply(ctx, keys, &sets)) return;
   bool any_missing = std::find(sets.begin(), sets.end(), nullptr) != sets.end();
   if (store) {
-    CollectionLimits limits = ctx.server.settings().collection_limits();
+    CollectionLimits limits = ctx.settings().collection_limits();
     auto result = std::make_unique<Set>();
     if (!any_missing) {
       ForEachInIntersection(sets, [&](std::string_view member) {
@@ -561,7 +561,7 @@ void UnionDiffGeneric(CommandContext& ctx, std::string_view destination_key, siz
   Store::MultiLock lock = ctx.store.LockKeys(locked);
   std::vector<const Set*> sets;
   if (!CollectSetsOrReply(ctx, keys, &sets)) return;
-  CollectionLimits limits = ctx.server.settings().collection_limits();
+  CollectionLimits limits = ctx.settings().collection_limits();
   std::unique_ptr<Set> result = Combine(sets, op, limits);
   if (store) {
     StoreResult(ctx, destination_key, std::move(result));

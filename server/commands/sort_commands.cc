@@ -143,7 +143,7 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
   std::optional<TransactionGate::ExclusiveScope> exclusive;
   if ((options.by.has_value() || !options.gets.empty() || options.store.has_value()) &&
       !TransactionGate::ThisThreadIsExclusive()) {
-    exclusive.emplace(ctx.server.transaction_gate());
+    exclusive.emplace(ctx.transaction_gate());
   }
 
   // Load the elements in their natural order (lists head to tail, sorted sets by score).
@@ -273,8 +273,7 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
       }
       return;
     }
-    auto list =
-        std::make_unique<List>(ctx.server.settings().collection_limits().list_max_listpack_size);
+    auto list = std::make_unique<List>(ctx.settings().collection_limits().list_max_listpack_size);
     for (const std::string& value : result) list->Push(ListEnd::kTail, value);
     ReplaceWithObject(ctx, access, std::move(list));
     // Redis counts one change per element stored, none for clearing the way.

@@ -276,9 +276,7 @@ void CmdMSetNx(CommandContext& ctx) {
 
 // --- In-place edits --------------------------------------------------------------------------
 
-int64_t MaxStringSize(CommandContext& ctx) {
-  return ctx.server.settings().proto_max_bulk_len.get();
-}
+int64_t MaxStringSize(CommandContext& ctx) { return ctx.settings().proto_max_bulk_len.get(); }
 
 void CmdAppend(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {

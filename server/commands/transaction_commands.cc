@@ -27,7 +27,7 @@ void CmdDiscard(CommandContext& ctx) {
     ctx.reply.Error(errors::kDiscardWithoutMulti);
     return;
   }
-  ctx.server.DiscardTransaction(ctx.client);
+  DiscardTransaction(ctx.client, ctx.watches());
   ctx.reply.Ok();
 }
 
@@ -38,19 +38,19 @@ void CmdExec(CommandContext& ctx) {
     return;
   }
   if (client.multi.aborted) {
-    ctx.server.DiscardTransaction(client);
+    DiscardTransaction(client, ctx.watches());
     ctx.reply.Error(errors::kExecAbort);
     return;
   }
   std::vector<std::vector<std::string>> commands = std::move(client.multi.commands);
   {
     // No other I/O thread runs a command from the WATCH check to the last queued command.
-    TransactionGate::ExclusiveScope exclusive(ctx.server.transaction_gate());
+    TransactionGate::ExclusiveScope exclusive(ctx.transaction_gate());
     Dispatcher::TimedBatch::Restart();  // The wait for the gate is no queued command's time.
-    const bool watched_key_changed = ctx.server.watches().IsDirty(client.id, ctx.store.NowMs());
-    ctx.server.watches().UnwatchAll(client.id);  // Before running anything, as Redis does.
+    const bool watched_key_changed = ctx.watches().IsDirty(client.id, ctx.store.NowMs());
+    ctx.watches().UnwatchAll(client.id);  // Before running anything, as Redis does.
     if (watched_key_changed) {
-      ctx.server.DiscardTransaction(client);
+      DiscardTransaction(client, ctx.watches());
       ctx.reply.NullArray();
       return;
     }
@@ -63,13 +63,13 @@ void CmdExec(CommandContext& ctx) {
       ~InExec() { client.in_exec = false; }
       ClientState& client;
     } in_exec(client);
-    ChangeStream::Group effects(ctx.server.keyspace().changes());
+    ChangeStream::Group effects(ctx.keyspace().changes());
     std::vector<std::string_view> args;
     for (const std::vector<std::string>& command : commands) {
       args.assign(command.begin(), command.end());
-      ctx.server.dispatcher().Execute(client, args, ctx.reply);
+      ctx.dispatcher().Execute(client, args, ctx.reply);
     }
-    ctx.server.DiscardTransaction(client);
+    DiscardTransaction(client, ctx.watches());
   }
   // The queued commands counted their own errors; EXEC's own reply is not an error.
   ctx.reply.ResetErrorCount();
@@ -84,14 +84,14 @@ void CmdWatch(CommandContext& ctx) {
     // Redis watches without a lookup: neither counted nor touched.
     WithKey(ctx, ctx.arg(i), Lookup::kPeek, [&](KeyAccess& access) {
       int64_t expire_ms = access.exists() ? access.view().expire_ms : 0;
-      ctx.server.watches().Watch(ctx.client.id, access.db, access.key, expire_ms);
+      ctx.watches().Watch(ctx.client.id, access.db, access.key, expire_ms);
     });
   }
   ctx.reply.Ok();
 }
 
 void CmdUnwatch(CommandContext& ctx) {
-  ctx.server.watches().UnwatchAll(ctx.client.id);
+  ctx.watches().UnwatchAll(ctx.client.id);
   ctx.reply.Ok();
 }
 

@@ -112,7 +112,7 @@ std::string ScoreText(double score) {
 
 const CollectionLimits& Limits(CommandContext& ctx) {
   thread_local CollectionLimits limits;
-  limits = ctx.server.settings().collection_limits();
+  limits = ctx.settings().collection_limits();
   return limits;
 }
 

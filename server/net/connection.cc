@@ -318,7 +318,7 @@ void Connection::ProcessInput() {
         if (outcome == CommandOutcome::kBlocked) Park();
         parser_.set_limits(Limits());  // AUTH, CONFIG SET proto-max-bulk-len...
         if (client_->close_after_reply) close_after_write_ = true;
-        if (server_.shutdown_requested()) close_after_write_ = true;
+        if (server_.lifecycle().shutdown_requested()) close_after_write_ = true;
         break;
       }
       case protocol::RequestParser::Result::kEmpty:

@@ -93,7 +93,7 @@ absl::Status Listener::Rebind(std::string_view name) {
                                                  : "Failed to bind to specified addresses.");
   }
   for (auto& acceptor : acceptors_) Accept(*acceptor);
-  server_.tcp_port = bound_port_;
+  server_.lifecycle().tcp_port = bound_port_;
   spdlog::info("Listening again on port {} ({} changed)", bound_port_, name);
   return absl::OkStatus();
 }

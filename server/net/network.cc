@@ -48,15 +48,15 @@ absl::Status Network::Start() {
     impl_->threads.clear();
     return status;
   }
-  impl_->server.tcp_port = impl_->listener->port();
+  impl_->server.lifecycle().tcp_port = impl_->listener->port();
   impl_->listener->StartAccepting();
   impl_->signals = std::make_unique<asio::signal_set>(impl_->threads[0]->io, SIGINT, SIGTERM);
   impl_->signals->async_wait([this](const asio::error_code& ec, int signal) {
     if (ec) return;
     spdlog::warn("Received {}, scheduling shutdown...", signal == SIGINT ? "SIGINT" : "SIGTERM");
-    impl_->server.RequestShutdown();
+    impl_->server.lifecycle().RequestShutdown();
   });
-  impl_->server.set_on_shutdown([this] { Stop(); });
+  impl_->server.lifecycle().set_on_shutdown([this] { Stop(); });
   impl_->server.config().AddApplier([this](std::string_view name) -> absl::Status {
     if (name != "port" && name != "bind") return absl::OkStatus();
     if (impl_->stopped.load()) return absl::OkStatus();
