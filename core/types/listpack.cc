@@ -423,6 +423,14 @@ bool BasicListpack<kBacklen>::EntriesFindPair(std::string_view entries, std::str
 }
 
 template <bool kBacklen>
+void BasicListpack<kBacklen>::ForEachEntry(std::string_view entries,
+                                           absl::FunctionRef<void(const ListpackEntry&)> fn) {
+  const auto* p = reinterpret_cast<const uint8_t*>(entries.data());
+  const uint8_t* end = p + entries.size();
+  for (; p < end; p += EntryTotalSize<kBacklen>(p)) fn(DecodeEntry(p));
+}
+
+template <bool kBacklen>
 typename BasicListpack<kBacklen>::Pos BasicListpack<kBacklen>::SpliceIn(Pos before,
                                                                         const uint8_t* encoded,
                                                                         size_t encoded_size) {

@@ -113,6 +113,10 @@ class BasicListpack {
   // members and scores), read in place like EntriesContain: finds the pair whose key equals
   // `key` and sets *value to its second entry (a view into `entries`). False when absent. O(n).
   static bool EntriesFindPair(std::string_view entries, std::string_view key, ListpackEntry* value);
+  // Calls fn with each entry of `entries` (bytes as entries() returns them) in order, read in
+  // place: for encoders that transcode an inline record without building the collection. O(n).
+  static void ForEachEntry(std::string_view entries,
+                           absl::FunctionRef<void(const ListpackEntry&)> fn);
 
   // Inserts `value` before the entry at `before` (kEnd appends); returns the new entry's position.
   Pos Insert(Pos before, std::string_view value);

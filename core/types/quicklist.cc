@@ -529,6 +529,19 @@ Object* List::Clone() const {
   return copy;
 }
 
+void List::ForEachNode(absl::FunctionRef<void(const Listpack& node)> fn) const {
+  Listpack decompressed;  // Not the read cache: `fn` may read other lists.
+  for (size_t i = 0, n = node_count(); i < n; ++i) {
+    const Listpack& lp = node(i);
+    if (IsCompressed(lp)) {
+      decompressed = Decompress(lp);
+      fn(decompressed);
+    } else {
+      fn(lp);
+    }
+  }
+}
+
 void List::ForEachElement(absl::FunctionRef<void(std::string_view)> fn) const {
   std::string scratch;
   Listpack decompressed;  // Not the read cache: `fn` may read other lists.

@@ -96,6 +96,10 @@ class List final : public Object {
   // Removes `count` elements from `end` (fewer if the list is shorter).
   void Erase(ListEnd end, size_t count);
 
+  // Calls fn with each node in order, head to tail; a compressed node is decompressed into a
+  // copy first (the list is not changed). For encoders that write the list node by node.
+  void ForEachNode(absl::FunctionRef<void(const Listpack& node)> fn) const;
+
   // Debug: checks the structural invariants (node bounds, counts, compressed nodes decoding to
   // their recorded size); for tests.
   bool CheckInvariants() const;

@@ -1,9 +1,11 @@
 // Redis's RDB snapshot format, version 10 (Redis 7.0), as gigakv writes it and reads it (reading
-// also versions 6-9). The byte grammar, with every integer big-endian unless marked LE:
+// also versions 1-9, as Redis 7.0 does; files before version 5 have no checksum trailer). The byte
+// grammar, with every integer big-endian unless marked LE:
 //
 //   file        := "REDIS" version:4 ascii digits ("0010")  item*  EOF  checksum
 //   checksum    := crc64:8 LE        CRC-64/Jones of every byte before it, magic to EOF
-//                                    included; all zero when written with rdbchecksum no
+//                                    included; all zero when written with rdbchecksum no;
+//                                    absent before version 5
 //   item        := AUX key:string value:string
 //                | SELECTDB db:length
 //                | RESIZEDB keys:length expires:length
@@ -29,7 +31,9 @@
 // when compression is on, it is longer than 20 bytes and compression saves at least 4 bytes,
 // else raw.
 //
-// The values of each type (value(type)) are described with their codecs in this folder.
+// The values of each type (value(type)) are described in rdb_values.h, the compact structures
+// inside them in redis_listpack.h (listpack) and redis_legacy.h (ziplist, zipmap, intset); the
+// whole-file walk in rdb_file.h.
 // DUMP's payload is one value: type:u8 value(type) rdb_version:2 LE crc64:8 LE.
 #pragma once
 
@@ -38,7 +42,8 @@
 namespace gigakv::persistence::rdb {
 
 inline constexpr int kRdbVersion = 10;     // What gigakv writes (Redis 7.0).
-inline constexpr int kOldestReadable = 6;  // Older files: the reader refuses them.
+inline constexpr int kOldestReadable = 1;  // Redis 7.0 reads every version from 1.
+inline constexpr int kFirstWithChecksum = 5;
 inline constexpr char kMagic[] = "REDIS";  // Followed by the version as 4 digits.
 inline constexpr size_t kMagicSize = 5;
 inline constexpr size_t kHeaderSize = 9;  // Magic + version.

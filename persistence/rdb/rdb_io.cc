@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "gigakv/strings.h"
 #include "gigakv/numbers.h"
+#include "gigakv/strings.h"
 #include "persistence/rdb/rdb_format.h"
 #include "persistence/reflected_crc.h"
 
@@ -176,6 +176,10 @@ RdbReader::RdbReader(std::string_view data) : buffer_(data), end_of_input_(true)
 
 absl::Status RdbReader::Corrupt(std::string_view reason) const {
   return absl::DataLossError(StrCat(reason, " at offset ", offset()));
+}
+
+absl::Status RdbReader::CorruptAt(uint64_t offset, std::string_view reason) {
+  return absl::DataLossError(StrCat(reason, " at offset ", offset));
 }
 
 absl::Status RdbReader::Truncated() const {

@@ -59,12 +59,17 @@ class RdbWriter {
   absl::Status Flush();
   uint64_t bytes_written() const { return flushed_bytes_ + buffer_.size(); }
 
+  // A reusable buffer for a structure built before it is written as one string (listpacks):
+  // callers clear it, fill it and pass it to WriteString. Keeps its capacity between values.
+  std::string* blob_scratch() { return &blob_; }
+
  private:
   RdbSink sink_;
   Options options_;
   size_t flush_bytes_;
   std::string buffer_;
   std::string scratch_;  // LZF output.
+  std::string blob_;     // See blob_scratch().
   uint64_t crc_ = 0;     // Of the bytes flushed so far.
   uint64_t flushed_bytes_ = 0;
   absl::Status status_;
@@ -100,16 +105,19 @@ class RdbReader {
   absl::StatusOr<int64_t> ReadMillis();     // 8 bytes LE.
   absl::StatusOr<int64_t> ReadSeconds32();  // 4 bytes LE.
 
-  // The file header: "REDIS" and the version, which must be readable (6..10).
+  // The file header: "REDIS" and the version, which must be readable (1..10, as Redis 7.0).
   absl::StatusOr<int> ReadHeader();
   // After EOF: the 8-byte trailer, checked against the CRC of everything before it unless it
-  // is all zeros (written with rdbchecksum no). Versions before 5 had no trailer.
+  // is all zeros (written with rdbchecksum no). Versions before 5 have no trailer: callers skip
+  // this for them.
   absl::Status ReadChecksum();
 
   // Bytes consumed so far: the offset errors name.
   uint64_t offset() const { return consumed_before_ + position_; }
   // An error at the current offset: "<reason> at offset <n>".
   absl::Status Corrupt(std::string_view reason) const;
+  // The same error naming an earlier offset (where the value that failed began).
+  static absl::Status CorruptAt(uint64_t offset, std::string_view reason);
 
   // A string longer than this is refused unless the caller allows more (proto-max-bulk-len's
   // ceiling, 512 MB, is Redis's largest string).

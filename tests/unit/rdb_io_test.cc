@@ -240,7 +240,8 @@ TEST(RdbReaderTest, HeaderChecks) {
   EXPECT_THAT(RdbReader("RODIS0010").ReadHeader().status().message(), HasSubstr("signature"));
   EXPECT_THAT(RdbReader("REDIS0011").ReadHeader().status().message(),
               HasSubstr("can't handle RDB format version 11"));
-  EXPECT_FALSE(RdbReader("REDIS0005").ReadHeader().ok());
+  EXPECT_FALSE(RdbReader("REDIS0000").ReadHeader().ok());
+  EXPECT_EQ(*RdbReader("REDIS0003").ReadHeader(), 3);  // Redis 7.0 reads every version from 1.
   EXPECT_FALSE(RdbReader("REDIS00x9").ReadHeader().ok());
   EXPECT_EQ(*RdbReader("REDIS0009").ReadHeader(), 9);
 }

@@ -1,0 +1,116 @@
+// Whole RDB files (grammar in rdb_format.h): a streaming loader that walks a file item by item,
+// handing each key and AUX field to callbacks, and a writer for a sequence of keys with the AUX
+// fields redis-server 7.0 writes. The walk over a store (which keys, in which order, under which
+// locks) is the caller's.
+//
+// What the loader does with each item:
+//   AUX key value              on_aux (ignored when unset)
+//   SELECTDB db                the following keys belong to db; db >= options.databases is an
+//                              error, as in Redis
+//   RESIZEDB keys expires      on_resize_db (a sizing hint; ignored when unset)
+//   EXPIRETIME_MS / EXPIRETIME the next key's expiry (seconds are turned into ms)
+//   IDLE seconds / FREQ count  the next key's LRU idle time / LFU counter
+//   FUNCTION2 code             on_function; refused when unset (gigakv has no functions, and
+//                              dropping a library silently would lose it)
+//   FUNCTION (pre-7.0 GA), MODULE_AUX   refused: the error names the opcode
+//   a value type               the key and value (rdb_values.h), then on_key; an empty
+//                              collection arrives as LoadedValue::Kind::kEmpty (Redis skips such
+//                              keys, logging "skipping empty key"), and is counted
+//   EOF                        then the checksum (version >= 5): a wrong CRC is an error, an
+//                              all-zero one is accepted (rdbchecksum no)
+// Any other byte is an error. Bytes after the trailer are not read (an AOF with an RDB preamble
+// continues there: RdbLoadResult::bytes says where). Errors name the byte offset and the reason.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gigakv/key_table.h"
+#include "gigakv/object.h"
+#include "persistence/rdb/rdb_io.h"
+#include "persistence/rdb/rdb_values.h"
+
+namespace gigakv::persistence::rdb {
+
+// One key as the loader hands it over; the callback may move the value out.
+struct RdbKey {
+  int db = 0;
+  std::string key;
+  LoadedValue value;
+  int64_t expire_ms = 0;  // Absolute Unix ms; 0 = none.
+  std::optional<uint64_t> idle_seconds;
+  std::optional<uint8_t> freq;
+  uint64_t offset = 0;  // Where the key's first byte (prefix or type) is in the file.
+};
+
+struct RdbLoadHandler {
+  std::function<absl::Status(RdbKey& key)> on_key;  // Required.
+  std::function<absl::Status(std::string_view key, std::string_view value)> on_aux;
+  std::function<absl::Status(int db, uint64_t keys, uint64_t expires)> on_resize_db;
+  std::function<absl::Status(std::string_view code)> on_function;
+};
+
+struct RdbLoadOptions {
+  CollectionLimits limits;
+  int databases = 16;
+};
+
+struct RdbLoadResult {
+  int version = 0;
+  uint64_t keys = 0;        // Keys handed to on_key, empty ones included.
+  uint64_t empty_keys = 0;  // Of which empty collections.
+  uint64_t bytes = 0;       // Bytes read, through the checksum trailer.
+};
+
+// Reads one RDB file from `reader`, from its header through EOF and the checksum. A callback's
+// error stops the load and is returned as it is.
+absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& options,
+                                      const RdbLoadHandler& handler);
+
+// The AUX fields redis-server 7.0 writes first (rdbSaveInfoAuxFields), in its order.
+struct RdbFileInfo {
+  std::string redis_ver = "7.0.15";
+  int redis_bits = 64;
+  int64_t ctime = 0;      // Unix seconds.
+  int64_t used_mem = 0;   // Bytes.
+  bool aof_base = false;  // A base file of a multi-part AOF.
+};
+
+// Writes a file piece by piece: Begin, then for each database SelectDb and its keys, then Finish.
+// Flushes between keys (RdbWriter::MaybeFlush); a sink error sticks and is returned by WriteKey
+// and Finish.
+class RdbFileWriter {
+ public:
+  explicit RdbFileWriter(RdbWriter* writer) : writer_(writer) {}
+
+  // "REDIS0010" and the AUX fields.
+  void Begin(const RdbFileInfo& info);
+  // SELECTDB db and RESIZEDB keys expires (the counts are hints for the loader's sizing).
+  void SelectDb(int db, uint64_t keys, uint64_t expires);
+  // EXPIRETIME_MS (when record.expire_ms != 0), IDLE / FREQ when given, then type, key, value.
+  absl::Status WriteKey(const RecordView& record, std::optional<uint64_t> idle_seconds = {},
+                        std::optional<uint8_t> freq = {});
+  // EOF and the checksum.
+  absl::Status Finish() { return writer_->Finish(); }
+
+ private:
+  RdbWriter* writer_;
+};
+
+struct RdbFileEntry {
+  int db = 0;
+  RecordView record;
+};
+
+// A whole file for `entries`, whose keys of one database must be consecutive: one SELECTDB and
+// RESIZEDB (counted from `entries`) per run of a database.
+absl::Status WriteRdbFile(RdbWriter& writer, const RdbFileInfo& info,
+                          const std::vector<RdbFileEntry>& entries);
+
+}  // namespace gigakv::persistence::rdb
