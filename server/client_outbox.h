@@ -11,7 +11,7 @@
 //   delivered to a closed client, and nothing crashes.
 //
 // A ClientState gets its outbox from its connection before it is registered, and keeps it for
-// its whole life (ClientState::has_outbox). In-process clients (tests calling Server::Execute)
+// its whole life (ClientState::has_outbox). In-process clients (tests calling Dispatcher::Execute)
 // have none: they never block, never wait for a pause and cannot MONITOR.
 #pragma once
 

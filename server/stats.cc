@@ -10,19 +10,15 @@ std::atomic<uint64_t> next_stats_instance{1};
 Stats::Stats(size_t command_count)
     : command_count_(command_count), instance_id_(next_stats_instance.fetch_add(1)) {}
 
-Stats::ThreadSlot& Stats::LocalSlot() {
-  struct Cache {
-    uint64_t instance = 0;
-    ThreadSlot* slot = nullptr;
-  };
-  thread_local Cache cache;
-  if (cache.instance == instance_id_) return *cache.slot;
+thread_local Stats::LocalCache Stats::local_cache_;
+
+Stats::ThreadSlot& Stats::RegisterLocalSlot() {
   std::lock_guard<std::mutex> lock(slots_mutex_);
   auto slot = std::make_unique<ThreadSlot>();
   slot->counters = std::make_unique<CommandCounters[]>(command_count_);
   slots_.push_back(std::move(slot));
-  cache = {instance_id_, slots_.back().get()};
-  return *cache.slot;
+  local_cache_ = {instance_id_, slots_.back().get()};
+  return *local_cache_.slot;
 }
 
 Stats::Totals Stats::totals() {

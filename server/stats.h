@@ -128,7 +128,20 @@ class Stats {
     std::atomic<int64_t> per_second_{0};
   };
 
-  ThreadSlot& LocalSlot();
+  // The calling thread's slot: a thread-local cache hit inline, registration out of line.
+  ThreadSlot& LocalSlot() {
+    const LocalCache& cache = local_cache_;
+    if (cache.instance == instance_id_) [[likely]] {
+      return *cache.slot;
+    }
+    return RegisterLocalSlot();
+  }
+  ThreadSlot& RegisterLocalSlot();
+  struct LocalCache {
+    uint64_t instance = 0;
+    ThreadSlot* slot = nullptr;
+  };
+  static thread_local LocalCache local_cache_;
 
   const size_t command_count_;
   const uint64_t instance_id_;  // Tells this object's thread-local cache entries from others'.

@@ -58,27 +58,37 @@ enum class Lookup : uint8_t {
 namespace key_access_internal {
 
 // Marks the record at `slot` accessed now, from its stamp `current_stamp`, unless the client
-// asked for CLIENT NO-TOUCH.
-inline void Touch(CommandContext& ctx, KeyTable& table, uint32_t slot, uint16_t current_stamp) {
-  if (ctx.client.no_touch) return;
-  thread_local uint64_t random_state = 0x9e3779b97f4a7c15ULL ^ ctx.client.id;
-  random_state ^= random_state << 13;
-  random_state ^= random_state >> 7;
-  random_state ^= random_state << 17;
-  table.SetAccess(slot, TouchAccessStamp(ctx.settings().access_mode(), current_stamp,
-                                         ctx.keyspace().CoarseNowMs(), random_state,
-                                         ctx.settings().lfu_log_factor.get(),
-                                         ctx.settings().lfu_decay_minutes.get()));
+// asked for CLIENT NO-TOUCH; returns the record's stamp afterwards. Under LRU the stamp is the
+// coarse clock's second, written only when it moved (most touches in a busy second write
+// nothing); under LFU the counter grows by Redis's logarithmic rule.
+inline uint16_t Touch(CommandContext& ctx, KeyTable& table, uint32_t slot, uint16_t current_stamp) {
+  if (ctx.client.no_touch) return current_stamp;
+  const Settings& settings = ctx.settings();
+  const int64_t now_ms = ctx.keyspace().CoarseNowMs();
+  uint16_t stamp;
+  if (settings.access_mode() == AccessMode::kLru) {
+    stamp = LruAccessStamp(now_ms);
+  } else {
+    thread_local uint64_t random_state = 0x9e3779b97f4a7c15ULL ^ ctx.client.id;
+    random_state ^= random_state << 13;
+    random_state ^= random_state >> 7;
+    random_state ^= random_state << 17;
+    stamp = TouchAccessStamp(AccessMode::kLfu, current_stamp, now_ms, random_state,
+                             settings.lfu_log_factor.get(), settings.lfu_decay_minutes.get());
+  }
+  if (stamp != current_stamp) table.SetAccess(slot, stamp);
+  return stamp;
 }
 
-// The bookkeeping of a lookup that found `access` (or not).
+// The bookkeeping of a lookup that found `access` (or not). A touch also updates
+// `access.found.access`, which OverwriteStamp reads.
 inline void AfterLookup(CommandContext& ctx, KeyAccess& access, Lookup lookup) {
   if (lookup == Lookup::kRead || lookup == Lookup::kReadNoTouch) {
     ThreadStats& stats = ctx.stats().Local();
     AddOwned(access.exists() ? stats.keyspace_hits : stats.keyspace_misses, 1);
   }
   if ((lookup == Lookup::kRead || lookup == Lookup::kWrite) && access.exists()) {
-    Touch(ctx, access.table, access.slot, access.found.access);
+    access.found.access = Touch(ctx, access.table, access.slot, access.found.access);
   }
 }
 
@@ -146,6 +156,16 @@ inline bool FoundStringOrReply(CommandContext& ctx, const KeyAccess& access) {
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
 inline uint16_t NewStamp(CommandContext& ctx) {
   return NewAccessStamp(ctx.settings().access_mode(), ctx.keyspace().CoarseNowMs());
+}
+
+// The stamp for a value that replaces the one the write lookup found (or creates the key): a
+// fresh stamp, except that under LFU the key keeps the counter the lookup just touched, as
+// Redis's dbOverwrite keeps the old object's LFU field.
+inline uint16_t OverwriteStamp(CommandContext& ctx, const KeyAccess& access) {
+  if (access.exists() && ctx.settings().access_mode() == AccessMode::kLfu) {
+    return access.found.access;
+  }
+  return NewStamp(ctx);
 }
 
 // The read path of commands on strings that answer an integer for a missing key (STRLEN,
@@ -249,6 +269,10 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
 
 // The key now holds the string it holds, with its absolute expiry: SET key value [PXAT ms].
 inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access, uint64_t dirty = 1) {
+  if (!ctx.keyspace().changes().active()) {  // Nobody listens: only the count.
+    key_access_internal::CountDirty(ctx, dirty);
+    return;
+  }
   if (!WantsEffects(ctx)) {  // Keys only (or nobody): no need to look at the value.
     PublishChange(ctx, access.db, access.key, {}, dirty);
     return;
@@ -283,8 +307,8 @@ inline void PutString(CommandContext& ctx, KeyAccess& access, std::string_view v
                       int64_t expire_ms, bool force_raw = false) {
   ValueSpec spec;
   MakeStringSpec(value, force_raw, &spec);
-  access.slot =
-      access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+  access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,
+                                   OverwriteStamp(ctx, access));
 }
 
 }  // namespace gigakv::server

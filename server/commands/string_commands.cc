@@ -441,13 +441,13 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
     // int-encoded object in place.
     if (existed && old.kind == ValueKind::kStringInt && old.str.size() == text.size()) {
       access.table.OverwriteInline(access.slot, text);
-      access.table.SetAccess(access.slot, NewStamp(ctx));
+      access.table.SetAccess(access.slot, OverwriteStamp(ctx, access));
     } else {
       ValueSpec spec;
       spec.kind = ValueKind::kStringInt;
       spec.bytes = text;
       access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec,
-                                       existed ? old.expire_ms : 0, NewStamp(ctx));
+                                       existed ? old.expire_ms : 0, OverwriteStamp(ctx, access));
     }
     PublishStringSet(ctx, access);
     ctx.reply.IntegerText(text);  // The canonical digits just stored.
@@ -496,8 +496,8 @@ void CmdIncrByFloat(CommandContext& ctx) {
         text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
     spec.bytes = text;
     int64_t expire_ms = access.exists() ? access.found.expire_ms : 0;  // Kept, as in Redis.
-    access.slot =
-        access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+    access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,
+                                     OverwriteStamp(ctx, access));
     PublishStringSet(ctx, access);
     ctx.reply.Bulk(text);
   });

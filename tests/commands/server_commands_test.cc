@@ -468,8 +468,15 @@ TEST_F(EvictionCommandsTest, ObjectFreqUnderLfu) {
   EXPECT_THAT(Reply({"OBJECT", "FREQ", "k"}),
               ::testing::HasSubstr("An LFU maxmemory policy is not selected"));
   EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}), "+OK");
+  // An overwrite keeps the key's stamp, touched, as Redis's dbOverwrite does: k's stamp was an
+  // LRU clock, read as an LFU counter it decays to 0 and the touch makes it 1 (redis-server 7.0
+  // answers 1 to the same commands).
   Run({"SET", "k", "v"});
-  EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":5");  // Redis's initial LFU counter.
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "k"}), ":1");
+  Run({"SET", "fresh", "v"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "fresh"}), ":5");  // Redis's initial LFU counter.
+  Run({"SET", "fresh", "v2"});  // At 5 the touch always counts: 6, as in Redis.
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "fresh"}), ":6");
   for (int i = 0; i < 200; ++i) Run({"GET", "k"});
   EXPECT_GT(Run({"OBJECT", "FREQ", "k"}).integer, 5);
   EXPECT_THAT(Reply({"OBJECT", "IDLETIME", "k"}),

@@ -18,6 +18,9 @@ enum class AccessMode : uint8_t { kLru, kLfu };
 inline constexpr uint8_t kLfuInitialCounter = 5;
 
 uint16_t NewAccessStamp(AccessMode mode, int64_t now_ms);
+// The LRU stamp of an access at `now_ms` (what NewAccessStamp and TouchAccessStamp give in LRU
+// mode), inline for the lookup path.
+inline uint16_t LruAccessStamp(int64_t now_ms) { return static_cast<uint16_t>(now_ms / 1000); }
 // The stamp after one access. `random` is a uniformly random 64-bit value.
 uint16_t TouchAccessStamp(AccessMode mode, uint16_t stamp, int64_t now_ms, uint64_t random,
                           int log_factor = 10, int decay_minutes = 1);
