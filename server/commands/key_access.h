@@ -155,7 +155,9 @@ inline bool FoundStringOrReply(CommandContext& ctx, const KeyAccess& access) {
 
 // The access stamp for a record written now (LRU clock or fresh LFU counter).
 inline uint16_t NewStamp(CommandContext& ctx) {
-  return NewAccessStamp(ctx.settings().access_mode(), ctx.keyspace().CoarseNowMs());
+  const int64_t now_ms = ctx.keyspace().CoarseNowMs();
+  const AccessMode mode = ctx.settings().access_mode();
+  return mode == AccessMode::kLru ? LruAccessStamp(now_ms) : NewAccessStamp(mode, now_ms);
 }
 
 // The stamp for a value that replaces the one the write lookup found (or creates the key): a
@@ -267,24 +269,19 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
   changes.Publish(record);
 }
 
+namespace key_access_internal {
+// PublishStringSet's work while the stream has listeners (out of line: the common case, nobody
+// listening, stays a load and a count in the caller).
+void PublishStringSetRecord(CommandContext& ctx, const KeyAccess& access, uint64_t dirty);
+}  // namespace key_access_internal
+
 // The key now holds the string it holds, with its absolute expiry: SET key value [PXAT ms].
 inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access, uint64_t dirty = 1) {
-  if (!ctx.keyspace().changes().active()) {  // Nobody listens: only the count.
+  if (!ctx.keyspace().changes().active()) [[likely]] {  // Nobody listens: only the count.
     key_access_internal::CountDirty(ctx, dirty);
     return;
   }
-  if (!WantsEffects(ctx)) {  // Keys only (or nobody): no need to look at the value.
-    PublishChange(ctx, access.db, access.key, {}, dirty);
-    return;
-  }
-  RecordView view = access.view();
-  if (view.expire_ms <= 0) {
-    PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str}, dirty);
-    return;
-  }
-  IntText deadline(view.expire_ms);
-  PublishChange(ctx, access.db, access.key, {"SET", access.key, view.str, "PXAT", deadline.view()},
-                dirty);
+  key_access_internal::PublishStringSetRecord(ctx, access, dirty);
 }
 
 // The key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
