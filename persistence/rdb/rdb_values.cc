@@ -595,8 +595,7 @@ absl::StatusOr<LoadedValue> ValueLoader::Load(uint8_t type) {
 bool IsValueType(uint8_t type) { return type <= kTypeStreamListpacks2 && type != 8; }
 
 absl::StatusOr<LoadedValue> ReadValue(RdbReader& reader, uint8_t type,
-                                      const CollectionLimits& limits,
-                                      uint64_t max_string_length) {
+                                      const CollectionLimits& limits, uint64_t max_string_length) {
   const uint64_t start = reader.offset();
   // The structures a value is loaded into allocate as elements arrive; an allocation that fails
   // (a large but well-formed value on a small machine) must come back as a Status, not unwind
@@ -606,8 +605,9 @@ absl::StatusOr<LoadedValue> ReadValue(RdbReader& reader, uint8_t type,
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
-  return absl::ResourceExhaustedError(StrCat("out of memory loading the value that begins at offset ",
-                                             start, ", at offset ", reader.offset()));
+  return absl::ResourceExhaustedError(
+      StrCat("out of memory loading the value that begins at offset ", start, ", at offset ",
+             reader.offset()));
 }
 
 }  // namespace gigakv::persistence::rdb

@@ -73,7 +73,8 @@ void CheckError(const absl::Status& status) {
 
 // The value's contents, after checking that it survives a write and a read.
 std::string DigestValue(const LoadedValue& value, const CollectionLimits& limits) {
-  if (value.kind == LoadedValue::Kind::kEmpty) return StrCat("empty ", static_cast<int>(value.type));
+  if (value.kind == LoadedValue::Kind::kEmpty)
+    return StrCat("empty ", static_cast<int>(value.type));
   const RecordView record = value.kind == LoadedValue::Kind::kString
                                 ? testing::BytesRecord(ValueKind::kStringRaw, value.string)
                                 : testing::ObjectRecord(value.object.get());

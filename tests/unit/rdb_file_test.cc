@@ -6,8 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <new>
 #include <optional>
@@ -410,11 +410,12 @@ absl::StatusOr<size_t> LoadAndRoundTrip(std::string_view file) {
                                   ? BytesRecord(ValueKind::kStringRaw, key.value.string)
                                   : ObjectRecord(key.value.object.get());
     absl::StatusOr<LoadedValue> again = DecodeValue(EncodeValue(record));
-    if (!again.ok()) return absl::InternalError(StrCat("re-encoded value fails: ", again.status().ToString()));
-    const bool same = key.value.kind == LoadedValue::Kind::kString
-                          ? again->string == key.value.string
-                          : again->object != nullptr &&
-                                Contents(*again->object) == Contents(*key.value.object);
+    if (!again.ok())
+      return absl::InternalError(StrCat("re-encoded value fails: ", again.status().ToString()));
+    const bool same =
+        key.value.kind == LoadedValue::Kind::kString
+            ? again->string == key.value.string
+            : again->object != nullptr && Contents(*again->object) == Contents(*key.value.object);
     if (!same) return absl::InternalError(StrCat("key ", key.key, " changed in a round trip"));
     return absl::OkStatus();
   };
@@ -547,12 +548,12 @@ TEST(RdbFileCorruptTest, ValueErrorsNameTheKey) {
 // (a master loading its snapshot) keys whose expiry is before now are dropped and counted.
 TEST(RdbFileTest, ExpiryIsOptionalAndExpiredKeysCanBeDropped) {
   const std::string file = FileOf(
-      "\xfc\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04zero\x01v"      // EXPIRETIME_MS 0
-      "\xfc\xff\xff\xff\xff\xff\xff\xff\xff\x00\x04none\x01v"      // EXPIRETIME_MS -1
-      "\xfc\xe8\x03\x00\x00\x00\x00\x00\x00\x00\x03now\x01v"       // 1000 ms
-      "\xfd\x02\x00\x00\x00\x00\x05later\x01v"                       // EXPIRETIME 2 s
+      "\xfc\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04zero\x01v"  // EXPIRETIME_MS 0
+      "\xfc\xff\xff\xff\xff\xff\xff\xff\xff\x00\x04none\x01v"  // EXPIRETIME_MS -1
+      "\xfc\xe8\x03\x00\x00\x00\x00\x00\x00\x00\x03now\x01v"   // 1000 ms
+      "\xfd\x02\x00\x00\x00\x00\x05later\x01v"                 // EXPIRETIME 2 s
       "\xfc\x00\x00\x00\x00\x00\x00\x00\x00\x02\x05"
-      "empty\x00"      // empty, expired
+      "empty\x00"  // empty, expired
       "\x00\x07"
       "forever\x01v"sv);
   Loaded kept = Load(file);
@@ -604,7 +605,9 @@ TEST(RdbFileTest, StringCapCoversKeysAuxAndValues) {
   RdbLoadOptions short_value;
   short_value.max_string_length = 3;
   EXPECT_THAT(Load(FileOf("\x00\x01k\x04"
-                            "four"sv), short_value).status.message(),
+                          "four"sv),
+                   short_value)
+                  .status.message(),
               HasSubstr("over the limit at offset 13 (key \"k\")"));
 }
 

@@ -282,7 +282,9 @@ TEST(RdbWriterTest, DumpOfTenMatchesRedisDocumentation) {
                                           "c\xbb"sv));
   std::string_view value;
   ASSERT_TRUE(VerifyDumpPayload("\x00\xc0\n\n\x00n\x9fWE\x0e\xae"
-                                          "c\xbb"sv, &value).ok());
+                                "c\xbb"sv,
+                                &value)
+                  .ok());
   RdbReader reader(value.substr(1));
   std::string read;
   ASSERT_TRUE(reader.ReadString(&read).ok());
@@ -293,8 +295,9 @@ TEST(RdbWriterTest, DumpOfTenMatchesRedisDocumentation) {
 // is accepted, and a raw string costs only what its bytes turn out to be.
 TEST(RdbReaderTest, StringLengthCapIsAnOption) {
   // 600 MiB claimed, 3 bytes present: a truncation, not a refusal of the length.
-  const std::string_view big = "\x80\x25\x80\x00\x00"
-                               "abc"sv;
+  const std::string_view big =
+      "\x80\x25\x80\x00\x00"
+      "abc"sv;
   std::string out;
   EXPECT_THAT(RdbReader(big).ReadString(&out).message(), HasSubstr("unexpected end of input"));
   EXPECT_THAT(RdbReader(big).ReadString(&out, 512ull << 20).message(),
@@ -328,8 +331,7 @@ TEST(RdbIoTest, LzfOnlyWithinUnsignedLengths) {
   std::string out;
   // Original length 2^32 + 1 from 50 MB of compressed bytes: within the 88x rule, over liblzf's.
   absl::Status status =
-      RdbReader("\xc3\x80\x02\xfa\xf0\x80\x81\x00\x00\x00\x01\x00\x00\x00\x01"sv)
-          .ReadString(&out);
+      RdbReader("\xc3\x80\x02\xfa\xf0\x80\x81\x00\x00\x00\x01\x00\x00\x00\x01"sv).ReadString(&out);
   EXPECT_TRUE(absl::IsUnimplemented(status)) << status;
   EXPECT_THAT(status.message(), HasSubstr("LZF string of more than 4 GiB"));
   status = RdbReader("\xc3\x81\x00\x00\x00\x01\x00\x00\x00\x00\x05"sv).ReadString(&out);
@@ -393,8 +395,9 @@ TEST(RdbReaderTest, SourceErrorsAreReturned) {
   int calls = 0;
   RdbReader reader([&](char* buffer, size_t capacity) -> absl::StatusOr<size_t> {
     if (++calls > 1) return absl::UnavailableError("connection reset");
-    const std::string_view start = "\x0a"
-                                   "hello"sv;  // 10 bytes announced, 5 delivered.
+    const std::string_view start =
+        "\x0a"
+        "hello"sv;  // 10 bytes announced, 5 delivered.
     const size_t n = std::min(capacity, start.size());
     std::memcpy(buffer, start.data(), n);
     return n;
@@ -455,8 +458,9 @@ TEST(RdbWriterTest, ScratchBuffersShrinkAfterALargeValue) {
 }
 
 TEST(RdbReaderTest, TakeBufferedReturnsTheReadAhead) {
-  const std::string stream = "\x03"
-                             "abcTAIL BYTES";
+  const std::string stream =
+      "\x03"
+      "abcTAIL BYTES";
   // From memory: the rest of the input.
   RdbReader memory(stream);
   std::string out;

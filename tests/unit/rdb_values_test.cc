@@ -412,8 +412,8 @@ TEST(RdbValuesRoundTripTest, LargeValuesReachTheSinkInPieces) {
   list.Push(ListEnd::kTail, RandomBytes(rng, 100000));  // A node of its own, one large blob.
   const std::string big = RandomBytes(rng, 300000);
   const std::vector<RecordView> records = {
-      ObjectRecord(&hash), ObjectRecord(&ints), ObjectRecord(&strings), ObjectRecord(&zset),
-      ObjectRecord(&list), BytesRecord(ValueKind::kStringRaw, big)};
+      ObjectRecord(&hash), ObjectRecord(&ints), ObjectRecord(&strings),
+      ObjectRecord(&zset), ObjectRecord(&list), BytesRecord(ValueKind::kStringRaw, big)};
 
   constexpr size_t kFlush = 16 * 1024;  // Above a list node's 8 KiB.
   std::vector<size_t> pieces;
