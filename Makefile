@@ -39,16 +39,20 @@ asan: deps
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
-# Builds the libFuzzer targets with clang and runs the request-parser fuzzer.
-# FUZZ_SECONDS (default 60) bounds the run; the checked-in corpus is tests/fuzz/corpus/.
+# Builds a libFuzzer target with clang and runs it: FUZZ_TARGET is request_parser_fuzzer (the
+# default, corpus tests/fuzz/corpus/) or rdb_reader_fuzzer (corpus tests/fuzz/rdb_corpus/).
+# FUZZ_SECONDS (default 60) bounds the run.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGET ?= request_parser_fuzzer
+FUZZ_CORPUS = $(if $(filter rdb_reader_fuzzer,$(FUZZ_TARGET)),tests/fuzz/rdb_corpus,tests/fuzz/corpus)
 fuzz: deps
 	CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DGIGAKV_FUZZ=ON -DGIGAKV_BUILD_BENCHMARKS=OFF -DGIGAKV_BUILD_TESTS=OFF
-	cmake --build $(FUZZ_DIR) -j $(JOBS) --target request_parser_fuzzer
-	mkdir -p fuzz-artifacts $(FUZZ_DIR)/corpus
-	$(FUZZ_DIR)/tests/fuzz/request_parser_fuzzer -max_total_time=$(FUZZ_SECONDS) \
-	  -artifact_prefix=fuzz-artifacts/ -detect_leaks=1 -timeout=10 $(FUZZ_DIR)/corpus tests/fuzz/corpus
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(FUZZ_TARGET)
+	mkdir -p fuzz-artifacts $(FUZZ_DIR)/corpus-$(FUZZ_TARGET)
+	$(FUZZ_DIR)/tests/fuzz/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=fuzz-artifacts/ -detect_leaks=1 -timeout=10 \
+	  $(FUZZ_DIR)/corpus-$(FUZZ_TARGET) $(FUZZ_CORPUS)
 
 docker-test:
 	docker/test-image.sh

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 
 namespace gigakv::persistence {
+
+// Update() loads 8 input bytes as one little-endian word.
+static_assert(std::endian::native == std::endian::little, "ReflectedCrc assumes little-endian");
 
 template <typename Word, Word kReflectedPolynomial>
 class ReflectedCrc {

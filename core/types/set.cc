@@ -204,14 +204,9 @@ size_t SetHashTable::MemoryUsage() const { return capacity_ * sizeof(uint64_t) +
 
 // --- Set ------------------------------------------------------------------------------------
 
-namespace {
-
-// Redis clamps the intset limit (intsetMaxEntries).
-size_t MaxIntsetEntries(const CollectionLimits& limits) {
+size_t Set::MaxIntsetEntries(const CollectionLimits& limits) {
   return static_cast<size_t>(std::clamp<int64_t>(limits.set_max_intset_entries, 0, 1 << 30));
 }
-
-}  // namespace
 
 std::unique_ptr<Set> Set::Create(std::string_view first_member, size_t size_hint,
                                  const CollectionLimits& limits) {

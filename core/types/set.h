@@ -108,6 +108,9 @@ class Set final : public Object {
                                      const CollectionLimits& limits);
   // An empty intset-encoded set (what the *STORE commands fill, converting as members come).
   Set() = default;
+  // How many members an intset may hold under `limits`: set-max-intset-entries clamped to
+  // [0, 2^30], as Redis's intsetMaxEntries.
+  static size_t MaxIntsetEntries(const CollectionLimits& limits);
 
   KeyType type() const override { return KeyType::kSet; }
   std::string_view encoding_name() const override;

@@ -1,12 +1,26 @@
 #include "persistence/rdb/rdb_file.h"
 
+#include <algorithm>
+#include <new>
+#include <stdexcept>
+
+#include "absl/strings/escaping.h"
 #include "gigakv/strings.h"
 #include "persistence/rdb/rdb_format.h"
 
 namespace gigakv::persistence::rdb {
+namespace {
 
-absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& options,
-                                      const RdbLoadHandler& handler) {
+// `status` with the key it concerns: a refused stream or a corrupt hash is found by its name.
+absl::Status WithKey(const absl::Status& status, std::string_view key) {
+  constexpr size_t kShown = 64;
+  const std::string shown = absl::CEscape(ToAbsl(key.substr(0, kShown)));
+  return absl::Status(status.code(), StrCat(FromAbsl(status.message()), " (key \"", shown,
+                                            key.size() > kShown ? "\"...)" : "\")"));
+}
+
+absl::StatusOr<RdbLoadResult> Load(RdbReader& reader, const RdbLoadOptions& options,
+                                   const RdbLoadHandler& handler) {
   RdbLoadResult result;
   absl::StatusOr<int> version = reader.ReadHeader();
   if (!version.ok()) return version.status();
@@ -24,7 +38,7 @@ absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& o
     if (!has_prefix) pending.offset = item_offset;
     switch (op) {
       case kOpEof: {
-        if (has_prefix) return RdbReader::CorruptAt(item_offset, "EOF after a key's prefix");
+        // A prefix without its key is dropped, as Redis does.
         if (result.version >= kFirstWithChecksum) {
           if (absl::Status status = reader.ReadChecksum(); !status.ok()) return status;
         }
@@ -55,8 +69,14 @@ absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& o
         continue;
       }
       case kOpAux: {
-        if (absl::Status status = reader.ReadString(&aux_key); !status.ok()) return status;
-        if (absl::Status status = reader.ReadString(&aux_value); !status.ok()) return status;
+        if (absl::Status status = reader.ReadString(&aux_key, options.max_string_length);
+            !status.ok()) {
+          return status;
+        }
+        if (absl::Status status = reader.ReadString(&aux_value, options.max_string_length);
+            !status.ok()) {
+          return status;
+        }
         if (handler.on_aux) {
           if (absl::Status status = handler.on_aux(aux_key, aux_value); !status.ok()) {
             return status;
@@ -67,7 +87,8 @@ absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& o
       case kOpExpireTimeMs: {
         absl::StatusOr<int64_t> ms = reader.ReadMillis();
         if (!ms.ok()) return ms.status();
-        pending.expire_ms = *ms;
+        // Redis's "no expiry" is -1, in memory and in the file alike.
+        pending.expire_ms = *ms == -1 ? std::nullopt : std::optional<int64_t>(*ms);
         has_prefix = true;
         continue;
       }
@@ -94,7 +115,10 @@ absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& o
       }
       case kOpFunction2: {
         std::string code;
-        if (absl::Status status = reader.ReadString(&code); !status.ok()) return status;
+        if (absl::Status status = reader.ReadString(&code, options.max_string_length);
+            !status.ok()) {
+          return status;
+        }
         if (!handler.on_function) {
           return absl::UnimplementedError(
               StrCat("the file holds a function library (FUNCTION2), which gigakv does not "
@@ -118,17 +142,42 @@ absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& o
           item_offset, StrCat("unknown RDB value type or opcode ", static_cast<int>(op)));
     }
     // A key: its name, then its value.
-    if (absl::Status status = reader.ReadString(&pending.key); !status.ok()) return status;
-    absl::StatusOr<LoadedValue> value = ReadValue(reader, op, options.limits);
-    if (!value.ok()) return value.status();
+    if (absl::Status status = reader.ReadString(&pending.key, options.max_string_length);
+        !status.ok()) {
+      return status;
+    }
+    absl::StatusOr<LoadedValue> value =
+        ReadValue(reader, op, options.limits, options.max_string_length);
+    if (!value.ok()) return WithKey(value.status(), pending.key);
     pending.db = db;
     pending.value = std::move(*value);
-    ++result.keys;
-    if (pending.value.kind == LoadedValue::Kind::kEmpty) ++result.empty_keys;
-    if (absl::Status status = handler.on_key(pending); !status.ok()) return status;
+    // As Redis: an empty key is skipped whatever its expiry; only then is the expiry looked at.
+    if (options.drop_expired && pending.value.kind != LoadedValue::Kind::kEmpty &&
+        pending.expire_ms.has_value() && *pending.expire_ms < options.now_ms) {
+      ++result.expired_keys;
+    } else {
+      ++result.keys;
+      if (pending.value.kind == LoadedValue::Kind::kEmpty) ++result.empty_keys;
+      if (absl::Status status = handler.on_key(pending); !status.ok()) return status;
+    }
     pending = RdbKey();
     has_prefix = false;
   }
+}
+
+}  // namespace
+
+absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& options,
+                                      const RdbLoadHandler& handler) {
+  // Values catch their own allocation failures (ReadValue); this covers keys, AUX fields and
+  // the callbacks, so that none escapes an API that returns Status.
+  try {
+    return Load(reader, options, handler);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return absl::ResourceExhaustedError(
+      StrCat("out of memory loading the RDB, at offset ", reader.offset()));
 }
 
 void RdbFileWriter::Begin(const RdbFileInfo& info) {

@@ -8,18 +8,41 @@
 //   SELECTDB db                the following keys belong to db; db >= options.databases is an
 //                              error, as in Redis
 //   RESIZEDB keys expires      on_resize_db (a sizing hint; ignored when unset)
-//   EXPIRETIME_MS / EXPIRETIME the next key's expiry (seconds are turned into ms)
+//   EXPIRETIME_MS / EXPIRETIME the next key's expiry (seconds are turned into ms); an
+//                              EXPIRETIME_MS of -1 means none, as in Redis (its "no expiry")
 //   IDLE seconds / FREQ count  the next key's LRU idle time / LFU counter
 //   FUNCTION2 code             on_function; refused when unset (gigakv has no functions, and
 //                              dropping a library silently would lose it)
-//   FUNCTION (pre-7.0 GA), MODULE_AUX   refused: the error names the opcode
+//   FUNCTION (pre-7.0 GA)      refused (Redis 7.0 loads this release-candidate format; gigakv
+//                              has no functions), as is MODULE_AUX: the error names the opcode
 //   a value type               the key and value (rdb_values.h), then on_key; an empty
 //                              collection arrives as LoadedValue::Kind::kEmpty (Redis skips such
-//                              keys, logging "skipping empty key"), and is counted
+//                              keys, logging "skipping empty key"), and is counted; with
+//                              options.drop_expired, a key whose expiry is before
+//                              options.now_ms is read, counted and dropped instead
 //   EOF                        then the checksum (version >= 5): a wrong CRC is an error, an
-//                              all-zero one is accepted (rdbchecksum no)
-// Any other byte is an error. Bytes after the trailer are not read (an AOF with an RDB preamble
-// continues there: RdbLoadResult::bytes says where). Errors name the byte offset and the reason.
+//                              all-zero one is accepted (rdbchecksum no); prefixes read for a
+//                              key that never came are ignored, as Redis does
+// Any other byte is an error. Errors name the byte offset and the reason; errors in a key's
+// value also name the key (escaped, at most 64 bytes of it).
+//
+// After the trailer: the loader reads no further item, but a reader on a source has usually
+// read ahead of the trailer (it asks the source for large pieces). RdbLoadResult::bytes is the
+// RDB's size, and reader.TakeBuffered() returns the bytes it read beyond it: a caller that
+// continues the stream (the commands of an AOF after its RDB preamble, the replication stream
+// after a full sync's RDB) starts with those, then reads the source on.
+//
+// What is left to the caller:
+//   - RESIZEDB counts come from the file: use them as sizing hints only after capping them (a
+//     hostile file may claim 2^64 keys).
+//   - Duplicate keys across the file (Redis panics on them, "Duplicate key ... found in RDB
+//     file") are on_key's to detect: the loader does not remember keys.
+//   - Expiry policy (Redis's, which the server follows): a master loading a snapshot drops the
+//     keys that expired (drop_expired = true, now_ms = the clock), a replica loading its
+//     master's RDB and an AOF's RDB preamble keep them all (the master, or the AOF's later
+//     commands, expire them). A kept key may carry an expiry in the past, 0 included.
+//   - RESTORE, which reads one value with ReadValue, must refuse an empty value itself (Redis:
+//     "Bad data format"), and check the payload first (VerifyDumpPayload).
 #pragma once
 
 #include <cstdint>
@@ -43,7 +66,7 @@ struct RdbKey {
   int db = 0;
   std::string key;
   LoadedValue value;
-  int64_t expire_ms = 0;  // Absolute Unix ms; 0 = none.
+  std::optional<int64_t> expire_ms;  // Absolute Unix ms, when the key has an expiry.
   std::optional<uint64_t> idle_seconds;
   std::optional<uint8_t> freq;
   uint64_t offset = 0;  // Where the key's first byte (prefix or type) is in the file.
@@ -59,17 +82,26 @@ struct RdbLoadHandler {
 struct RdbLoadOptions {
   CollectionLimits limits;
   int databases = 16;
+  // Strings (keys, AUX fields, elements) longer than this are refused; the server passes
+  // proto-max-bulk-len. Redis 7.0 has no such limit on load.
+  uint64_t max_string_length = RdbReader::kNoLimit;
+  // Keys whose expiry is before now_ms (Unix ms) are dropped rather than handed to on_key (see
+  // the caller's duties above for when).
+  bool drop_expired = false;
+  int64_t now_ms = 0;
 };
 
 struct RdbLoadResult {
   int version = 0;
-  uint64_t keys = 0;        // Keys handed to on_key, empty ones included.
-  uint64_t empty_keys = 0;  // Of which empty collections.
-  uint64_t bytes = 0;       // Bytes read, through the checksum trailer.
+  uint64_t keys = 0;          // Keys handed to on_key, empty ones included.
+  uint64_t empty_keys = 0;    // Of which empty collections.
+  uint64_t expired_keys = 0;  // Keys dropped as expired (drop_expired), not in `keys`.
+  uint64_t bytes = 0;         // Bytes read, through the checksum trailer.
 };
 
 // Reads one RDB file from `reader`, from its header through EOF and the checksum. A callback's
-// error stops the load and is returned as it is.
+// error stops the load and is returned as it is. Running out of memory (std::bad_alloc in the
+// loader or a callback) is absl::ResourceExhaustedError naming the offset.
 absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& options,
                                       const RdbLoadHandler& handler);
 

@@ -51,7 +51,7 @@ inline constexpr size_t kHeaderSize = 9;  // Magic + version.
 // Opcodes: a byte where a value type is expected.
 enum Opcode : uint8_t {
   kOpFunction2 = 245,
-  kOpFunction = 246,  // Pre-GA 7.0 functions; refused.
+  kOpFunction = 246,  // 7.0 release-candidate functions: Redis 7.0 loads them, gigakv refuses.
   kOpModuleAux = 247,
   kOpIdle = 248,
   kOpFreq = 249,

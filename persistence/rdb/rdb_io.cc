@@ -20,6 +20,13 @@ using Crc64Jones = ReflectedCrc<uint64_t, 0x95AC9329AC4BC9B5ull>;
 // LZF's densest token copies 264 bytes from 3 input bytes: no valid block expands more.
 constexpr uint64_t kLzfMaxExpansion = 88;
 
+// liblzf takes and returns lengths as unsigned int.
+constexpr uint64_t kLzfMaxLength = std::numeric_limits<unsigned>::max();
+
+// A scratch buffer larger than this (and than a few flush pieces) is freed after the value that
+// grew it, rather than kept for the rest of the save.
+constexpr size_t kKeepScratch = size_t{1} << 20;
+
 void AppendLittleEndian(std::string* out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
 }
@@ -62,6 +69,8 @@ bool AppendEncodedInteger(std::string* out, int64_t value) {
 
 uint64_t Crc64(uint64_t crc, std::string_view data) { return Crc64Jones::Update(crc, data); }
 
+bool LzfEligible(uint64_t size) { return size > 20 && size <= kLzfMaxLength; }
+
 // --- Writer ------------------------------------------------------------------------------------
 
 RdbWriter::RdbWriter(RdbSink sink, Options options, size_t flush_bytes)
@@ -89,21 +98,43 @@ void RdbWriter::WriteString(std::string_view value) {
   if (value.size() <= 11 && ParseInt64(value, &number) && AppendEncodedInteger(&buffer_, number)) {
     return;
   }
-  if (options_.compress && value.size() > 20) {
-    // As Redis: only when the compressed form is at least 4 bytes smaller.
+  if (options_.compress && LzfEligible(value.size())) {
+    // As Redis: only when the compressed form is at least 4 bytes smaller. The casts are exact:
+    // LzfEligible keeps the sizes within unsigned.
     scratch_.resize(value.size() - 4);
-    unsigned compressed = lzf_compress(value.data(), static_cast<unsigned>(value.size()),
-                                       scratch_.data(), static_cast<unsigned>(scratch_.size()));
+    const unsigned compressed =
+        lzf_compress(value.data(), static_cast<unsigned>(value.size()), scratch_.data(),
+                     static_cast<unsigned>(scratch_.size()));
     if (compressed > 0) {
       buffer_.push_back(static_cast<char>(kLenEncoded << 6 | kEncLzf));
       WriteLength(compressed);
       WriteLength(value.size());
-      buffer_.append(scratch_.data(), compressed);
-      return;
+      WriteBytes(std::string_view(scratch_.data(), compressed));
     }
+    ReleaseIfLarge(&scratch_);
+    if (compressed > 0) return;
   }
   WriteLength(value.size());
-  buffer_.append(value);
+  WriteBytes(value);
+}
+
+void RdbWriter::WriteRaw(std::string_view bytes) { WriteBytes(bytes); }
+
+void RdbWriter::WriteBytes(std::string_view bytes) {
+  if (bytes.size() < flush_bytes_) {
+    buffer_.append(bytes);
+    return;
+  }
+  // A large string goes to the sink from where it is: copying it into the buffer would hold a
+  // second copy of it for nothing. The CRC is incremental, so the order is all that matters.
+  if (!Flush().ok()) return;
+  crc_ = Crc64(crc_, bytes);
+  status_ = sink_(bytes);
+  flushed_bytes_ += bytes.size();
+}
+
+void RdbWriter::ReleaseIfLarge(std::string* buffer) const {
+  if (buffer->capacity() > std::max(kKeepScratch, 4 * flush_bytes_)) std::string().swap(*buffer);
 }
 
 void RdbWriter::WriteIntegerString(int64_t value) {
@@ -124,6 +155,7 @@ void RdbWriter::WriteMillis(int64_t unix_ms) {
 }
 
 void RdbWriter::WriteHeader(int version) {
+  version_ = version;
   buffer_.append(kMagic, kMagicSize);
   buffer_.append(StrCat(version < 10 ? "000" : "00", version));
 }
@@ -135,15 +167,25 @@ void RdbWriter::WriteAux(std::string_view key, std::string_view value) {
 }
 
 absl::Status RdbWriter::Flush() {
-  if (!status_.ok() || buffer_.empty()) return status_;
+  if (!status_.ok()) {
+    buffer_.clear();  // The output failed: keeping what follows would only grow the buffer.
+    return status_;
+  }
+  if (buffer_.empty()) return status_;
   crc_ = Crc64(crc_, buffer_);
   status_ = sink_(buffer_);
   flushed_bytes_ += buffer_.size();
   buffer_.clear();
+  if (buffer_.capacity() > 2 * (flush_bytes_ + flush_bytes_ / 4)) {
+    std::string fresh;
+    fresh.reserve(flush_bytes_ + flush_bytes_ / 4);
+    buffer_.swap(fresh);
+  }
   return status_;
 }
 
 absl::Status RdbWriter::MaybeFlush() {
+  ReleaseIfLarge(&blob_);
   if (buffer_.size() < flush_bytes_) return status_;
   return Flush();
 }
@@ -151,6 +193,7 @@ absl::Status RdbWriter::MaybeFlush() {
 absl::Status RdbWriter::Finish() {
   WriteByte(kOpEof);
   if (absl::Status status = Flush(); !status.ok()) return status;
+  if (version_ < kFirstWithChecksum) return status_;  // No trailer before version 5.
   std::string trailer;
   AppendLittleEndian(&trailer, options_.checksum ? crc_ : 0, 8);
   status_ = sink_(trailer);
@@ -217,6 +260,16 @@ bool RdbReader::Fill(size_t count) {
   }
   buffer_ = owned_;
   return buffer_.size() >= count;
+}
+
+std::string RdbReader::TakeBuffered() {
+  std::string rest(buffer_.substr(position_));
+  crc_ = Crc64(crc_, buffer_.substr(0, position_));
+  consumed_before_ += position_;
+  position_ = 0;
+  buffer_ = std::string_view();
+  owned_.clear();
+  return rest;
 }
 
 absl::StatusOr<uint8_t> RdbReader::ReadByte() {
@@ -287,11 +340,20 @@ absl::Status RdbReader::ReadString(std::string* out, uint64_t max_length) {
       absl::StatusOr<uint64_t> original = ReadLength();
       if (!original.ok()) return original.status();
       if (*original > max_length) return Corrupt("string length over the limit");
-      if (*compressed == 0 || *original == 0 || *original > *compressed * kLzfMaxExpansion) {
-        return Corrupt("invalid LZF lengths");
+      // Checked before the multiplication below, which then cannot overflow.
+      if (*compressed > kLzfMaxLength || *original > kLzfMaxLength) {
+        return absl::UnimplementedError(
+            StrCat("LZF string of more than 4 GiB is not supported, at offset ", offset()));
       }
+      if (*original > *compressed * kLzfMaxExpansion) return Corrupt("invalid LZF lengths");
       std::string input;
       if (absl::Status status = ReadExact(*compressed, &input); !status.ok()) return status;
+      if (*original == 0) {
+        // Redis accepts it whatever the compressed bytes: lzf_decompress into no room returns
+        // 0, the expected length.
+        out->clear();
+        return absl::OkStatus();
+      }
       out->resize(*original);
       unsigned produced = lzf_decompress(input.data(), static_cast<unsigned>(input.size()),
                                          out->data(), static_cast<unsigned>(out->size()));

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include "core/types/hash.h"
 #include "core/types/listpack.h"
@@ -101,16 +103,21 @@ void WriteZSetListpack(RdbWriter& writer, std::string_view entries) {
 // gigakv's listpack sets: Redis 7.0 has no such type, so a plain SET.
 void WriteSetListpack(RdbWriter& writer, std::string_view entries) {
   writer.WriteLength(DenseListpack::EntriesCount(entries));
-  DenseListpack::ForEachEntry(entries,
-                              [&](const ListpackEntry& e) { WriteEntryString(writer, e); });
+  DenseListpack::ForEachEntry(entries, [&](const ListpackEntry& e) {
+    WriteEntryString(writer, e);
+    (void)writer.MaybeFlush();
+  });
 }
 
 void WriteList(RdbWriter& writer, const List& list) {
   writer.WriteLength(list.node_count());
+  const uint64_t plain_threshold = writer.options().plain_node_threshold;
   list.ForEachNode([&](const Listpack& node) {
+    // A sink error sticks in the writer: the caller sees it at its next MaybeFlush.
+    (void)writer.MaybeFlush();
     if (node.size() == 1) {
       const ListpackEntry only = node.Get(node.First());
-      if (!only.is_int && only.str.size() >= kPackedThreshold) {
+      if (!only.is_int && only.str.size() >= plain_threshold) {
         writer.WriteLength(kQuicklistNodePlain);
         writer.WriteString(only.str);
         return;
@@ -218,7 +225,10 @@ void WriteValueBody(RdbWriter& writer, const RecordView& record) {
         WriteSetListpack(writer, set.CompactBytes());
       } else {
         writer.WriteLength(set.Length());
-        set.ForEach([&](std::string_view member) { writer.WriteString(member); });
+        set.ForEach([&](std::string_view member) {
+          writer.WriteString(member);
+          (void)writer.MaybeFlush();
+        });
       }
       return;
     }
@@ -232,6 +242,7 @@ void WriteValueBody(RdbWriter& writer, const RecordView& record) {
         zset.Visit(0, zset.size(), /*reverse=*/true, [&](std::string_view member, double score) {
           writer.WriteString(member);
           writer.WriteBinaryDouble(score);
+          (void)writer.MaybeFlush();
         });
       }
       return;
@@ -245,6 +256,7 @@ void WriteValueBody(RdbWriter& writer, const RecordView& record) {
         hash.ForEach([&](std::string_view field, std::string_view value) {
           writer.WriteString(field);
           writer.WriteString(value);
+          (void)writer.MaybeFlush();
         });
       }
       return;
@@ -277,14 +289,14 @@ LoadedValue FromObject(std::unique_ptr<Object> object) {
 // value read as one blob, at the blob's start.
 class ValueLoader {
  public:
-  ValueLoader(RdbReader& reader, const CollectionLimits& limits)
-      : reader_(reader), limits_(limits) {}
+  ValueLoader(RdbReader& reader, const CollectionLimits& limits, uint64_t max_string_length)
+      : reader_(reader), limits_(limits), max_string_length_(max_string_length) {}
 
   absl::StatusOr<LoadedValue> Load(uint8_t type);
 
  private:
   absl::StatusOr<uint64_t> Length() { return reader_.ReadLength(); }
-  absl::Status String(std::string* out) { return reader_.ReadString(out); }
+  absl::Status String(std::string* out) { return reader_.ReadString(out, max_string_length_); }
 
   absl::StatusOr<LoadedValue> LoadList();
   absl::StatusOr<LoadedValue> LoadSet();
@@ -300,6 +312,7 @@ class ValueLoader {
 
   RdbReader& reader_;
   const CollectionLimits& limits_;
+  uint64_t max_string_length_;
 };
 
 absl::StatusOr<LoadedValue> ValueLoader::LoadList() {
@@ -496,7 +509,7 @@ absl::StatusOr<LoadedValue> ValueLoader::LoadBlob(uint8_t type) {
       if (!ValidateIntset(blob, &count, &width).ok()) {
         return RdbReader::CorruptAt(at, "Intset integrity check failed");
       }
-      if (count <= static_cast<uint64_t>(std::max<int64_t>(limits_.set_max_intset_entries, 0))) {
+      if (count <= Set::MaxIntsetEntries(limits_)) {
         // Redis's intset bytes are gigakv's Intset buffer on a little-endian host.
         static_assert(std::endian::native == std::endian::little);
         return FromObject(Set::FromCompact(Set::Encoding::kIntset, blob));
@@ -582,8 +595,19 @@ absl::StatusOr<LoadedValue> ValueLoader::Load(uint8_t type) {
 bool IsValueType(uint8_t type) { return type <= kTypeStreamListpacks2 && type != 8; }
 
 absl::StatusOr<LoadedValue> ReadValue(RdbReader& reader, uint8_t type,
-                                      const CollectionLimits& limits) {
-  return ValueLoader(reader, limits).Load(type);
+                                      const CollectionLimits& limits, uint64_t max_string_length) {
+  const uint64_t start = reader.offset();
+  // The structures a value is loaded into allocate as elements arrive; an allocation that fails
+  // (a large but well-formed value on a small machine) must come back as a Status, not unwind
+  // through callers that promise none.
+  try {
+    return ValueLoader(reader, limits, max_string_length).Load(type);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return absl::ResourceExhaustedError(
+      StrCat("out of memory loading the value that begins at offset ", start, ", at offset ",
+             reader.offset()));
 }
 
 }  // namespace gigakv::persistence::rdb

@@ -24,7 +24,8 @@
 //                            ("inf", "-inf", "1.5", "0.10000000000000001")
 //   18 LIST_QUICKLIST_2      nodes:length (container:length blob){nodes}; container 2 (packed):
 //                            a Redis listpack of the node's elements; container 1 (plain): one
-//                            element's bytes, for elements of 1 GiB or more
+//                            element's bytes, for elements of at least the writer's
+//                            plain_node_threshold (quicklist-packed-threshold, 1 GiB)
 //   6, 7 (modules), 15, 19 (streams): refused.
 //
 // Which type gigakv writes: strings STRING; hashes HASH_LISTPACK while compact (an inline record
@@ -40,6 +41,10 @@
 // that) is not an error: it comes back as LoadedValue::Kind::kEmpty, so the loader can skip the
 // key as Redis does ("skipping empty key"). Lengths read from the input are never used to
 // allocate beyond what the input turned out to hold (collections grow as elements arrive).
+//
+// Writing streams: WriteValueBody calls writer.MaybeFlush() between elements, so a large
+// collection passes to the sink in pieces of about the writer's flush size rather than being
+// built whole in memory (a compact structure, written as one string, is built whole).
 #pragma once
 
 #include <cstdint>
@@ -54,17 +59,14 @@
 
 namespace gigakv::persistence::rdb {
 
-// Elements of at least this many bytes get a plain quicklist node of their own (Redis's
-// quicklist-packed-threshold default, 1 GiB).
-inline constexpr uint64_t kPackedThreshold = uint64_t{1} << 30;
-
 // The RDB type WriteValue uses for `record`.
 uint8_t RdbTypeOf(const RecordView& record);
 
 // Writes the type byte (RdbTypeOf) and the value of `record` (any ValueKind). The key, expiry and
 // other prefixes are the caller's. Compact encodings are transcoded entry by entry into one
 // reusable buffer of the writer (no allocation per element); compressed list nodes are
-// decompressed first. Does not flush: the caller calls writer.MaybeFlush() between values.
+// decompressed first. Calls writer.MaybeFlush() between elements (a sink error sticks in the
+// writer; the caller sees it at its next MaybeFlush or Finish).
 void WriteValue(RdbWriter& writer, const RecordView& record);
 // Writes only the value (no type byte).
 void WriteValueBody(RdbWriter& writer, const RecordView& record);
@@ -85,10 +87,14 @@ struct LoadedValue {
 };
 
 // Reads the value of RDB type `type` (the byte before the key, already consumed with the key).
-// Errors are absl::DataLossError (absl::UnimplementedError for modules and streams) naming the
-// byte offset and the reason, e.g. "Duplicate set members detected at offset 118".
+// Strings (elements, blobs) longer than `max_string_length` are refused; the server passes
+// proto-max-bulk-len (Redis 7.0 itself has no such limit on load). Errors are
+// absl::DataLossError (absl::UnimplementedError for modules and streams) naming the byte offset
+// and the reason, e.g. "Duplicate set members detected at offset 118"; running out of memory
+// is absl::ResourceExhaustedError, with the offset.
 absl::StatusOr<LoadedValue> ReadValue(RdbReader& reader, uint8_t type,
-                                      const CollectionLimits& limits);
+                                      const CollectionLimits& limits,
+                                      uint64_t max_string_length = RdbReader::kNoLimit);
 
 // Whether `type` is a value type ReadValue knows (including the refused ones).
 bool IsValueType(uint8_t type);

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "persistence/rdb/rdb_format.h"
 
@@ -216,7 +218,7 @@ TEST(RdbReaderTest, RefusesMalformedInput) {
                            "abc")
                    .ok());
   EXPECT_THAT(read_string("\x81\x00\x00\x00\x10\x00\x00\x00\x00"sv).message(),
-              HasSubstr("over the limit"));
+              HasSubstr("unexpected end of input"));
   // Unknown encodings.
   EXPECT_THAT(read_string("\xc4").message(), HasSubstr("unknown string encoding"));
   EXPECT_THAT(read_string("\x82").message(), HasSubstr("unknown length encoding"));
@@ -225,7 +227,7 @@ TEST(RdbReaderTest, RefusesMalformedInput) {
                           "a"sv)
                   .message(),
               HasSubstr("invalid LZF lengths"));
-  EXPECT_FALSE(read_string("\xc3\x00\x00"sv).ok());
+  EXPECT_THAT(read_string("\xc3\x00\x05"sv).message(), HasSubstr("invalid LZF lengths"));
   EXPECT_THAT(read_string("\xc3\x03\x0a\xff\xff\xff").message(), HasSubstr("invalid LZF data"));
   std::string good = DumpString(std::string(100, 'a')).substr(1);  // 0xc3 9 100 data...
   good[3] = 99;  // The original length (14-bit form, its second byte) one short.
@@ -272,6 +274,217 @@ TEST(DumpPayloadTest, VerifiesVersionAndChecksum) {
   newer[payload.size() - 10] = 11;  // Version 11: refused before the CRC is looked at.
   EXPECT_FALSE(VerifyDumpPayload(newer, &value).ok());
   EXPECT_FALSE(VerifyDumpPayload("short", &value).ok());
+}
+
+// The DUMP of the integer 10 that redis.io's DUMP page shows: an independent golden.
+TEST(RdbWriterTest, DumpOfTenMatchesRedisDocumentation) {
+  EXPECT_EQ(DumpString("10"), std::string("\x00\xc0\n\n\x00n\x9fWE\x0e\xae"
+                                          "c\xbb"sv));
+  std::string_view value;
+  ASSERT_TRUE(VerifyDumpPayload("\x00\xc0\n\n\x00n\x9fWE\x0e\xae"
+                                "c\xbb"sv,
+                                &value)
+                  .ok());
+  RdbReader reader(value.substr(1));
+  std::string read;
+  ASSERT_TRUE(reader.ReadString(&read).ok());
+  EXPECT_EQ(read, "10");
+}
+
+// The string cap is the caller's (the server passes proto-max-bulk-len); by default any length
+// is accepted, and a raw string costs only what its bytes turn out to be.
+TEST(RdbReaderTest, StringLengthCapIsAnOption) {
+  // 600 MiB claimed, 3 bytes present: a truncation, not a refusal of the length.
+  const std::string_view big =
+      "\x80\x25\x80\x00\x00"
+      "abc"sv;
+  std::string out;
+  EXPECT_THAT(RdbReader(big).ReadString(&out).message(), HasSubstr("unexpected end of input"));
+  EXPECT_THAT(RdbReader(big).ReadString(&out, 512ull << 20).message(),
+              HasSubstr("string length over the limit at offset 5"));
+  // At the cap is fine, one over is not; for LZF the original length counts.
+  EXPECT_TRUE(RdbReader("\x03"
+                        "abc"sv)
+                  .ReadString(&out, 3)
+                  .ok());
+  EXPECT_THAT(RdbReader("\x03"
+                        "abc"sv)
+                  .ReadString(&out, 2)
+                  .message(),
+              HasSubstr("over the limit"));
+  const std::string lzf = DumpString(std::string(100, 'a')).substr(1);
+  EXPECT_TRUE(RdbReader(lzf).ReadString(&out, 100).ok());
+  EXPECT_EQ(out, std::string(100, 'a'));
+  EXPECT_THAT(RdbReader(lzf).ReadString(&out, 99).message(), HasSubstr("over the limit"));
+}
+
+// liblzf takes unsigned lengths: bigger strings must be written raw, and are refused on read
+// before any allocation.
+TEST(RdbIoTest, LzfOnlyWithinUnsignedLengths) {
+  EXPECT_FALSE(LzfEligible(0));
+  EXPECT_FALSE(LzfEligible(20));
+  EXPECT_TRUE(LzfEligible(21));
+  EXPECT_TRUE(LzfEligible(0xffffffffull));
+  EXPECT_FALSE(LzfEligible(0x100000000ull));
+  EXPECT_FALSE(LzfEligible(0x100000015ull));  // Truncated to 32 bits it would be 21.
+
+  std::string out;
+  // Original length 2^32 + 1 from 50 MB of compressed bytes: within the 88x rule, over liblzf's.
+  absl::Status status =
+      RdbReader("\xc3\x80\x02\xfa\xf0\x80\x81\x00\x00\x00\x01\x00\x00\x00\x01"sv).ReadString(&out);
+  EXPECT_TRUE(absl::IsUnimplemented(status)) << status;
+  EXPECT_THAT(status.message(), HasSubstr("LZF string of more than 4 GiB"));
+  status = RdbReader("\xc3\x81\x00\x00\x00\x01\x00\x00\x00\x00\x05"sv).ReadString(&out);
+  EXPECT_TRUE(absl::IsUnimplemented(status)) << status;
+}
+
+// Redis reads an LZF string whose original length is 0 as the empty string, whatever its
+// compressed bytes (lzf_decompress into no room returns 0, the length expected).
+TEST(RdbReaderTest, LzfOfLengthZeroIsEmpty) {
+  for (std::string_view bytes : {"\xc3\x00\x00"sv, "\xc3\x02\x00xy"sv}) {
+    RdbReader reader(bytes);
+    std::string out = "old";
+    ASSERT_TRUE(reader.ReadString(&out).ok()) << bytes.size();
+    EXPECT_EQ(out, "");
+    EXPECT_EQ(reader.offset(), bytes.size());
+  }
+  std::string out;
+  EXPECT_FALSE(RdbReader("\xc3\x02\x00x"sv).ReadString(&out).ok());  // Still reads its bytes.
+}
+
+TEST(RdbWriterTest, NoTrailerBeforeVersion5) {
+  std::string out;
+  RdbWriter writer = WriterInto(&out);
+  writer.WriteHeader(4);
+  ASSERT_TRUE(writer.Finish().ok());
+  EXPECT_EQ(out, std::string("REDIS0004\xff"sv));
+  out.clear();
+  RdbWriter v5 = WriterInto(&out);
+  v5.WriteHeader(5);
+  ASSERT_TRUE(v5.Finish().ok());
+  EXPECT_EQ(out.size(), 9u + 1 + 8);
+}
+
+TEST(RdbWriterTest, SinkErrorsStickAndStopTheOutput) {
+  int calls = 0;
+  RdbWriter writer(
+      [&](std::string_view) {
+        ++calls;
+        return absl::DataLossError("disk full");
+      },
+      RdbWriter::Options{}, /*flush_bytes=*/16);
+  writer.WriteString("abc");
+  EXPECT_TRUE(writer.MaybeFlush().ok());  // Under flush_bytes: not passed yet.
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(writer.Flush().message(), "disk full");
+  EXPECT_EQ(calls, 1);
+  // Later output is dropped, not buffered, and the sink is not called again.
+  for (int i = 0; i < 1000; ++i) {
+    writer.WriteString("some value of a few bytes");
+    writer.WriteRaw(std::string(100, 'y'));  // Long enough to bypass the buffer.
+    EXPECT_EQ(writer.MaybeFlush().message(), "disk full");
+  }
+  EXPECT_EQ(writer.Flush().message(), "disk full");
+  EXPECT_EQ(writer.Finish().message(), "disk full");
+  EXPECT_EQ(writer.FinishPayload().message(), "disk full");
+  EXPECT_EQ(calls, 1);
+  EXPECT_LT(writer.retained_bytes(), 4096u);
+}
+
+TEST(RdbReaderTest, SourceErrorsAreReturned) {
+  int calls = 0;
+  RdbReader reader([&](char* buffer, size_t capacity) -> absl::StatusOr<size_t> {
+    if (++calls > 1) return absl::UnavailableError("connection reset");
+    const std::string_view start =
+        "\x0a"
+        "hello"sv;  // 10 bytes announced, 5 delivered.
+    const size_t n = std::min(capacity, start.size());
+    std::memcpy(buffer, start.data(), n);
+    return n;
+  });
+  std::string out;
+  absl::Status status = reader.ReadString(&out);
+  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+  EXPECT_EQ(status.message(), "connection reset");
+  // The error sticks: the bytes that arrived can still be read, but the source is not asked
+  // again.
+  EXPECT_TRUE(absl::IsUnavailable(reader.ReadExact(6, &out)));
+  EXPECT_EQ(calls, 2);
+}
+
+// Large strings go to the sink as they are; everything else in pieces of about flush_bytes.
+TEST(RdbWriterTest, LargeStringsBypassTheBuffer) {
+  std::vector<size_t> pieces;
+  std::string out;
+  RdbWriter writer(
+      [&](std::string_view bytes) {
+        pieces.push_back(bytes.size());
+        out.append(bytes);
+        return absl::OkStatus();
+      },
+      RdbWriter::Options{.compress = false}, /*flush_bytes=*/1024);
+  std::mt19937_64 random(3);
+  std::vector<std::string> values;
+  for (int i = 0; i < 300; ++i) {
+    std::string value(i % 50 == 0 ? 100000 : random() % 300, 'v');
+    for (char& c : value) c = static_cast<char>(random());
+    values.push_back(value);
+    writer.WriteString(value);
+    ASSERT_TRUE(writer.MaybeFlush().ok());
+  }
+  ASSERT_TRUE(writer.Finish().ok());
+  for (size_t piece : pieces) {
+    EXPECT_TRUE(piece <= 2 * 1024 || piece == 100000) << piece;
+  }
+  RdbReader reader(out);
+  for (const std::string& value : values) {
+    std::string read;
+    ASSERT_TRUE(reader.ReadString(&read).ok());
+    ASSERT_EQ(read, value);
+  }
+  ASSERT_EQ(*reader.ReadByte(), kOpEof);
+  EXPECT_TRUE(reader.ReadChecksum().ok());  // The CRC covers the bytes passed directly.
+}
+
+// A large value's scratch space is released after it, not kept for the rest of the save.
+TEST(RdbWriterTest, ScratchBuffersShrinkAfterALargeValue) {
+  RdbWriter writer([](std::string_view) { return absl::OkStatus(); }, RdbWriter::Options{},
+                   /*flush_bytes=*/4096);
+  writer.WriteString(std::string(8 << 20, 'a'));  // LZF scratch of 8 MiB.
+  writer.blob_scratch()->assign(4 << 20, 'b');
+  writer.WriteString(*writer.blob_scratch());
+  ASSERT_TRUE(writer.MaybeFlush().ok());
+  EXPECT_LT(writer.retained_bytes(), 2u << 20);
+}
+
+TEST(RdbReaderTest, TakeBufferedReturnsTheReadAhead) {
+  const std::string stream =
+      "\x03"
+      "abcTAIL BYTES";
+  // From memory: the rest of the input.
+  RdbReader memory(stream);
+  std::string out;
+  ASSERT_TRUE(memory.ReadString(&out).ok());
+  EXPECT_EQ(memory.buffered(), "TAIL BYTES");
+  EXPECT_EQ(memory.TakeBuffered(), "TAIL BYTES");
+  EXPECT_EQ(memory.offset(), 4u);
+  EXPECT_EQ(memory.buffered(), "");
+  // From a source: what it read ahead, then the source continues.
+  size_t at = 0;
+  RdbReader source([&](char* buffer, size_t capacity) -> absl::StatusOr<size_t> {
+    const size_t n = std::min<size_t>({capacity, 6, stream.size() - at});
+    std::memcpy(buffer, stream.data() + at, n);
+    at += n;
+    return n;
+  });
+  ASSERT_TRUE(source.ReadString(&out).ok());
+  EXPECT_EQ(out, "abc");
+  const std::string taken = source.TakeBuffered();
+  EXPECT_EQ(taken + stream.substr(at), "TAIL BYTES");
+  EXPECT_EQ(source.offset(), 4u);
+  if (at < stream.size()) {
+    EXPECT_EQ(*source.ReadByte(), static_cast<uint8_t>(stream[at]));
+  }
 }
 
 }  // namespace

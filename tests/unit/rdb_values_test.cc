@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <new>
 #include <random>
 #include <set>
 #include <string>
@@ -360,6 +361,118 @@ TEST(RdbValuesRoundTripTest, LargeCollections) {
   }
 }
 
+// Elements over the plain-node threshold (quicklist-packed-threshold, 1 GiB by default) are
+// written as plain nodes; the reader must take them back whatever their size unless the caller
+// caps strings. Here with the threshold lowered to 64 bytes.
+TEST(RdbValuesRoundTripTest, PlainNodesRoundTrip) {
+  std::mt19937_64 rng(5);
+  List list(1);  // One element per node.
+  const std::string big = RandomBytes(rng, 100);
+  for (const std::string& e : {std::string("a"), big, std::string(70, 'c'), std::string("b")}) {
+    list.Push(ListEnd::kTail, e);
+  }
+  std::string bytes;
+  RdbWriter writer(
+      [&](std::string_view b) {
+        bytes.append(b);
+        return absl::OkStatus();
+      },
+      RdbWriter::Options{.compress = true, .plain_node_threshold = 64});
+  WriteValue(writer, ObjectRecord(&list));
+  ASSERT_TRUE(writer.Flush().ok());
+  // Container 1, then the element as an RDB string (raw: random bytes do not compress).
+  EXPECT_NE(bytes.find(StrCat("\x01\x40\x64"sv, big)), std::string::npos) << Hex(bytes);
+  std::unique_ptr<LoadedValue> loaded = MustDecode(bytes);
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_THAT(Contents(*loaded->object), ElementsAre("a", big, std::string(70, 'c'), "b"));
+
+  RdbReader capped(std::string_view(bytes).substr(1));
+  EXPECT_THAT(ReadValue(capped, kTypeListQuicklist2, {}, 99).status().message(),
+              HasSubstr("string length over the limit"));
+  RdbReader at_cap(std::string_view(bytes).substr(1));
+  EXPECT_TRUE(ReadValue(at_cap, kTypeListQuicklist2, {}, 100).ok());
+}
+
+// WriteValue flushes between elements: a large collection reaches the sink in pieces of about
+// flush_bytes, not built whole in the writer's buffer. Only single strings of at least
+// flush_bytes (passed to the sink as they are) make larger pieces.
+TEST(RdbValuesRoundTripTest, LargeValuesReachTheSinkInPieces) {
+  std::mt19937_64 rng(13);
+  CollectionLimits limits;
+  Hash hash;
+  for (int i = 0; i < 2000; ++i) hash.Set(StrCat("field", i), RandomBytes(rng, i % 300), limits);
+  Set ints, strings;
+  for (int i = 0; i < 3000; ++i) ints.Add(StrCat(i * 7919 - 100000), limits);
+  for (int i = 0; i < 3000; ++i) strings.Add(StrCat(i, RandomBytes(rng, 1 + i % 90)), limits);
+  ZSet zset;
+  double ignored;
+  for (int i = 0; i < 5000; ++i) zset.Add(StrCat("member", i), i / 3.0, {}, limits, &ignored);
+  List list(-2);
+  for (int i = 0; i < 50000; ++i) list.Push(ListEnd::kTail, StrCat("element-", i));
+  list.Push(ListEnd::kTail, RandomBytes(rng, 100000));  // A node of its own, one large blob.
+  const std::string big = RandomBytes(rng, 300000);
+  const std::vector<RecordView> records = {
+      ObjectRecord(&hash), ObjectRecord(&ints), ObjectRecord(&strings),
+      ObjectRecord(&zset), ObjectRecord(&list), BytesRecord(ValueKind::kStringRaw, big)};
+
+  constexpr size_t kFlush = 16 * 1024;  // Above a list node's 8 KiB.
+  std::vector<size_t> pieces;
+  std::string out;
+  RdbWriter writer(
+      [&](std::string_view bytes) {
+        pieces.push_back(bytes.size());
+        out.append(bytes);
+        return absl::OkStatus();
+      },
+      RdbWriter::Options{.compress = false}, kFlush);
+  for (const RecordView& record : records) {
+    WriteValue(writer, record);
+    ASSERT_TRUE(writer.MaybeFlush().ok());
+  }
+  ASSERT_TRUE(writer.Flush().ok());
+  ASSERT_GT(out.size(), 20 * kFlush);
+  std::vector<size_t> large;
+  for (size_t piece : pieces) {
+    if (piece > 2 * kFlush) large.push_back(piece);
+  }
+  // The list's 100000-byte node and the 300000-byte string, nothing else.
+  ASSERT_EQ(large.size(), 2u);
+  EXPECT_GT(large[0], 100000u);
+  EXPECT_EQ(large[1], big.size());
+
+  RdbReader reader(out);
+  for (const RecordView& record : records) {
+    absl::StatusOr<uint8_t> type = reader.ReadByte();
+    ASSERT_TRUE(type.ok());
+    absl::StatusOr<LoadedValue> value = ReadValue(reader, *type, limits);
+    ASSERT_TRUE(value.ok()) << value.status();
+    if (record.kind == ValueKind::kObject) {
+      EXPECT_EQ(Contents(*value->object), Contents(*record.object));
+    } else {
+      EXPECT_EQ(value->string, big);
+    }
+  }
+  EXPECT_EQ(reader.offset(), out.size());
+}
+
+// Allocation failures come back as ResourceExhausted with the offset, never as an exception.
+TEST(RdbValuesCorruptTest, OutOfMemoryIsAStatus) {
+  const std::string bytes = EncodeValue(BytesRecord(ValueKind::kStringRaw, std::string(50, 'x')),
+                                        /*compress=*/false);
+  size_t at = 0;
+  RdbReader reader([&](char* buffer, size_t capacity) -> absl::StatusOr<size_t> {
+    if (at >= 10) throw std::bad_alloc();  // Stands in for any allocation in the loader.
+    const size_t n = std::min<size_t>(capacity, 10);
+    std::memcpy(buffer, bytes.data() + at, n);
+    at += n;
+    return n;
+  });
+  ASSERT_EQ(*reader.ReadByte(), kTypeString);
+  absl::StatusOr<LoadedValue> value = ReadValue(reader, kTypeString, {});
+  EXPECT_TRUE(absl::IsResourceExhausted(value.status())) << value.status();
+  EXPECT_THAT(value.status().message(), HasSubstr("begins at offset 1"));
+}
+
 TEST(RdbValuesRoundTripTest, CompactEncodingsKeepTheirBytes) {
   std::mt19937_64 rng(11);
   CollectionLimits limits;
@@ -670,7 +783,12 @@ TEST(RdbValuesCorruptTest, HostileLengthsDoNotAllocate) {
     EXPECT_THAT(ErrorOf(bytes), HasSubstr("unexpected end of input")) << static_cast<int>(type);
   }
   EXPECT_THAT(ErrorOf("\x00\x80\x10\x00\x00\x00"sv), HasSubstr("unexpected end of input"));
-  EXPECT_THAT(ErrorOf("\x00\x80\xff\xff\xff\xff"sv), HasSubstr("string length over the limit"));
+  // A 4 GiB string is not refused for its length, only for the bytes missing; a caller's cap
+  // (proto-max-bulk-len) refuses it at once.
+  EXPECT_THAT(ErrorOf("\x00\x80\xff\xff\xff\xff"sv), HasSubstr("unexpected end of input"));
+  RdbReader reader("\x80\xff\xff\xff\xff"sv);
+  EXPECT_THAT(ReadValue(reader, kTypeString, {}, 512 << 20).status().message(),
+              HasSubstr("string length over the limit at offset 5"));
 }
 
 TEST(RdbValuesCorruptTest, TruncatedValues) {
