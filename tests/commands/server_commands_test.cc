@@ -483,6 +483,47 @@ TEST_F(EvictionCommandsTest, ObjectFreqUnderLfu) {
               ::testing::HasSubstr("An LFU maxmemory policy is selected"));
 }
 
+// Writes that replace a value keep the LFU counter their lookup touched, large bitmaps (values
+// stored outside the arena) included, and RENAME / MOVE carry the key's counter along. Every
+// counter is the one redis-server 7.0 answers to the same commands.
+TEST_F(EvictionCommandsTest, OverwritesAndMovesKeepTheLfuCounter) {
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu", "lfu-log-factor", "0",
+                   "lfu-decay-time", "0"}),
+            "+OK");
+  Run({"SETBIT", "big", "80000", "1"});  // 10001 bytes.
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":5");
+  Run({"SETBIT", "big", "80001", "1"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":6");
+  Run({"BITFIELD", "big", "SET", "u8", "0", "255"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":7");
+  Run({"SETBIT", "src", "80000", "1"});
+  EXPECT_EQ(Reply({"BITOP", "OR", "big", "src", "src"}), ":10001");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":8");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "src"}), ":7");  // Two read lookups.
+  Run({"SET", "a", "x"});
+  Run({"GET", "a"});
+  Run({"GET", "a"});
+  EXPECT_EQ(Reply({"RENAME", "a", "b"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "b"}), ":8");
+  EXPECT_EQ(Reply({"MOVE", "b", "1"}), ":1");
+  Run({"SELECT", "1"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "b"}), ":9");
+}
+
+// Under LRU too, RENAME and MOVE move the key's clock with it: untouched (CLIENT NO-TOUCH), the
+// key stays as idle as it was.
+TEST_F(EvictionCommandsTest, MovesKeepTheLruClock) {
+  Run({"SET", "a", "x"});
+  clock_.AdvanceMs(20 * 1000);
+  server_.keyspace().RefreshCoarseClock();
+  Run({"CLIENT", "NO-TOUCH", "on"});
+  EXPECT_EQ(Reply({"RENAME", "a", "b"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "IDLETIME", "b"}), ":20");
+  EXPECT_EQ(Reply({"MOVE", "b", "1"}), ":1");
+  Run({"SELECT", "1"});
+  EXPECT_EQ(Reply({"OBJECT", "IDLETIME", "b"}), ":20");
+}
+
 // lfu-log-factor 0 makes every access count (probability 1, as in Redis: 10 GETs take a new
 // key from 5 to 15); lfu-decay-time takes one off per that many idle minutes, 0 = never.
 TEST_F(EvictionCommandsTest, LfuLogFactorAndDecayTime) {
