@@ -8,9 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "gtest/gtest-spi.h"
 #include "server/cron.h"
 #include "server/transaction.h"
 #include "support/command_fixture.h"
+#include "support/keyspace_digest.h"
 
 namespace gigakv::testing {
 namespace {
@@ -159,6 +161,39 @@ TEST_F(ServerCommandsTest, PauseHoldsOutboxClientsAndPostsTheirResume) {
   EXPECT_EQ(posted[0].kind, Kind::kResume);
   held.state().paused.store(false);
   EXPECT_EQ(held.Reply({"SET", "k", "v"}), "+OK");
+}
+
+// The test client with an outbox (support/keyspace_digest.h) acts on what is posted to it as a
+// connection would: the reply that ends its wait clears `blocked`, MONITOR lines and resumes are
+// kept, and a command CLIENT PAUSE holds fails the test instead of passing for an empty reply.
+TEST_F(ServerCommandsTest, InProcessClientWithAnOutboxKeepsWhatIsPostedToIt) {
+  InProcessClient blocker(server_, /*can_block=*/true);
+  EXPECT_EQ(blocker.RunRaw({"BLPOP", "q", "0"}), "");
+  EXPECT_TRUE(blocker.state().blocked.load());
+  Run({"RPUSH", "q", "a"});
+  EXPECT_EQ(blocker.TakeUnblockedReplies(),
+            std::vector<std::string>{"*2\r\n$1\r\nq\r\n$1\r\na\r\n"});
+  EXPECT_FALSE(blocker.state().blocked.load());
+
+  InProcessClient monitor(server_, /*can_block=*/true);
+  EXPECT_EQ(monitor.Reply({"MONITOR"}), "+OK");
+  Run({"GET", "k"});
+  std::vector<server::ClientMessage> posted = monitor.TakeMessages();
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted[0].kind, server::ClientMessage::Kind::kPushOutput);
+  EXPECT_THAT(posted[0].bytes, HasSubstr(" \"GET\" \"k\"\r\n"));
+
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "100000", "WRITE"}), "+OK");
+  EXPECT_NONFATAL_FAILURE(blocker.RunRaw({"SET", "k", "v"}), "postponed by CLIENT PAUSE");
+  blocker.state().paused.store(true);  // As its connection marks itself while it waits.
+  server_.clients().paused_clients().fetch_add(1);
+  EXPECT_EQ(Reply({"CLIENT", "UNPAUSE"}), "+OK");
+  posted = blocker.TakeMessages();
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted[0].kind, server::ClientMessage::Kind::kResume);
+  blocker.state().paused.store(false);  // As its connection does when it tries again.
+  server_.clients().paused_clients().fetch_sub(1);
+  EXPECT_EQ(blocker.Reply({"SET", "k", "v"}), "+OK");
 }
 
 TEST_F(ServerCommandsTest, TimeIsTwoBulkNumbers) {
