@@ -200,6 +200,7 @@ bool Keyspace::SharesSmallIntegers() const {
 }
 
 void Keyspace::ResetStats() {
+  expired_stale_ratio_ = 0;
   expire_cycle_us_ = 0;
   expire_cycle_cap_reached_ = 0;
   lazyfreed_objects_ = 0;

@@ -471,6 +471,37 @@ TEST_F(ServerCommandsTest, ExpiredStalePercIsTheSmoothedShareOfExpiredSamples) {
   EXPECT_EQ(Reply({"DBSIZE"}), ":1");
   server_.Cron();  // No key with a TTL left: the average decays, 0.95 * 5%.
   EXPECT_EQ(stale(), "expired_stale_perc:4.75");
+  EXPECT_EQ(Reply({"CONFIG", "RESETSTAT"}), "+OK");  // Redis resets stat_expired_stale_perc.
+  EXPECT_EQ(stale(), "expired_stale_perc:0.00");
+}
+
+// During CLIENT PAUSE nothing expires actively and nothing is evicted or refused for memory,
+// and expired_stale_perc stays as it was, as in Redis (whose expiry cycle and eviction return
+// early while clients are paused).
+TEST_F(ServerCommandsTest, PauseStopsActiveExpiryAndEviction) {
+  auto stat = [&](const std::string& name) {
+    std::string info = Run({"INFO", "stats"}).str;
+    size_t at = info.find(name + ":");
+    return info.substr(at, info.find("\r\n", at) - at);
+  };
+  for (int i = 0; i < 100; ++i) Run({"SET", "t" + std::to_string(i), "v", "PX", "100"});
+  for (int i = 0; i < 100; ++i) Run({"SET", "p" + std::to_string(i), "v"});
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}), "+OK");
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "100000", "WRITE"}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1"}), "+OK");
+  clock_.AdvanceMs(200);
+  for (int i = 0; i < 10; ++i) server_.Cron();
+  EXPECT_EQ(Reply({"DBSIZE"}), ":200");
+  EXPECT_EQ(Reply({"SET", "new", "v"}), "+OK");  // Not refused: nothing evicts, nothing refuses.
+  EXPECT_EQ(Reply({"DBSIZE"}), ":201");
+  EXPECT_EQ(stat("expired_keys"), "expired_keys:0");
+  EXPECT_EQ(stat("evicted_keys"), "evicted_keys:0");
+  EXPECT_EQ(stat("expired_stale_perc"), "expired_stale_perc:0.00");
+  EXPECT_EQ(Reply({"CLIENT", "UNPAUSE"}), "+OK");
+  server_.Cron();  // Expiry and eviction resume.
+  EXPECT_EQ(stat("expired_stale_perc"), "expired_stale_perc:5.00");
+  EXPECT_NE(stat("expired_keys"), "expired_keys:0");
+  EXPECT_NE(stat("evicted_keys"), "evicted_keys:0");
 }
 
 class EvictionCommandsTest : public CommandTest {};
