@@ -18,7 +18,8 @@
 // expiry and eviction is decided by the caller (Server::Cron, the dispatcher).
 //
 // Threading: every member is thread-safe. Commands run on any I/O thread against the store under
-// its shard locks; the cron thread runs ActiveExpire / CronTick; the lazy-free thread only frees.
+// its shard locks; the cron thread runs ActiveExpire / SampleStaleKeys (Server::Cron); the
+// lazy-free thread only frees.
 #pragma once
 
 #include <atomic>
@@ -139,7 +140,11 @@ class Keyspace {
     size_t count = 0;       // Units counted in lazyfree_pending_, or in background_freed_objects_.
     bool lazy_free = true;  // A Redis lazy free: counted in lazyfree_pending/lazyfreed_objects.
   };
+  // Queues `job` for the lazy-free thread (started on first use), or frees it now once the
+  // destructor has stopped that thread.
   void QueueLazyFree(LazyFreeJob job);
+  // Frees what `job` holds and counts it; `queued`: it was counted in lazyfree_pending_.
+  void FreeNow(LazyFreeJob& job, bool queued);
   // Publishes a key removed by expiry or eviction as DEL key.
   void PublishRemoval(int db, std::string_view key, RemovalCause cause);
 
