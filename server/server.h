@@ -12,7 +12,8 @@
 // Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
 // commands without either (Dispatcher::Execute with an in-process client).
 //
-// Threading: every part is thread-safe (see each header); Server itself only builds and joins.
+// Threading: every part is thread-safe (see each header); Server itself only builds them and
+// runs no thread of its own (the network and the cron thread own and join theirs).
 #pragma once
 
 #include <atomic>

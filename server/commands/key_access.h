@@ -50,7 +50,7 @@ enum class Lookup : uint8_t {
   kRead,         // lookupKeyRead: counts a hit or a miss, touches a found key.
   kReadNoTouch,  // LOOKUP_NOTOUCH: counts a hit or a miss only (EXISTS, TYPE, TTL, OBJECT).
   kWrite,        // lookupKeyWrite: touches a found key, counts nothing.
-  // Neither: where Redis reads its dictionary without a lookup (DEL, MEMORY USAGE), and for a
+  // Neither: where Redis reads its dictionary without a lookup (DEL, UNLINK), and for a
   // second lookup of a key the command already looked up (to delete or create it after a change).
   kPeek,
 };

@@ -1,5 +1,5 @@
 // MULTI, EXEC, DISCARD, WATCH, UNWATCH. Queueing between MULTI and EXEC happens in
-// Server::Execute; atomicity and WATCH bookkeeping are in server/transaction.h.
+// Dispatcher::Execute; atomicity and WATCH bookkeeping are in server/transaction.h.
 #include <string>
 #include <string_view>
 #include <vector>
