@@ -16,34 +16,13 @@
 // runs no thread of its own (the network and the cron thread own and join theirs).
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
-#include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <unordered_map>
-#include <vector>
-
-#include "absl/container/flat_hash_map.h"
-#include "gigakv/access_stamp.h"
-#include "gigakv/change_stream.h"
 #include "gigakv/clock.h"
-#include "gigakv/effects.h"
-#include "gigakv/store.h"
-#include "gigakv/strings.h"
-#include "protocol/reply_builder.h"
 #include "server/blocking.h"
 #include "server/client_registry.h"
-#include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
 #include "server/keyspace.h"
-#include "server/latency_histogram.h"
 #include "server/lifecycle.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
@@ -51,8 +30,6 @@
 #include "server/transaction.h"
 
 namespace gigakv::server {
-
-inline constexpr std::string_view kRedisCompatVersion = "7.0.15";
 
 struct ServerOptions {
   const Clock* clock = nullptr;  // nullptr = system clock.

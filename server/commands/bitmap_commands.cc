@@ -16,7 +16,7 @@
 #include "core/types/bitmap.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
-#include "server/server.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {

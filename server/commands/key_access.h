@@ -20,9 +20,12 @@
 #include "gigakv/access_stamp.h"
 #include "gigakv/change_stream.h"
 #include "gigakv/store.h"
+#include "server/client_state.h"
 #include "server/command.h"
 #include "server/errors.h"
-#include "server/server.h"
+#include "server/keyspace.h"
+#include "server/settings.h"
+#include "server/stats.h"
 
 namespace gigakv::server {
 

@@ -13,7 +13,8 @@
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
 #include "server/commands/scan_args.h"
-#include "server/server.h"
+#include "server/keyspace.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
-#include "server/server.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {

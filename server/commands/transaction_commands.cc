@@ -4,10 +4,13 @@
 #include <string_view>
 #include <vector>
 
+#include "server/client_state.h"
 #include "server/command.h"
 #include "server/commands/key_access.h"
+#include "server/dispatcher.h"
 #include "server/errors.h"
-#include "server/server.h"
+#include "server/keyspace.h"
+#include "server/transaction.h"
 
 namespace gigakv::server {
 namespace {
