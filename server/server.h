@@ -54,6 +54,9 @@ class Server {
   WatchRegistry& watches() { return watches_; }
   BlockingRegistry& blocking() { return blocking_; }
   Lifecycle& lifecycle() { return lifecycle_; }
+  // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
+  // it. Set before serving.
+  void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
   // What handlers get (CommandContext::services).
   const CommandServices& services() const { return services_; }
 

@@ -65,7 +65,7 @@ class CommandTest : public ::testing::Test {
   CommandTest()
       : server_(Configure(config_), MakeOptions()), client_(server_.clients().NextClientId()) {
     client_.authenticated = true;
-    server_.keyspace().set_effect_sink(&effects_);
+    server_.set_effect_sink(&effects_);
   }
 
   // Runs one command and returns the raw reply bytes.

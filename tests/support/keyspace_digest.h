@@ -202,10 +202,10 @@ class ChangeRecorder : public ChangeConsumer, public EffectSink {
       : server_(server), with_effects_(interest == Interest::kEffects) {
     server_.keyspace().changes().AddConsumer(this);
     server_.keyspace().changes().SetInterest(this, interest);
-    if (with_effects_) server_.keyspace().set_effect_sink(this);
+    if (with_effects_) server_.set_effect_sink(this);
   }
   ~ChangeRecorder() override {
-    if (with_effects_) server_.keyspace().set_effect_sink(nullptr);
+    if (with_effects_) server_.set_effect_sink(nullptr);
     server_.keyspace().changes().RemoveConsumer(this);
   }
 
