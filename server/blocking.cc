@@ -5,9 +5,12 @@
 #include <cmath>
 
 #include "gigakv/numbers.h"
+#include "gigakv/strings.h"
+#include "server/client_registry.h"
 #include "server/client_state.h"
 #include "server/commands/collection_access.h"
-#include "server/server.h"
+#include "server/dispatcher.h"
+#include "server/keyspace.h"
 
 namespace gigakv::server {
 namespace {

@@ -14,8 +14,8 @@
 // Threading and locks: BlockOnKeys and the change records run under the shard locks of the keys
 // involved, then take the registry's mutex; the registry never takes a shard lock while holding
 // its mutex, and serving (which runs commands, so takes shard locks) happens with no lock held, at
-// the end of Server::Execute. Registering under the key's lock is what prevents lost wake-ups: a
-// push either happens before the blocking command looked at the key, or after the client is in
+// the end of Dispatcher::Execute. Registering under the key's lock is what prevents lost wake-ups:
+// a push either happens before the blocking command looked at the key, or after the client is in
 // the queue.
 #pragma once
 

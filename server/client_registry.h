@@ -33,7 +33,8 @@ namespace gigakv::server {
 
 class ClientRegistry {
  public:
-  // `store` gives the clock (pause ends) and pauses its active expiry with the clients;
+  // `store` gives the clock (pause ends), and its lazy expiry is paused with the clients
+  // (Store::SetExpiryPaused; Server::ActiveExpire pauses active expiry itself);
   // `stats` gets connected_clients; a client's WATCHes in `watches` are forgotten when it
   // unregisters. All three must outlive the registry.
   ClientRegistry(Store& store, Stats& stats, WatchRegistry& watches);

@@ -7,10 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
+#include "server/client_state.h"
 #include "server/command.h"
 #include "server/command_metadata.h"
 #include "server/errors.h"
-#include "server/server.h"
+#include "server/keyspace.h"
 
 namespace gigakv::server {
 namespace {

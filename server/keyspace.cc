@@ -100,7 +100,14 @@ void Keyspace::FreeLater(std::unique_ptr<Object> object) {
 }
 
 void Keyspace::QueueLazyFree(LazyFreeJob job) {
-  std::lock_guard<std::mutex> lock(lazyfree_mutex_);
+  std::unique_lock<std::mutex> lock(lazyfree_mutex_);
+  if (lazyfree_stop_) {
+    // The destructor stopped (or joined) the thread: free here rather than start another one
+    // nothing would join.
+    lock.unlock();
+    FreeNow(job, /*queued=*/false);
+    return;
+  }
   if (!lazyfree_thread_.joinable()) {
     lazyfree_thread_ = std::thread([this] {
       std::unique_lock<std::mutex> lock(lazyfree_mutex_);
@@ -110,17 +117,7 @@ void Keyspace::QueueLazyFree(LazyFreeJob job) {
         std::vector<LazyFreeJob> batch = std::move(lazyfree_queue_);
         lazyfree_queue_.clear();
         lock.unlock();
-        for (LazyFreeJob& done : batch) {
-          // The actual freeing, off every I/O thread.
-          done.tables.clear();
-          done.object.reset();
-          if (done.lazy_free) {
-            lazyfree_pending_.fetch_sub(done.count, std::memory_order_relaxed);
-            lazyfreed_objects_.fetch_add(done.count, std::memory_order_relaxed);
-          } else {
-            background_freed_objects_.fetch_add(done.count, std::memory_order_relaxed);
-          }
-        }
+        for (LazyFreeJob& done : batch) FreeNow(done, /*queued=*/true);  // Off every I/O thread.
         lock.lock();
       }
     });
@@ -129,6 +126,17 @@ void Keyspace::QueueLazyFree(LazyFreeJob job) {
   lazyfree_queue_.push_back(std::move(job));  // Counted only once queued (it may throw).
   lazyfree_pending_.fetch_add(count, std::memory_order_relaxed);
   lazyfree_cv_.notify_one();
+}
+
+void Keyspace::FreeNow(LazyFreeJob& job, bool queued) {
+  job.tables.clear();
+  job.object.reset();
+  if (job.lazy_free) {
+    if (queued) lazyfree_pending_.fetch_sub(job.count, std::memory_order_relaxed);
+    lazyfreed_objects_.fetch_add(job.count, std::memory_order_relaxed);
+  } else {
+    background_freed_objects_.fetch_add(job.count, std::memory_order_relaxed);
+  }
 }
 
 bool Keyspace::ActiveExpire(const std::function<bool()>& yield) {
@@ -200,6 +208,7 @@ bool Keyspace::SharesSmallIntegers() const {
 }
 
 void Keyspace::ResetStats() {
+  expired_stale_ratio_ = 0;
   expire_cycle_us_ = 0;
   expire_cycle_cap_reached_ = 0;
   lazyfreed_objects_ = 0;

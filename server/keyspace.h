@@ -18,7 +18,8 @@
 // expiry and eviction is decided by the caller (Server::Cron, the dispatcher).
 //
 // Threading: every member is thread-safe. Commands run on any I/O thread against the store under
-// its shard locks; the cron thread runs ActiveExpire / CronTick; the lazy-free thread only frees.
+// its shard locks; the cron thread runs ActiveExpire / SampleStaleKeys (Server::Cron); the
+// lazy-free thread only frees.
 #pragma once
 
 #include <atomic>
@@ -54,14 +55,12 @@ class Keyspace {
   int64_t NowMs() const { return store_->NowMs(); }
   // A clock for access stamps (LRU/LFU) and idle times, which need no better than a tick:
   // refreshed at every batch of requests and by the cron, so the hot path makes no clock call.
+  // (Public: connections and tests refresh it too, and an extra refresh is harmless.)
   int64_t CoarseNowMs() const { return coarse_now_ms_.load(std::memory_order_relaxed); }
   void RefreshCoarseClock() { coarse_now_ms_.store(NowMs(), std::memory_order_relaxed); }
 
   // --- Change stream ---------------------------------------------------------------------------
   ChangeStream& changes() { return changes_; }
-  // Hands the stream's effects to `sink` (the log; tests record them); nullptr detaches it. Set
-  // before serving.
-  void set_effect_sink(EffectSink* sink);
 
   // --- Lazy free -------------------------------------------------------------------------------
   // Frees detached tables on the background thread (FLUSHALL/FLUSHDB ASYNC). Counted as lazy
@@ -93,13 +92,6 @@ class Keyspace {
   uint64_t background_freed_objects() const { return background_freed_objects_.load(); }
 
   // --- Active expiry ---------------------------------------------------------------------------
-  // One bounded pass: rounds of at most a fixed number of due deadlines, repeated while a good
-  // share of them had expired, ending early after a round once `yield()` is true. Returns true
-  // while due keys remain (the caller then runs another pass soon). No-op while disabled.
-  bool ActiveExpire(const std::function<bool()>& yield);
-  // Samples keys with a TTL and folds the share already past it into expired_stale_ratio, as
-  // Redis smooths it (no-op while active expiry is disabled).
-  void SampleStaleKeys();
   bool active_expire_enabled() const { return active_expire_enabled_.load(); }
   // DEBUG SET-ACTIVE-EXPIRE.
   void set_active_expire_enabled(bool enabled) { active_expire_enabled_.store(enabled); }
@@ -120,11 +112,6 @@ class Keyspace {
     int64_t limit = settings_.maxmemory.get();
     return limit > 0 && used_memory_.load(std::memory_order_relaxed) > limit;
   }
-  // Evicts keys by maxmemory-policy while used_memory is over maxmemory (an estimate between
-  // refreshes), at most a bounded batch per call. Returns false when over the limit and nothing
-  // could be evicted (noeviction, or no candidates): write commands then get OOM. The caller
-  // skips it during a client pause (Redis neither evicts nor refuses then).
-  bool EvictToLimit();
   // Whether small integers are shared objects (OBJECT REFCOUNT 2147483647), as in Redis: not
   // under a maxmemory limit with an LRU or LFU policy, where each key needs its own stamp.
   bool SharesSmallIntegers() const;
@@ -133,13 +120,42 @@ class Keyspace {
   void ResetStats();
 
  private:
+  // --- The owner's work --------------------------------------------------------------------------
+  // Not for handlers: the server runs these (Server::Cron, Server::ActiveExpire, and the
+  // dispatcher's check before a write), applying the rules a keyspace does not know (client
+  // pauses, EXEC).
+  friend class Server;
+  friend class Dispatcher;
+
+  // Hands the stream's effects to `sink` (the log; tests record them); nullptr detaches it. Set
+  // before serving.
+  void set_effect_sink(EffectSink* sink);
+
+  // One bounded pass: rounds of at most a fixed number of due deadlines, repeated while a good
+  // share of them had expired, ending early after a round once `yield()` is true. Returns true
+  // while due keys remain (the caller then runs another pass soon). No-op while disabled.
+  bool ActiveExpire(const std::function<bool()>& yield);
+  // Samples keys with a TTL and folds the share already past it into expired_stale_ratio, as
+  // Redis smooths it (no-op while active expiry is disabled).
+  void SampleStaleKeys();
+
+  // Evicts keys by maxmemory-policy while used_memory is over maxmemory (an estimate between
+  // refreshes), at most a bounded batch per call. Returns false when over the limit and nothing
+  // could be evicted (noeviction, or no candidates): write commands then get OOM. The caller
+  // skips it during a client pause (Redis neither evicts nor refuses then).
+  bool EvictToLimit();
+
   struct LazyFreeJob {
     Store::DetachedTables tables;
     std::unique_ptr<Object> object;
     size_t count = 0;       // Units counted in lazyfree_pending_, or in background_freed_objects_.
     bool lazy_free = true;  // A Redis lazy free: counted in lazyfree_pending/lazyfreed_objects.
   };
+  // Queues `job` for the lazy-free thread (started on first use), or frees it now once the
+  // destructor has stopped that thread.
   void QueueLazyFree(LazyFreeJob job);
+  // Frees what `job` holds and counts it; `queued`: it was counted in lazyfree_pending_.
+  void FreeNow(LazyFreeJob& job, bool queued);
   // Publishes a key removed by expiry or eviction as DEL key.
   void PublishRemoval(int db, std::string_view key, RemovalCause cause);
 

@@ -10,8 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace gigakv::server {
+
+// The Redis version gigakv answers as (INFO redis_version, HELLO, --version).
+inline constexpr std::string_view kRedisCompatVersion = "7.0.15";
 
 class Lifecycle {
  public:

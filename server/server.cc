@@ -58,7 +58,8 @@ bool Server::ActiveExpire() {
 bool Server::Cron() {
   // A pause that ran out stops costing commands a clock read, and keys expire again.
   clients_.ForgetEndedPause();
-  keyspace_.SampleStaleKeys();
+  // Part of Redis's expiry cycle, which a pause skips whole.
+  if (!clients_.Paused()) keyspace_.SampleStaleKeys();
   bool expiry_backlog = keyspace_.active_expire_enabled() && ActiveExpire();
   keyspace_.UsedMemory(/*refresh=*/true);
   keyspace_.RefreshCoarseClock();

@@ -12,37 +12,17 @@
 // Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
 // commands without either (Dispatcher::Execute with an in-process client).
 //
-// Threading: every part is thread-safe (see each header); Server itself only builds and joins.
+// Threading: every part is thread-safe (see each header); Server itself only builds them and
+// runs no thread of its own (the network and the cron thread own and join theirs).
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
-#include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <unordered_map>
-#include <vector>
-
-#include "absl/container/flat_hash_map.h"
-#include "gigakv/access_stamp.h"
-#include "gigakv/change_stream.h"
 #include "gigakv/clock.h"
-#include "gigakv/effects.h"
-#include "gigakv/store.h"
-#include "gigakv/strings.h"
-#include "protocol/reply_builder.h"
 #include "server/blocking.h"
 #include "server/client_registry.h"
-#include "server/client_state.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
 #include "server/keyspace.h"
-#include "server/latency_histogram.h"
 #include "server/lifecycle.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
@@ -50,8 +30,6 @@
 #include "server/transaction.h"
 
 namespace gigakv::server {
-
-inline constexpr std::string_view kRedisCompatVersion = "7.0.15";
 
 struct ServerOptions {
   const Clock* clock = nullptr;  // nullptr = system clock.
@@ -76,6 +54,9 @@ class Server {
   WatchRegistry& watches() { return watches_; }
   BlockingRegistry& blocking() { return blocking_; }
   Lifecycle& lifecycle() { return lifecycle_; }
+  // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
+  // it. Set before serving.
+  void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
   // What handlers get (CommandContext::services).
   const CommandServices& services() const { return services_; }
 

@@ -81,7 +81,7 @@ class Settings {
   std::string logfile;
 
   // --- Network and clients -------------------------------------------------------------------
-  Live<int64_t> port;  // CONFIG SET re-listens (network.cc).
+  Live<int64_t> port;  // CONFIG SET re-listens (net/listener.cc).
   LiveText bind;       // Space-separated addresses; CONFIG SET re-binds.
   Live<bool> protected_mode;
   Live<int64_t> maxclients;

@@ -10,15 +10,39 @@ std::atomic<uint64_t> next_stats_instance{1};
 Stats::Stats(size_t command_count)
     : command_count_(command_count), instance_id_(next_stats_instance.fetch_add(1)) {}
 
-thread_local Stats::LocalCache Stats::local_cache_;
+thread_local Stats::LocalCacheEntry Stats::local_cache_[Stats::kLocalCacheEntries];
 
-Stats::ThreadSlot& Stats::RegisterLocalSlot() {
+Stats::ThreadSlot& Stats::FindLocalSlot() {
+  size_t at = 1;
+  while (at < kLocalCacheEntries && local_cache_[at].instance != instance_id_) ++at;
+  LocalCacheEntry entry;
+  if (at < kLocalCacheEntries) {
+    entry = local_cache_[at];
+  } else {
+    // Not cached (first use, or pushed out by other Stats): this thread's slot, if it has one,
+    // so a thread that keeps switching between many servers still has one slot in each.
+    at = kLocalCacheEntries - 1;  // The least recent entry gives way.
+    std::lock_guard<std::mutex> lock(slots_mutex_);
+    const std::thread::id self = std::this_thread::get_id();
+    for (const auto& slot : slots_) {
+      if (slot->owner == self) entry = {instance_id_, slot.get()};
+    }
+    if (entry.slot == nullptr) {
+      auto slot = std::make_unique<ThreadSlot>();
+      slot->counters = std::make_unique<CommandCounters[]>(command_count_);
+      slot->owner = self;
+      slots_.push_back(std::move(slot));
+      entry = {instance_id_, slots_.back().get()};
+    }
+  }
+  for (; at > 0; --at) local_cache_[at] = local_cache_[at - 1];
+  local_cache_[0] = entry;
+  return *entry.slot;
+}
+
+size_t Stats::thread_slot_count() {
   std::lock_guard<std::mutex> lock(slots_mutex_);
-  auto slot = std::make_unique<ThreadSlot>();
-  slot->counters = std::make_unique<CommandCounters[]>(command_count_);
-  slots_.push_back(std::move(slot));
-  local_cache_ = {instance_id_, slots_.back().get()};
-  return *local_cache_.slot;
+  return slots_.size();
 }
 
 Stats::Totals Stats::totals() {

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,9 @@ class Stats {
   ThreadStats& Local() { return LocalSlot().stats; }
   // The calling thread's command counters, indexed by command id.
   CommandCounters* LocalCommandCounters() { return LocalSlot().counters.get(); }
+  // How many threads have counters here (one slot per thread, however often it switches
+  // between Stats objects).
+  size_t thread_slot_count();
 
   struct Totals {
     uint64_t keyspace_hits = 0, keyspace_misses = 0, dirty = 0;
@@ -113,6 +117,7 @@ class Stats {
   struct ThreadSlot {
     std::unique_ptr<CommandCounters[]> counters;
     ThreadStats stats;
+    std::thread::id owner;  // The thread that adds to it.
   };
   // The rate of a growing counter over a ring of (time, value) samples, like Redis's
   // instantaneous metrics.
@@ -128,20 +133,25 @@ class Stats {
     std::atomic<int64_t> per_second_{0};
   };
 
-  // The calling thread's slot: a thread-local cache hit inline, registration out of line.
+  // The calling thread's slot. Each thread caches its slots of the last few Stats it used (a
+  // thread may serve several servers, as tests do), most recent first: the hot path is the
+  // first entry's compare and load, inline; the other entries and registration are out of line.
   ThreadSlot& LocalSlot() {
-    const LocalCache& cache = local_cache_;
-    if (cache.instance == instance_id_) [[likely]] {
-      return *cache.slot;
+    const LocalCacheEntry& recent = local_cache_[0];
+    if (recent.instance == instance_id_) [[likely]] {
+      return *recent.slot;
     }
-    return RegisterLocalSlot();
+    return FindLocalSlot();
   }
-  ThreadSlot& RegisterLocalSlot();
-  struct LocalCache {
+  // The rest of the cache, then this thread's slot in slots_ (registered if it has none), moved
+  // to the front of the cache.
+  ThreadSlot& FindLocalSlot();
+  struct LocalCacheEntry {
     uint64_t instance = 0;
     ThreadSlot* slot = nullptr;
   };
-  static thread_local LocalCache local_cache_;
+  static constexpr size_t kLocalCacheEntries = 4;
+  static thread_local LocalCacheEntry local_cache_[kLocalCacheEntries];
 
   const size_t command_count_;
   const uint64_t instance_id_;  // Tells this object's thread-local cache entries from others'.

@@ -1,6 +1,6 @@
 // MULTI/EXEC support: what makes EXEC atomic (TransactionGate) and what makes WATCH work
 // (WatchRegistry). The commands themselves are in commands/transaction_commands.cc; queueing
-// happens in Server::Execute (dispatcher.cc).
+// happens in Dispatcher::Execute (dispatcher.cc).
 //
 // Atomicity. Every I/O thread registers a gate slot (a mutex of its own) and holds it while it
 // runs a batch of commands (BatchScope, taken by the connection). EXEC takes every slot, in

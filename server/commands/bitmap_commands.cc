@@ -16,7 +16,7 @@
 #include "core/types/bitmap.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
-#include "server/server.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {
@@ -76,17 +76,19 @@ std::unique_ptr<std::string> TakeString(KeyAccess& access) {
 }
 
 // Stores a modified bitmap at the key as a raw string (Redis's encoding for values written by
-// bit commands), with `expire_ms` (0 = none).
-void StoreModified(CommandContext& ctx, KeyAccess& access, std::unique_ptr<std::string> value,
-                   int64_t expire_ms) {
-  if (value->size() <= StringValue::kInlineMax) {
-    PutString(ctx, access, *value, expire_ms, /*force_raw=*/true);
-    return;
-  }
+// bit commands), with `expire_ms` (0 = none) and access stamp `stamp`: OverwriteStamp of the
+// write lookup, taken before TakeString (which removes the record, so the stamp a later
+// OverwriteStamp would see is gone).
+void StoreModified(KeyAccess& access, std::unique_ptr<std::string> value, int64_t expire_ms,
+                   uint16_t stamp) {
   ValueSpec spec;
-  spec.kind = ValueKind::kStringExternal;
-  spec.external = value.release();  // Adopted by the table.
-  access.slot = access.table.Put(access.key, access.hash, spec, expire_ms, NewStamp(ctx));
+  if (value->size() <= StringValue::kInlineMax) {
+    MakeStringSpec(*value, /*force_raw=*/true, &spec);
+  } else {
+    spec.kind = ValueKind::kStringExternal;
+    spec.external = value.release();  // Adopted by the table.
+  }
+  access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, stamp);
 }
 
 // --- SETBIT / GETBIT -------------------------------------------------------------------------
@@ -101,6 +103,7 @@ void CmdSetBit(CommandContext& ctx) {
   }
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     int64_t expire_ms = 0;
+    uint16_t stamp = NewStamp(ctx);
     std::unique_ptr<std::string> value;
     if (access.exists()) {
       if (!IsStringOrReply(ctx, access)) return;
@@ -113,6 +116,7 @@ void CmdSetBit(CommandContext& ctx) {
         return;
       }
       expire_ms = view.expire_ms;
+      stamp = OverwriteStamp(ctx, access);
       value = TakeString(access);
     } else {
       value = std::make_unique<std::string>();
@@ -121,7 +125,7 @@ void CmdSetBit(CommandContext& ctx) {
     if (value->size() < BytesForBit(offset)) value->resize(BytesForBit(offset), '\0');
     bool old_bit = SetBit(*value, offset, on != 0);
     bool changed = value->size() != old_size || old_bit != (on != 0);
-    StoreModified(ctx, access, std::move(value), expire_ms);
+    StoreModified(access, std::move(value), expire_ms, stamp);
     if (changed) {  // Unchanged bits are no change for the log or WATCH, as in Redis.
       PublishChange(ctx, access.db, access.key, {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
     }
@@ -282,7 +286,7 @@ void CmdBitOp(CommandContext& ctx) {
   // The views are dead from here on: the destination lookup may expire or overwrite records.
   KeyAccess dest = FindLocked(ctx, ctx.arg(2), Lookup::kWrite);
   if (length > 0) {
-    StoreModified(ctx, dest, std::move(result), /*expire_ms=*/0);
+    StoreModified(dest, std::move(result), /*expire_ms=*/0, OverwriteStamp(ctx, dest));
     std::vector<std::string> effect;
     if (WantsEffects(ctx)) {
       effect = {"BITOP", std::string(op_name)};
@@ -418,11 +422,13 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
     // Writes: like Redis, the key is created (or padded) up to the farthest bit any write may
     // touch before the operations run, even those that then fail with OVERFLOW FAIL.
     int64_t expire_ms = 0;
+    uint16_t stamp = NewStamp(ctx);
     std::unique_ptr<std::string> value;
     if (access.exists()) {
       if (!IsStringOrReply(ctx, access)) return;
       RecordView view = access.view();
       expire_ms = view.expire_ms;
+      stamp = OverwriteStamp(ctx, access);
       value = TakeString(access);
     } else {
       value = std::make_unique<std::string>();
@@ -450,7 +456,7 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
       ctx.reply.Integer(write.reply);
       if (grown || write.changed) ++changes;
     }
-    StoreModified(ctx, access, std::move(value), expire_ms);
+    StoreModified(access, std::move(value), expire_ms, stamp);
     // Writes that leave every bit as it was change nothing (no effect, no WATCH touch), as in
     // Redis. Padding the key is logged even when every write then failed, but, as Redis does not
     // signal it, it fails no WATCH.

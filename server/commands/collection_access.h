@@ -1,6 +1,7 @@
 // Shared helpers for the collection families (hash, set, list, zset, sort): find the collection
-// at a key with Redis's type checks, create one at a missing key, delete it once emptied, and tell
-// blocked clients that a list or sorted set appeared.
+// at a key with Redis's type checks, create one at a missing key, delete it once emptied. (Clients
+// blocked on a key learn that a list or sorted set appeared from the change record the command
+// publishes, not from here.)
 //
 // All functions run under the key's shard lock (inside WithKey, or with a MultiLock held and a
 // KeyAccess from FindLocked). Objects stay owned by their record; pointers returned here are
@@ -19,7 +20,7 @@
 //  - Writes (WriteObject, ObjectForWrite) turn an inline record into a kObject record holding
 //    the materialized object (keeping TTL and access stamp) and remember (db, key) in a
 //    per-thread write-back list. CreateObject stores a kObject record and remembers the key too.
-//  - When the outermost command ends (InlineCommandScope, opened by Server::Execute around the
+//  - When the outermost command ends (InlineCommandScope, opened by Dispatcher::Execute around the
 //    handler, closed before blocked clients are served), every remembered key is looked up
 //    again under its shard lock and, if it still holds a non-empty collection in a compact
 //    encoding, is stored back inline with its TTL and access stamp. Keys written by other
@@ -51,9 +52,9 @@ Object* ObjectForWrite(KeyAccess& access);
 // Remembers `key` in `db` for the write-back at the end of the command.
 void NoteInlineWriteBack(int db, std::string_view key);
 
-// Opened by Server::Execute around a command's handler, and by a connection around each batch of
-// pipelined commands it runs. When the outermost scope on a thread closes, the write-back list is
-// stored back inline and the temporary objects are freed; a batch scope thus stores a collection
+// Opened by Dispatcher::Execute around a command's handler, and by a connection around each batch
+// of pipelined commands it runs. When the outermost scope on a thread closes, the write-back list
+// is stored back inline and the temporary objects are freed; a batch scope thus stores a collection
 // written by 16 pipelined commands back once, not 16 times (and flushes early, between commands,
 // once 64 keys or copies are pending). Must be closed with no shard lock held.
 class InlineCommandScope {

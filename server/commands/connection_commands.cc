@@ -6,8 +6,13 @@
 #include "absl/strings/str_format.h"
 #include "gigakv/strings.h"
 #include "server/blocking.h"
+#include "server/client_registry.h"
+#include "server/client_state.h"
 #include "server/commands/args.h"
-#include "server/server.h"
+#include "server/keyspace.h"
+#include "server/lifecycle.h"
+#include "server/settings.h"
+#include "server/transaction.h"
 
 namespace gigakv::server {
 namespace {

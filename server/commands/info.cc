@@ -13,8 +13,15 @@
 #include "absl/strings/str_format.h"
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
+#include "server/blocking.h"
+#include "server/client_registry.h"
 #include "server/commands/args.h"
-#include "server/server.h"
+#include "server/config.h"
+#include "server/keyspace.h"
+#include "server/latency_histogram.h"
+#include "server/lifecycle.h"
+#include "server/settings.h"
+#include "server/stats.h"
 
 namespace gigakv::server {
 namespace {

@@ -20,9 +20,12 @@
 #include "gigakv/access_stamp.h"
 #include "gigakv/change_stream.h"
 #include "gigakv/store.h"
+#include "server/client_state.h"
 #include "server/command.h"
 #include "server/errors.h"
-#include "server/server.h"
+#include "server/keyspace.h"
+#include "server/settings.h"
+#include "server/stats.h"
 
 namespace gigakv::server {
 
@@ -50,7 +53,7 @@ enum class Lookup : uint8_t {
   kRead,         // lookupKeyRead: counts a hit or a miss, touches a found key.
   kReadNoTouch,  // LOOKUP_NOTOUCH: counts a hit or a miss only (EXISTS, TYPE, TTL, OBJECT).
   kWrite,        // lookupKeyWrite: touches a found key, counts nothing.
-  // Neither: where Redis reads its dictionary without a lookup (DEL, MEMORY USAGE), and for a
+  // Neither: where Redis reads its dictionary without a lookup (DEL, UNLINK), and for a
   // second lookup of a key the command already looked up (to delete or create it after a change).
   kPeek,
 };

@@ -13,7 +13,8 @@
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
 #include "server/commands/scan_args.h"
-#include "server/server.h"
+#include "server/keyspace.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {
@@ -75,16 +76,16 @@ void CmdType(CommandContext& ctx) {
 
 // --- Moving values between keys and databases ----------------------------------------------
 
-// Moves the value of `source` (which must exist), with its TTL, to `key` in `target` (RENAME,
-// MOVE). Heap values change owner without being copied.
-void MoveValue(CommandContext& ctx, KeyAccess& source, KeyTable& target, std::string_view key,
-               uint64_t hash) {
+// Moves the value of `source` (which must exist), with its TTL and its access stamp as the
+// lookup left it, to `key` in `target` (RENAME, MOVE): Redis moves the object, LRU clock or LFU
+// counter included. Heap values change owner without being copied.
+void MoveValue(KeyAccess& source, KeyTable& target, std::string_view key, uint64_t hash) {
   int64_t expire_ms = source.view().expire_ms;
   ValueSpec spec;
   std::string inline_copy;
   source.table.Release(source.slot, &spec, &inline_copy);
   source.slot = KeyTable::kNoSlot;
-  target.Put(key, hash, spec, expire_ms, NewStamp(ctx));
+  target.Put(key, hash, spec, expire_ms, source.found.access);
 }
 
 // Copies the value of `source` into `spec` (deep copy of heap values). Like Redis's COPY, which
@@ -128,7 +129,7 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
     return;
   }
   // Put finds the target again itself: erasing the source may have moved its index slot.
-  MoveValue(ctx, source, target.table, to, target.hash);
+  MoveValue(source, target.table, to, target.hash);
   const ChangedKey renamed[] = {{ctx.db(), from}, {ctx.db(), to}};
   const std::string_view effect[] = {"RENAME", from, to};
   PublishChange(ctx, ctx.db(), renamed, effect);
@@ -202,7 +203,7 @@ void CmdMove(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
-    MoveValue(ctx, source, target_table, key, source.hash);
+    MoveValue(source, target_table, key, source.hash);
     const ChangedKey moved[] = {{source.db, key}, {target_db, key}};
     IntText target_text(target_db);
     const std::string_view effect[] = {"MOVE", key, target_text.view()};

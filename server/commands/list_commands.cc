@@ -14,10 +14,11 @@
 
 #include "core/types/quicklist.h"
 #include "server/blocking.h"
+#include "server/client_state.h"
 #include "server/commands/args.h"
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
-#include "server/server.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {

@@ -15,10 +15,17 @@
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
 #include "server/blocking.h"
+#include "server/client_registry.h"
+#include "server/client_state.h"
 #include "server/command_metadata.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
-#include "server/server.h"
+#include "server/config.h"
+#include "server/keyspace.h"
+#include "server/lifecycle.h"
+#include "server/settings.h"
+#include "server/slowlog.h"
+#include "server/stats.h"
 
 namespace gigakv::server {
 

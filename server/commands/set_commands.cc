@@ -20,7 +20,7 @@
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
 #include "server/commands/scan_args.h"
-#include "server/server.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {
@@ -371,11 +371,12 @@ void CmdSMove(CommandContext& ctx) {
     KeyAccess destination = FindLocked(ctx, destination_key, Lookup::kPeek);
     destination_set = CreateObject(ctx, destination, Set::Create(member, 1, limits));
   }
-  // Redis counts the removal, and the addition if the destination did not have the member.
-  const uint64_t dirty = destination_set->Add(member, limits) ? 2 : 1;
+  // Redis counts the removal, and the addition if the destination did not have the member; the
+  // destination changed (for WATCH) only then.
+  const bool added = destination_set->Add(member, limits);
   const ChangedKey moved[] = {{ctx.db(), source_key}, {ctx.db(), destination_key}};
   const std::string_view effect[] = {"SMOVE", source_key, destination_key, member};
-  PublishChange(ctx, ctx.db(), moved, effect, dirty);
+  PublishChange(ctx, ctx.db(), absl::MakeConstSpan(moved, added ? 2 : 1), effect, added ? 2 : 1);
   ctx.reply.Integer(1);
 }
 

@@ -33,7 +33,8 @@
 #include "server/commands/args.h"
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
-#include "server/server.h"
+#include "server/settings.h"
+#include "server/transaction.h"
 
 namespace gigakv::server {
 namespace {

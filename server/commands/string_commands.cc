@@ -9,7 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
-#include "server/server.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {
@@ -506,6 +506,28 @@ void CmdIncrByFloat(CommandContext& ctx) {
 // --- LCS ---------------------------------------------------------------------------------------
 
 void CmdLcs(CommandContext& ctx) {
+  // Read both strings under the locks of both shards. As in Redis, both keys are looked up (and
+  // counted, and touched) before their types are checked, and both before the options are read:
+  // a syntax error still counts the lookups, and WRONGTYPE wins over a bad option.
+  std::string a, b;
+  {
+    Store::MultiLock lock = ctx.store.LockKeys({ctx.arg(1), ctx.arg(2)});
+    bool wrong_type = false;
+    for (int which = 0; which < 2; ++which) {
+      KeyAccess access = FindLocked(ctx, ctx.arg(1 + static_cast<size_t>(which)), Lookup::kRead);
+      if (!access.exists()) continue;
+      RecordView view = access.view();
+      if (view.is_string()) {
+        (which == 0 ? a : b).assign(view.str);
+      } else {
+        wrong_type = true;
+      }
+    }
+    if (wrong_type) {
+      ctx.reply.Error("ERR The specified keys must contain string values");
+      return;
+    }
+  }
   bool want_len = false, want_idx = false, with_match_len = false;
   int64_t min_match_len = 0;
   for (size_t i = 3; i < ctx.argc(); ++i) {
@@ -526,27 +548,6 @@ void CmdLcs(CommandContext& ctx) {
   if (want_len && want_idx) {
     ctx.reply.Error("ERR If you want both the length and indexes, please just use IDX.");
     return;
-  }
-  // Read both strings under the locks of both shards. Both keys are looked up before their
-  // types are checked, as Redis does.
-  std::string a, b;
-  {
-    Store::MultiLock lock = ctx.store.LockKeys({ctx.arg(1), ctx.arg(2)});
-    bool wrong_type = false;
-    for (int which = 0; which < 2; ++which) {
-      KeyAccess access = FindLocked(ctx, ctx.arg(1 + static_cast<size_t>(which)), Lookup::kRead);
-      if (!access.exists()) continue;
-      RecordView view = access.view();
-      if (view.is_string()) {
-        (which == 0 ? a : b).assign(view.str);
-      } else {
-        wrong_type = true;
-      }
-    }
-    if (wrong_type) {
-      ctx.reply.Error("ERR The specified keys must contain string values");
-      return;
-    }
   }
   // Classic O(n*m) dynamic programming table, as Redis does (uint32 cells).
   size_t n = a.size(), m = b.size();

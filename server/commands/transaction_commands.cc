@@ -1,13 +1,16 @@
 // MULTI, EXEC, DISCARD, WATCH, UNWATCH. Queueing between MULTI and EXEC happens in
-// Server::Execute; atomicity and WATCH bookkeeping are in server/transaction.h.
+// Dispatcher::Execute; atomicity and WATCH bookkeeping are in server/transaction.h.
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "server/client_state.h"
 #include "server/command.h"
 #include "server/commands/key_access.h"
+#include "server/dispatcher.h"
 #include "server/errors.h"
-#include "server/server.h"
+#include "server/keyspace.h"
+#include "server/transaction.h"
 
 namespace gigakv::server {
 namespace {

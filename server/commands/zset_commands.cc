@@ -30,7 +30,7 @@
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
 #include "server/commands/scan_args.h"
-#include "server/server.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 namespace {

@@ -222,6 +222,7 @@ TEST_F(BookkeepingTest, WritesCountNoHitsOrMisses) {
       {Type::kSet, {"SADD", "k", "x"}},
       {Type::kSet, {"SREM", "k", "a"}},
       {Type::kSet, {"SPOP", "k"}},
+      {Type::kSet, {"SPOP", "k", "0"}},  // Looked up (and type-checked) before the count.
       {Type::kSet, {"SMOVE", "k", "k2", "a"}},
       {Type::kZSet, {"ZADD", "k", "5", "x"}},
       {Type::kZSet, {"ZREM", "k", "a"}},

@@ -8,9 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "gtest/gtest-spi.h"
 #include "server/cron.h"
 #include "server/transaction.h"
 #include "support/command_fixture.h"
+#include "support/keyspace_digest.h"
 
 namespace gigakv::testing {
 namespace {
@@ -159,6 +161,39 @@ TEST_F(ServerCommandsTest, PauseHoldsOutboxClientsAndPostsTheirResume) {
   EXPECT_EQ(posted[0].kind, Kind::kResume);
   held.state().paused.store(false);
   EXPECT_EQ(held.Reply({"SET", "k", "v"}), "+OK");
+}
+
+// The test client with an outbox (support/keyspace_digest.h) acts on what is posted to it as a
+// connection would: the reply that ends its wait clears `blocked`, MONITOR lines and resumes are
+// kept, and a command CLIENT PAUSE holds fails the test instead of passing for an empty reply.
+TEST_F(ServerCommandsTest, InProcessClientWithAnOutboxKeepsWhatIsPostedToIt) {
+  InProcessClient blocker(server_, /*can_block=*/true);
+  EXPECT_EQ(blocker.RunRaw({"BLPOP", "q", "0"}), "");
+  EXPECT_TRUE(blocker.state().blocked.load());
+  Run({"RPUSH", "q", "a"});
+  EXPECT_EQ(blocker.TakeUnblockedReplies(),
+            std::vector<std::string>{"*2\r\n$1\r\nq\r\n$1\r\na\r\n"});
+  EXPECT_FALSE(blocker.state().blocked.load());
+
+  InProcessClient monitor(server_, /*can_block=*/true);
+  EXPECT_EQ(monitor.Reply({"MONITOR"}), "+OK");
+  Run({"GET", "k"});
+  std::vector<server::ClientMessage> posted = monitor.TakeMessages();
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted[0].kind, server::ClientMessage::Kind::kPushOutput);
+  EXPECT_THAT(posted[0].bytes, HasSubstr(" \"GET\" \"k\"\r\n"));
+
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "100000", "WRITE"}), "+OK");
+  EXPECT_NONFATAL_FAILURE(blocker.RunRaw({"SET", "k", "v"}), "postponed by CLIENT PAUSE");
+  blocker.state().paused.store(true);  // As its connection marks itself while it waits.
+  server_.clients().paused_clients().fetch_add(1);
+  EXPECT_EQ(Reply({"CLIENT", "UNPAUSE"}), "+OK");
+  posted = blocker.TakeMessages();
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted[0].kind, server::ClientMessage::Kind::kResume);
+  blocker.state().paused.store(false);  // As its connection does when it tries again.
+  server_.clients().paused_clients().fetch_sub(1);
+  EXPECT_EQ(blocker.Reply({"SET", "k", "v"}), "+OK");
 }
 
 TEST_F(ServerCommandsTest, TimeIsTwoBulkNumbers) {
@@ -436,6 +471,37 @@ TEST_F(ServerCommandsTest, ExpiredStalePercIsTheSmoothedShareOfExpiredSamples) {
   EXPECT_EQ(Reply({"DBSIZE"}), ":1");
   server_.Cron();  // No key with a TTL left: the average decays, 0.95 * 5%.
   EXPECT_EQ(stale(), "expired_stale_perc:4.75");
+  EXPECT_EQ(Reply({"CONFIG", "RESETSTAT"}), "+OK");  // Redis resets stat_expired_stale_perc.
+  EXPECT_EQ(stale(), "expired_stale_perc:0.00");
+}
+
+// During CLIENT PAUSE nothing expires actively and nothing is evicted or refused for memory,
+// and expired_stale_perc stays as it was, as in Redis (whose expiry cycle and eviction return
+// early while clients are paused).
+TEST_F(ServerCommandsTest, PauseStopsActiveExpiryAndEviction) {
+  auto stat = [&](const std::string& name) {
+    std::string info = Run({"INFO", "stats"}).str;
+    size_t at = info.find(name + ":");
+    return info.substr(at, info.find("\r\n", at) - at);
+  };
+  for (int i = 0; i < 100; ++i) Run({"SET", "t" + std::to_string(i), "v", "PX", "100"});
+  for (int i = 0; i < 100; ++i) Run({"SET", "p" + std::to_string(i), "v"});
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}), "+OK");
+  EXPECT_EQ(Reply({"CLIENT", "PAUSE", "100000", "WRITE"}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1"}), "+OK");
+  clock_.AdvanceMs(200);
+  for (int i = 0; i < 10; ++i) server_.Cron();
+  EXPECT_EQ(Reply({"DBSIZE"}), ":200");
+  EXPECT_EQ(Reply({"SET", "new", "v"}), "+OK");  // Not refused: nothing evicts, nothing refuses.
+  EXPECT_EQ(Reply({"DBSIZE"}), ":201");
+  EXPECT_EQ(stat("expired_keys"), "expired_keys:0");
+  EXPECT_EQ(stat("evicted_keys"), "evicted_keys:0");
+  EXPECT_EQ(stat("expired_stale_perc"), "expired_stale_perc:0.00");
+  EXPECT_EQ(Reply({"CLIENT", "UNPAUSE"}), "+OK");
+  server_.Cron();  // Expiry and eviction resume.
+  EXPECT_EQ(stat("expired_stale_perc"), "expired_stale_perc:5.00");
+  EXPECT_NE(stat("expired_keys"), "expired_keys:0");
+  EXPECT_NE(stat("evicted_keys"), "evicted_keys:0");
 }
 
 class EvictionCommandsTest : public CommandTest {};
@@ -481,6 +547,47 @@ TEST_F(EvictionCommandsTest, ObjectFreqUnderLfu) {
   EXPECT_GT(Run({"OBJECT", "FREQ", "k"}).integer, 5);
   EXPECT_THAT(Reply({"OBJECT", "IDLETIME", "k"}),
               ::testing::HasSubstr("An LFU maxmemory policy is selected"));
+}
+
+// Writes that replace a value keep the LFU counter their lookup touched, large bitmaps (values
+// stored outside the arena) included, and RENAME / MOVE carry the key's counter along. Every
+// counter is the one redis-server 7.0 answers to the same commands.
+TEST_F(EvictionCommandsTest, OverwritesAndMovesKeepTheLfuCounter) {
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu", "lfu-log-factor", "0",
+                   "lfu-decay-time", "0"}),
+            "+OK");
+  Run({"SETBIT", "big", "80000", "1"});  // 10001 bytes.
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":5");
+  Run({"SETBIT", "big", "80001", "1"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":6");
+  Run({"BITFIELD", "big", "SET", "u8", "0", "255"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":7");
+  Run({"SETBIT", "src", "80000", "1"});
+  EXPECT_EQ(Reply({"BITOP", "OR", "big", "src", "src"}), ":10001");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "big"}), ":8");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "src"}), ":7");  // Two read lookups.
+  Run({"SET", "a", "x"});
+  Run({"GET", "a"});
+  Run({"GET", "a"});
+  EXPECT_EQ(Reply({"RENAME", "a", "b"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "b"}), ":8");
+  EXPECT_EQ(Reply({"MOVE", "b", "1"}), ":1");
+  Run({"SELECT", "1"});
+  EXPECT_EQ(Reply({"OBJECT", "FREQ", "b"}), ":9");
+}
+
+// Under LRU too, RENAME and MOVE move the key's clock with it: untouched (CLIENT NO-TOUCH), the
+// key stays as idle as it was.
+TEST_F(EvictionCommandsTest, MovesKeepTheLruClock) {
+  Run({"SET", "a", "x"});
+  clock_.AdvanceMs(20 * 1000);
+  server_.keyspace().RefreshCoarseClock();
+  Run({"CLIENT", "NO-TOUCH", "on"});
+  EXPECT_EQ(Reply({"RENAME", "a", "b"}), "+OK");
+  EXPECT_EQ(Reply({"OBJECT", "IDLETIME", "b"}), ":20");
+  EXPECT_EQ(Reply({"MOVE", "b", "1"}), ":1");
+  Run({"SELECT", "1"});
+  EXPECT_EQ(Reply({"OBJECT", "IDLETIME", "b"}), ":20");
 }
 
 // lfu-log-factor 0 makes every access count (probability 1, as in Redis: 10 GETs take a new

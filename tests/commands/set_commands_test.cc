@@ -166,6 +166,7 @@ TEST_P(SetCommandsTest, WrongTypeEverywhere) {
            {"SMEMBERS", "str"},
            {"SPOP", "str"},
            {"SPOP", "str", "2"},
+           {"SPOP", "str", "0"},  // The key is checked before a zero count.
            {"SRANDMEMBER", "str"},
            {"SRANDMEMBER", "str", "2"},
            {"SMOVE", "str", "s", "a"},

@@ -276,5 +276,25 @@ TEST_F(MoreStringCommandsTest, Lcs) {
   EXPECT_EQ(Reply({"LCS", "a", "missing"}), "\"\"");
 }
 
+// LCS looks both keys up (counting them) and checks their types before it reads its options, as
+// Redis does: redis-server 7.0 gives the same replies and counts 8 hits and 2 misses.
+TEST_F(MoreStringCommandsTest, LcsLooksUpBeforeParsingOptions) {
+  Run({"RPUSH", "l", "a"});
+  Run({"SET", "s", "hello"});
+  server::Stats::Totals before = server_.stats().totals();
+  EXPECT_EQ(Reply({"LCS", "l", "s", "bogus"}),
+            "-ERR The specified keys must contain string values");
+  EXPECT_EQ(Reply({"LCS", "s", "missing", "bogus"}), "-ERR syntax error");
+  EXPECT_EQ(Reply({"LCS", "s", "missing", "LEN", "IDX"}),
+            "-ERR If you want both the length and indexes, please just use IDX.");
+  EXPECT_EQ(Reply({"LCS", "s", "s", "MINMATCHLEN", "x"}),
+            "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Reply({"LCS", "s", "l", "LEN", "IDX"}),
+            "-ERR The specified keys must contain string values");
+  server::Stats::Totals after = server_.stats().totals();
+  EXPECT_EQ(after.keyspace_hits - before.keyspace_hits, 8u);
+  EXPECT_EQ(after.keyspace_misses - before.keyspace_misses, 2u);
+}
+
 }  // namespace
 }  // namespace gigakv::testing

@@ -174,6 +174,29 @@ TEST_F(TransactionCommandsTest, OnlyRealChangesFailExec) {
   }
 }
 
+// SMOVE changes its destination only when the member is new there: a watched destination that
+// already had the member still lets EXEC run (the source, which lost it, does not), as in Redis.
+TEST_F(TransactionCommandsTest, SmoveSignalsTheDestinationOnlyWhenItAddsTheMember) {
+  struct Case {
+    std::string watched;
+    bool destination_has_member;
+    bool fails_exec;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"w", true, false}, {"w", false, true}, {"src", true, true}, {"src", false, true}}) {
+    SCOPED_TRACE(c.watched + (c.destination_has_member ? " (member already in w)" : ""));
+    RunOther({"FLUSHALL"});
+    RunOther({"SADD", "src", "a", "b"});
+    RunOther({"SADD", "w", "z"});
+    if (c.destination_has_member) RunOther({"SADD", "w", "a"});
+    EXPECT_EQ(Reply({"WATCH", c.watched}), "+OK");
+    EXPECT_EQ(RunOther({"SMOVE", "src", "w", "a"}), ":1\r\n");
+    EXPECT_EQ(Reply({"MULTI"}), "+OK");
+    EXPECT_EQ(Reply({"PING"}), "+QUEUED");
+    EXPECT_EQ(Reply({"EXEC"}), c.fails_exec ? "(nil)" : "[+PONG]");
+  }
+}
+
 TEST_F(TransactionCommandsTest, WatchedKeyPastItsExpiryFailsExecEvenBeforeItIsRemoved) {
   server_.keyspace().set_active_expire_enabled(false);
   RunRaw({"SET", "t", "v", "PX", "100"});

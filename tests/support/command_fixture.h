@@ -13,6 +13,7 @@
 #include "protocol/reply_builder.h"
 #include "protocol/resp_reader.h"
 #include "server/config.h"
+#include "server/dispatcher.h"
 #include "server/server.h"
 
 namespace gigakv::testing {
@@ -38,13 +39,16 @@ class RecordingEffectSink : public EffectSink {
 };
 
 // Runs one command for `client` on `server` as a connection would (coarse clock refreshed first)
-// and returns the raw reply bytes.
+// and returns the raw reply bytes. A command CLIENT PAUSE postponed (a client with an outbox)
+// ran not at all and has no reply: that fails the test, as no caller here would run it again.
 inline std::string ExecuteRaw(server::Server& server, server::ClientState& client,
                               protocol::ReplyBuilder& reply, const std::vector<std::string>& args) {
   std::vector<std::string_view> views(args.begin(), args.end());
   reply.buffer().clear();
   server.keyspace().RefreshCoarseClock();  // As the connection does once per batch of requests.
-  server.dispatcher().Execute(client, views, reply);
+  if (server.dispatcher().Execute(client, views, reply) == server::CommandOutcome::kPostponed) {
+    ADD_FAILURE() << "postponed by CLIENT PAUSE, not run: " << (args.empty() ? "" : args[0]);
+  }
   return reply.buffer();
 }
 
@@ -61,7 +65,7 @@ class CommandTest : public ::testing::Test {
   CommandTest()
       : server_(Configure(config_), MakeOptions()), client_(server_.clients().NextClientId()) {
     client_.authenticated = true;
-    server_.keyspace().set_effect_sink(&effects_);
+    server_.set_effect_sink(&effects_);
   }
 
   // Runs one command and returns the raw reply bytes.

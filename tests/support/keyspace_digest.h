@@ -23,8 +23,11 @@
 
 namespace gigakv::testing {
 
-// A client of `server` without a connection. With `can_block`, a blocking command that finds
-// nothing parks the client; the reply it gets when served lands in unblocked_replies().
+// A client of `server` without a connection. With `can_block` it is registered with an outbox,
+// as a connection's client is: a blocking command that finds nothing parks it, and the reply it
+// gets when served lands in TakeUnblockedReplies() (and clears `blocked`, as the connection
+// does). Such a client is also held by CLIENT PAUSE (RunRaw then fails the test) and may
+// MONITOR: everything posted to it is kept (TakeMessages).
 class InProcessClient {
  public:
   explicit InProcessClient(server::Server& server, bool can_block = false)
@@ -40,7 +43,10 @@ class InProcessClient {
   }
   ~InProcessClient() {
     if (!registered_) return;
+    // What a connection's Close undoes.
     server_.blocking().Remove(state_->id);
+    if (state_->monitor.load()) server_.clients().RemoveMonitor(state_->id);
+    if (state_->paused.exchange(false)) server_.clients().paused_clients().fetch_sub(1);
     server_.clients().Unregister(state_->id);
   }
   InProcessClient(const InProcessClient&) = delete;
@@ -55,21 +61,31 @@ class InProcessClient {
   }
   std::string Reply(const std::vector<std::string>& args) { return Run(args).DebugString(); }
 
+  // The replies that ended blocked waits, oldest first.
   std::vector<std::string> TakeUnblockedReplies() {
     std::lock_guard<std::mutex> lock(mutex_);
     return std::exchange(unblocked_, {});
   }
+  // Every other message posted to the client (MONITOR lines, resumes, kills), oldest first.
+  std::vector<server::ClientMessage> TakeMessages() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(messages_, {});
+  }
   server::ClientState& state() { return *state_; }
 
  private:
-  // Keeps the replies that end blocked waits, delivered at once on the posting thread.
+  // Keeps what is posted to the client, delivered at once on the posting thread.
   class RecordingOutbox : public server::ClientOutbox {
    public:
     explicit RecordingOutbox(InProcessClient& client) : client_(client) {}
     void Post(server::ClientMessage message) override {
-      if (message.kind != server::ClientMessage::Kind::kUnblockedReply) return;
       std::lock_guard<std::mutex> lock(client_.mutex_);
-      client_.unblocked_.push_back(std::move(message.bytes));
+      if (message.kind == server::ClientMessage::Kind::kUnblockedReply) {
+        client_.state_->blocked.store(false);  // The wait is over, as for a connection.
+        client_.unblocked_.push_back(std::move(message.bytes));
+      } else {
+        client_.messages_.push_back(std::move(message));
+      }
     }
 
    private:
@@ -82,6 +98,7 @@ class InProcessClient {
   protocol::ReplyBuilder reply_;
   std::mutex mutex_;
   std::vector<std::string> unblocked_;
+  std::vector<server::ClientMessage> messages_;
 };
 
 // "db:key" -> "type|absolute expiry (ms, -1 none)|value", the value canonical per type: string
@@ -185,10 +202,10 @@ class ChangeRecorder : public ChangeConsumer, public EffectSink {
       : server_(server), with_effects_(interest == Interest::kEffects) {
     server_.keyspace().changes().AddConsumer(this);
     server_.keyspace().changes().SetInterest(this, interest);
-    if (with_effects_) server_.keyspace().set_effect_sink(this);
+    if (with_effects_) server_.set_effect_sink(this);
   }
   ~ChangeRecorder() override {
-    if (with_effects_) server_.keyspace().set_effect_sink(nullptr);
+    if (with_effects_) server_.set_effect_sink(nullptr);
     server_.keyspace().changes().RemoveConsumer(this);
   }
 
