@@ -13,9 +13,12 @@
 #include <vector>
 
 #include "persistence/rdb/rdb_format.h"
+#include "tests/unit/rdb_test_util.h"
 
 namespace gigakv::persistence::rdb {
 namespace {
+
+using ::gigakv::persistence::rdb::testing::RecordingSink;
 
 using ::testing::HasSubstr;
 
@@ -414,15 +417,10 @@ TEST(RdbReaderTest, SourceErrorsAreReturned) {
 
 // Large strings go to the sink as they are; everything else in pieces of about flush_bytes.
 TEST(RdbWriterTest, LargeStringsBypassTheBuffer) {
-  std::vector<size_t> pieces;
-  std::string out;
-  RdbWriter writer(
-      [&](std::string_view bytes) {
-        pieces.push_back(bytes.size());
-        out.append(bytes);
-        return absl::OkStatus();
-      },
-      RdbWriter::Options{.compress = false}, /*flush_bytes=*/1024);
+  RecordingSink sink;
+  RdbWriter writer(sink.AsSink(), RdbWriter::Options{.compress = false}, /*flush_bytes=*/1024);
+  std::vector<size_t>& pieces = sink.pieces;
+  std::string& out = sink.bytes;
   std::mt19937_64 random(3);
   std::vector<std::string> values;
   for (int i = 0; i < 300; ++i) {

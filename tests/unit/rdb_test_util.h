@@ -21,6 +21,19 @@
 
 namespace gigakv::persistence::rdb::testing {
 
+// A writer's sink that keeps the bytes and the size of every piece handed to it.
+struct RecordingSink {
+  std::string bytes;
+  std::vector<size_t> pieces;
+  RdbSink AsSink() {
+    return [this](std::string_view piece) {
+      pieces.push_back(piece.size());
+      bytes.append(piece);
+      return absl::OkStatus();
+    };
+  }
+};
+
 inline std::string Hex(std::string_view bytes) {
   return absl::BytesToHexString(absl::string_view(bytes.data(), bytes.size()));
 }

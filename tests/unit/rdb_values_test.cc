@@ -416,15 +416,10 @@ TEST(RdbValuesRoundTripTest, LargeValuesReachTheSinkInPieces) {
       ObjectRecord(&zset), ObjectRecord(&list), BytesRecord(ValueKind::kStringRaw, big)};
 
   constexpr size_t kFlush = 16 * 1024;  // Above a list node's 8 KiB.
-  std::vector<size_t> pieces;
-  std::string out;
-  RdbWriter writer(
-      [&](std::string_view bytes) {
-        pieces.push_back(bytes.size());
-        out.append(bytes);
-        return absl::OkStatus();
-      },
-      RdbWriter::Options{.compress = false}, kFlush);
+  RecordingSink sink;
+  RdbWriter writer(sink.AsSink(), RdbWriter::Options{.compress = false}, kFlush);
+  std::vector<size_t>& pieces = sink.pieces;
+  std::string& out = sink.bytes;
   for (const RecordView& record : records) {
     WriteValue(writer, record);
     ASSERT_TRUE(writer.MaybeFlush().ok());
