@@ -93,6 +93,7 @@ void Settings::Load(const Config& config) {
   lfu_log_factor.set(small("lfu-log-factor"));
   lfu_decay_minutes.set(small("lfu-decay-time"));
   lazyfree_lazy_user_del.set(flag("lazyfree-lazy-user-del"));
+  rdbcompression.set(flag("rdbcompression"));
   lazyfree_lazy_user_flush.set(flag("lazyfree-lazy-user-flush"));
 
   limits_.hash_max_listpack_entries.set(integer("hash-max-listpack-entries"));

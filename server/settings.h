@@ -113,6 +113,9 @@ class Settings {
   // A snapshot of the collection encoding thresholds (cheap).
   CollectionLimits collection_limits() const;
 
+  // --- Snapshots -----------------------------------------------------------------------------
+  Live<bool> rdbcompression;  // LZF for RDB strings over 20 bytes (files and DUMP payloads).
+
   // --- Slow log, latency, cron ---------------------------------------------------------------
   Live<int64_t> slowlog_log_slower_than;  // Microseconds; negative = off.
   Live<int64_t> slowlog_max_len;

@@ -9,6 +9,8 @@
 
 #include "gigakv/access_stamp.h"
 #include "gigakv/glob.h"
+#include "persistence/rdb/rdb_io.h"
+#include "persistence/rdb/rdb_values.h"
 #include "server/commands/args.h"
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
@@ -535,6 +537,120 @@ void CmdPersist(CommandContext& ctx) {
   });
 }
 
+// --- DUMP / RESTORE --------------------------------------------------------------------------
+// The payload is Redis's: one RDB value (type byte and value), the RDB version (2 bytes LE) and
+// the CRC-64 of what precedes it (persistence/rdb/rdb_format.h), so payloads move between
+// gigakv and Redis both ways.
+
+void CmdDump(CommandContext& ctx) {
+  std::string payload;
+  const bool found = WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
+    if (!access.exists()) return false;
+    persistence::rdb::RdbWriter writer(
+        [&payload](std::string_view bytes) {
+          payload.append(bytes);
+          return absl::OkStatus();
+        },
+        persistence::rdb::RdbWriter::Options{.compress = ctx.settings().rdbcompression.get()});
+    persistence::rdb::WriteValue(writer, access.view());
+    return writer.FinishPayload().ok();  // An in-memory sink never fails.
+  });
+  if (found) {
+    ctx.reply.Bulk(payload);
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+// RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency], checked in
+// Redis 7.0's order: options, the key's absence, the TTL, the payload's footer, its value.
+void CmdRestore(CommandContext& ctx) {
+  bool replace = false, absttl = false;
+  int64_t idle_s = -1, freq = -1;
+  for (size_t i = 4; i < ctx.argc(); ++i) {
+    const bool has_value = i + 1 < ctx.argc();
+    if (ArgIs(ctx.arg(i), "replace")) {
+      replace = true;
+    } else if (ArgIs(ctx.arg(i), "absttl")) {
+      absttl = true;
+    } else if (ArgIs(ctx.arg(i), "idletime") && has_value && freq == -1) {
+      if (!ParseIntOrReply(ctx, ctx.arg(++i), &idle_s)) return;
+      if (idle_s < 0) return ctx.reply.Error("ERR Invalid IDLETIME value, must be >= 0");
+    } else if (ArgIs(ctx.arg(i), "freq") && has_value && idle_s == -1) {
+      if (!ParseIntOrReply(ctx, ctx.arg(++i), &freq)) return;
+      if (freq < 0 || freq > 255) {
+        return ctx.reply.Error("ERR Invalid FREQ value, must be >= 0 and <= 255");
+      }
+    } else {
+      return ctx.reply.Error(errors::kSyntax);
+    }
+  }
+  WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
+    if (!replace && access.exists()) {
+      return ctx.reply.Error("BUSYKEY Target key name already exists.");
+    }
+    int64_t ttl = 0;
+    if (!ParseIntOrReply(ctx, ctx.arg(2), &ttl)) return;
+    if (ttl < 0) return ctx.reply.Error("ERR Invalid TTL value, must be >= 0");
+    std::string_view value_bytes;
+    if (absl::Status status = persistence::rdb::VerifyDumpPayload(ctx.arg(3), &value_bytes);
+        !status.ok()) {
+      return ctx.reply.Error("ERR DUMP payload version or checksum are wrong");
+    }
+    persistence::rdb::RdbReader reader(value_bytes);
+    absl::StatusOr<uint8_t> type = reader.ReadByte();
+    absl::StatusOr<persistence::rdb::LoadedValue> loaded =
+        type.ok() && persistence::rdb::IsValueType(*type)
+            ? persistence::rdb::ReadValue(
+                  reader, *type, ctx.settings().collection_limits(),
+                  static_cast<uint64_t>(ctx.settings().proto_max_bulk_len.get()))
+            : absl::StatusOr<persistence::rdb::LoadedValue>(absl::DataLossError("type"));
+    if (!loaded.ok() || loaded->kind == persistence::rdb::LoadedValue::Kind::kEmpty) {
+      return ctx.reply.Error("ERR Bad data format");
+    }
+    const bool deleted = access.exists();
+    if (deleted) {
+      access.table.Erase(access.slot);
+      access.slot = KeyTable::kNoSlot;
+    }
+    int64_t expire_ms = ttl == 0 ? 0 : (absttl ? ttl : ctx.keyspace().NowMs() + ttl);
+    if (expire_ms != 0 && expire_ms <= ctx.keyspace().NowMs()) {
+      // Already expired: nothing is stored; a replaced key is gone, as DEL.
+      if (deleted) PublishChange(ctx, access.db, access.key, {"DEL", access.key});
+      return ctx.reply.Ok();
+    }
+    // The access stamp Redis's objectSetLRUOrLFU gives: the asked idle time under an LRU
+    // policy, the asked counter under an LFU one, else a fresh stamp.
+    const int64_t now_ms = ctx.keyspace().CoarseNowMs();
+    uint16_t stamp = NewStamp(ctx);
+    if (ctx.settings().access_mode() == AccessMode::kLfu && freq >= 0) {
+      stamp = static_cast<uint16_t>((NewAccessStamp(AccessMode::kLfu, now_ms) & 0xff00) | freq);
+    } else if (ctx.settings().access_mode() == AccessMode::kLru && idle_s >= 0) {
+      stamp = LruAccessStamp(now_ms - idle_s * 1000);
+    }
+    ValueSpec spec;
+    if (loaded->kind == persistence::rdb::LoadedValue::Kind::kString) {
+      MakeStringSpec(loaded->string, /*force_raw=*/false, &spec);
+      access.slot =
+          access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, stamp);
+    } else {
+      spec.kind = ValueKind::kObject;
+      spec.object = loaded->object.release();
+      const bool compact_kind = spec.object->type() != KeyType::kList;
+      access.slot =
+          access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, stamp);
+      if (compact_kind) NoteInlineWriteBack(access.db, access.key);  // Stored back inline.
+    }
+    // The effect: RESTORE with the absolute deadline, as Redis propagates it.
+    IntText deadline(expire_ms);
+    std::vector<std::string_view> effect = {"RESTORE", access.key, deadline.view(), ctx.arg(3),
+                                            "REPLACE"};
+    if (expire_ms != 0) effect.push_back("ABSTTL");
+    PublishChange(ctx, access.db, {ChangedKey{access.db, access.key}}, effect);
+    ctx.reply.Ok();
+  });
+}
+
 }  // namespace
 
 const std::vector<CommandBinding>& KeyspaceCommands() {
@@ -547,6 +663,8 @@ const std::vector<CommandBinding>& KeyspaceCommands() {
       {"rename", CmdRename},
       {"renamenx", CmdRenameNx},
       {"copy", CmdCopy},
+      {"dump", CmdDump},
+      {"restore", CmdRestore},
       {"move", CmdMove},
       {"swapdb", CmdSwapDb},
       {"keys", CmdKeys},

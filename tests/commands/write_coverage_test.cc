@@ -57,6 +57,14 @@ const std::vector<Command>& Fixture() {
   return *fixture;
 }
 
+// DUMP of the string "hello" on redis-server 7.0.15 (17 bytes: value, RDB version, CRC-64).
+std::string HelloPayload() {
+  using namespace std::string_view_literals;
+  return std::string(
+      "\x00\x05hello\n\x00"
+      "cr\xdfve4 \n"sv);
+}
+
 const std::map<std::string, std::vector<Sample>>& Samples() {
   static const auto* samples = new std::map<std::string, std::vector<Sample>>{
       // Strings.
@@ -110,6 +118,12 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
       {"unlink", {{{"UNLINK", "l", "z"}, true, false, 2}}},
       {"rename", {{{"RENAME", "t", "renamed"}}, {{"RENAME", "s", "n"}}}},
       {"renamenx", {{{"RENAMENX", "s", "unused"}}, {{"RENAMENX", "s", "n"}, false}}},
+      // A payload from redis-server restores into gigakv.
+      {"restore",
+       {{{"RESTORE", "fresh", "0", HelloPayload()}},
+        {{"RESTORE", "n", "0", HelloPayload(), "REPLACE"}},
+        {{"RESTORE", "ttl", "5000", HelloPayload()}},
+        {{"RESTORE", "gone", "1", HelloPayload(), "ABSTTL"}, false}}},
       {"copy",
        {{{"COPY", "h", "hcopy"}},
         {{"COPY", "t", "s", "REPLACE"}},
