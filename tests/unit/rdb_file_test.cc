@@ -37,6 +37,23 @@ using namespace ::gigakv::persistence::rdb::testing;
 using namespace std::string_literals;
 using namespace std::string_view_literals;
 
+// The team's shared fixtures live beside the project (../shared/fixtures); a clone elsewhere has
+// none, and then the fixture tests are skipped, saying so. Where the folder exists, a missing or
+// unreadable file fails.
+bool FixturesPresent() {
+  return std::ifstream(std::string(GIGAKV_FIXTURES_DIR) + "/redis-rdb/README.md").good();
+}
+
+class RdbFixturesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!FixturesPresent()) {
+      GTEST_SKIP() << "no shared fixtures at " << GIGAKV_FIXTURES_DIR
+                   << " (configure with -DGIGAKV_FIXTURES_DIR=<shared fixtures>)";
+    }
+  }
+};
+
 std::string ReadFixture(const std::string& name) {
   const std::string path = std::string(GIGAKV_FIXTURES_DIR) + "/redis-rdb/" + name;
   std::ifstream file(path, std::ios::binary);
@@ -265,7 +282,7 @@ TEST(RdbFileTest, PrefixesIdleAndFreq) {
 
 // --- Redis's test-suite files ------------------------------------------------------------------
 
-TEST(RdbFixturesTest, Encodings) {
+TEST_F(RdbFixturesTest, Encodings) {
   Loaded loaded = Load(ReadFixture("encodings.rdb"));
   ASSERT_TRUE(loaded.status.ok()) << loaded.status;
   auto& keys = loaded.keys;
@@ -301,7 +318,7 @@ TEST(RdbFixturesTest, Encodings) {
   }
 }
 
-TEST(RdbFixturesTest, ListQuicklist) {
+TEST_F(RdbFixturesTest, ListQuicklist) {
   Loaded loaded = Load(ReadFixture("list-quicklist.rdb"));
   ASSERT_TRUE(loaded.status.ok()) << loaded.status;
   EXPECT_THAT(loaded.keys["x"].contents, ElementsAre("7"));
@@ -310,7 +327,7 @@ TEST(RdbFixturesTest, ListQuicklist) {
   EXPECT_EQ(loaded.keys["list"].contents.front(), "7");  // LPOP list = 7.
 }
 
-TEST(RdbFixturesTest, HashesFromZipmapAndZiplist) {
+TEST_F(RdbFixturesTest, HashesFromZipmapAndZiplist) {
   for (const char* name : {"hash-zipmap.rdb", "hash-ziplist.rdb"}) {
     SCOPED_TRACE(name);
     const std::string bytes = ReadFixture(name);
@@ -327,7 +344,7 @@ TEST(RdbFixturesTest, HashesFromZipmapAndZiplist) {
   }
 }
 
-TEST(RdbFixturesTest, ZSetZiplist) {
+TEST_F(RdbFixturesTest, ZSetZiplist) {
   const std::string bytes = ReadFixture("zset-ziplist.rdb");
   Loaded loaded = Load(bytes);
   ASSERT_TRUE(loaded.status.ok()) << loaded.status;
@@ -338,7 +355,7 @@ TEST(RdbFixturesTest, ZSetZiplist) {
   EXPECT_EQ(Load(bytes, few).keys["zset"].encoding, "skiplist");
 }
 
-TEST(RdbFixturesTest, EmptyKeysAreReportedEmpty) {
+TEST_F(RdbFixturesTest, EmptyKeysAreReportedEmpty) {
   Loaded loaded = Load(ReadFixture("corrupt_empty_keys.rdb"));
   ASSERT_TRUE(loaded.status.ok()) << loaded.status;
   EXPECT_EQ(loaded.result.keys, 9u);
@@ -353,7 +370,7 @@ TEST(RdbFixturesTest, EmptyKeysAreReportedEmpty) {
                           "list_ziplist", "set", "zset", "zset_listpack", "zset_ziplist"));
 }
 
-TEST(RdbFixturesTest, AofPreambleStopsAfterTheTrailer) {
+TEST_F(RdbFixturesTest, AofPreambleStopsAfterTheTrailer) {
   const std::string bytes = ReadFixture("rdb-preamble.aof");
   Loaded loaded = Load(bytes);
   ASSERT_TRUE(loaded.status.ok()) << loaded.status;
@@ -363,7 +380,7 @@ TEST(RdbFixturesTest, AofPreambleStopsAfterTheTrailer) {
 
 // From a pipe-like source the reader reads ahead of the trailer; the AOF's commands are what it
 // buffered beyond the RDB, then the rest of the source.
-TEST(RdbFixturesTest, AofPreambleTailIsRecoveredFromAStream) {
+TEST_F(RdbFixturesTest, AofPreambleTailIsRecoveredFromAStream) {
   const std::string bytes = ReadFixture("rdb-preamble.aof");
   for (size_t chunk : {size_t{1}, size_t{7}, size_t{1000}, size_t{1} << 20}) {
     SCOPED_TRACE(chunk);
