@@ -599,12 +599,11 @@ void CmdRestore(CommandContext& ctx) {
     }
     persistence::rdb::RdbReader reader(value_bytes);
     absl::StatusOr<uint8_t> type = reader.ReadByte();
+    if (!type.ok()) return ctx.reply.Error("ERR Bad data format");
+    // ReadValue refuses unknown types, streams and modules itself.
     absl::StatusOr<persistence::rdb::LoadedValue> loaded =
-        type.ok() && persistence::rdb::IsValueType(*type)
-            ? persistence::rdb::ReadValue(
-                  reader, *type, ctx.settings().collection_limits(),
-                  static_cast<uint64_t>(ctx.settings().proto_max_bulk_len.get()))
-            : absl::StatusOr<persistence::rdb::LoadedValue>(absl::DataLossError("type"));
+        persistence::rdb::ReadValue(reader, *type, ctx.settings().collection_limits(),
+                                    static_cast<uint64_t>(ctx.settings().proto_max_bulk_len.get()));
     if (!loaded.ok() || loaded->kind == persistence::rdb::LoadedValue::Kind::kEmpty) {
       return ctx.reply.Error("ERR Bad data format");
     }
