@@ -68,14 +68,43 @@ uint32_t Store::ShardIndex(std::string_view key) const { return KeySlot(key) >> 
 
 Store::MultiLock::MultiLock(Store* store, ShardList shards)
     : store_(store), shards_(std::move(shards)) {
-  for (uint32_t index : shards_) store_->shard(index).mutex().lock();
+  for (uint32_t index : shards_) store_->LockShard(store_->shard(index));
 }
 
 Store::MultiLock::~MultiLock() {
   if (store_ == nullptr) return;
   for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) {
-    store_->shard(*it).mutex().unlock();
+    store_->shard(*it).mutex_.unlock();
   }
+}
+
+bool Store::BeginCapture(ShardCapture* capture) {
+  bool expected = false;
+  if (!capture_active_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+    return false;
+  }
+  // All locks at once: no write lands between marking one shard and another, so the capture is
+  // of one instant. Raw locks: nothing is pending yet.
+  for (uint32_t i = 0; i < options_.shard_count; ++i) shards_[i].mutex_.lock();
+  capture_ = capture;
+  for (uint32_t i = 0; i < options_.shard_count; ++i) shards_[i].capture_pending_ = true;
+  for (uint32_t i = options_.shard_count; i-- > 0;) shards_[i].mutex_.unlock();
+  return true;
+}
+
+void Store::RunCapture(Shard& shard) {
+  shard.capture_pending_ = false;
+  capture_->CaptureShard(static_cast<uint32_t>(&shard - shards_.get()), shard);
+}
+
+void Store::EndCapture() {
+  for (uint32_t i = 0; i < options_.shard_count; ++i) {
+    StatsLock lock(shards_[i]);
+    shards_[i].capture_pending_ = false;
+  }
+  // Every shard's mark is gone, so nothing reads capture_ any more.
+  capture_ = nullptr;
+  capture_active_.store(false, std::memory_order_release);
 }
 
 Store::MultiLock Store::LockKeys(absl::Span<const std::string_view> keys, uint32_t* shard_of_key) {
@@ -195,7 +224,7 @@ size_t Store::DbSize(int db) {
   size_t total = 0;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<ShardMutex> lock(s->mutex());
+    StatsLock lock(*s);
     if (KeyTable* table = s->FindTable(db)) total += table->size();
   }
   return total;
@@ -205,7 +234,7 @@ size_t Store::ExpiresCount(int db) {
   size_t total = 0;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<ShardMutex> lock(s->mutex());
+    StatsLock lock(*s);
     if (KeyTable* table = s->FindTable(db)) total += table->expires_count();
   }
   return total;
@@ -216,7 +245,7 @@ int64_t Store::AverageTtlMs(int db) {
   int64_t now = NowMs();
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard& s = shards_[i];
-    std::lock_guard<ShardMutex> lock(s.mutex());
+    StatsLock lock(s);
     if (KeyTable* table = s.FindTable(db)) table->SampleTtls(now, 16, &sum, &count);
   }
   return count == 0 ? 0 : sum / count;
@@ -235,7 +264,7 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
     Shard& s = shards_[shard_index];
     uint64_t next = KeyTable::kScanEnd;
     {
-      std::lock_guard<ShardMutex> lock(s.mutex());
+      ShardLock lock(*this, s);
       KeyTable* table = s.FindTable(db);
       if (table != nullptr) {
         slots.clear();
@@ -314,7 +343,7 @@ size_t Store::ActiveExpireCycle(size_t budget) {
     uint32_t index =
         expire_shard_cursor_.fetch_add(1, std::memory_order_relaxed) % options_.shard_count;
     Shard& s = shards_[index];
-    std::lock_guard<ShardMutex> lock(s.mutex());
+    ShardLock lock(*this, s);
     for (int db = 0; db < options_.databases && examined < budget; ++db) {
       KeyTable* table = s.FindTable(db);
       if (table == nullptr || table->expires_count() == 0) continue;
@@ -399,7 +428,7 @@ void Store::ForEachRandomRecord(bool with_ttl_only, int samples, Fn&& fn) {
   for (uint32_t n = 0; n < options_.shard_count && found < samples; ++n) {
     uint32_t index = (start + n) % options_.shard_count;
     Shard& s = shards_[index];
-    std::lock_guard<ShardMutex> lock(s.mutex());
+    StatsLock lock(s);
     int first_db = static_cast<int>(NextRandom() % static_cast<uint64_t>(options_.databases));
     for (int d = 0; d < options_.databases; ++d) {
       int db = (first_db + d) % options_.databases;
@@ -451,7 +480,7 @@ std::optional<size_t> Store::TryEvictOne(EvictionPolicy policy, int samples, int
   });
   if (!best) return std::nullopt;
   Shard& s = shards_[best->shard];
-  std::lock_guard<ShardMutex> lock(s.mutex());
+  ShardLock lock(*this, s);
   KeyTable* table = s.FindTable(best->db);
   if (table == nullptr) return 0;
   uint32_t slot = table->Find(best->key, Hash(best->key));
@@ -465,7 +494,7 @@ size_t Store::UsedMemory() {
   size_t total = 0;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<ShardMutex> lock(s->mutex());
+    StatsLock lock(*s);
     for (int db = 0; db < options_.databases; ++db) {
       if (KeyTable* table = s->FindTable(db)) total += table->MemoryUsage() + sizeof(KeyTable);
     }
@@ -477,7 +506,7 @@ Store::ArenaStats Store::GetArenaStats() {
   ArenaStats stats;
   for (uint32_t i = 0; i < options_.shard_count; ++i) {
     Shard* s = &shards_[i];
-    std::lock_guard<ShardMutex> lock(s->mutex());
+    StatsLock lock(*s);
     for (int db = 0; db < options_.databases; ++db) {
       if (KeyTable* table = s->FindTable(db)) {
         stats.arena_used += table->arena_bytes();

@@ -128,7 +128,7 @@ void RdbWriter::WriteBytes(std::string_view bytes) {
   // A large string goes to the sink from where it is: copying it into the buffer would hold a
   // second copy of it for nothing. The CRC is incremental, so the order is all that matters.
   if (!Flush().ok()) return;
-  crc_ = Crc64(crc_, bytes);
+  if (options_.checksum) crc_ = Crc64(crc_, bytes);
   status_ = sink_(bytes);
   flushed_bytes_ += bytes.size();
 }
@@ -172,7 +172,7 @@ absl::Status RdbWriter::Flush() {
     return status_;
   }
   if (buffer_.empty()) return status_;
-  crc_ = Crc64(crc_, buffer_);
+  if (options_.checksum) crc_ = Crc64(crc_, buffer_);
   status_ = sink_(buffer_);
   flushed_bytes_ += buffer_.size();
   buffer_.clear();

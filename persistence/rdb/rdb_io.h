@@ -34,7 +34,8 @@ class RdbWriter {
  public:
   struct Options {
     bool compress = true;  // rdbcompression: LZF for strings over 20 bytes when it saves room.
-    bool checksum = true;  // rdbchecksum: the trailer holds the CRC-64, else zeros.
+    bool checksum = true;  // rdbchecksum: the trailer holds the CRC-64, else zeros (and no CRC
+                           // is computed).
     // quicklist-packed-threshold: list elements of at least this many bytes are written as
     // plain quicklist nodes (rdb_values.h). Redis's default, 1 GiB.
     uint64_t plain_node_threshold = uint64_t{1} << 30;

@@ -309,7 +309,7 @@ void CmdRandomKey(CommandContext& ctx) {
     bool any = false;
     for (uint32_t n = 0; n < shards; ++n) {
       Shard& shard = store.shard((first + n) % shards);
-      std::lock_guard<ShardMutex> lock(shard.mutex());
+      Store::ShardLock lock(store, shard);
       KeyTable* table = shard.FindTable(db);
       if (table == nullptr) continue;
       any = true;

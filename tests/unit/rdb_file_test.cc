@@ -133,29 +133,6 @@ std::string RedisDump() {
   return Unhex(hex);
 }
 
-std::string WriteFile(const std::vector<RdbFileEntry>& entries, const RdbFileInfo& info,
-                      RdbWriter::Options options = {}) {
-  std::string out;
-  RdbWriter writer(
-      [&](std::string_view bytes) {
-        out.append(bytes);
-        return absl::OkStatus();
-      },
-      options, /*flush_bytes=*/64);
-  EXPECT_TRUE(WriteRdbFile(writer, info, entries).ok());
-  return out;
-}
-
-RdbFileEntry Entry(int db, std::string_view key, ValueKind kind, std::string_view value,
-                   int64_t expire_ms = 0) {
-  RdbFileEntry entry;
-  entry.db = db;
-  entry.record = BytesRecord(kind, value);
-  entry.record.key = key;
-  entry.record.expire_ms = expire_ms;
-  return entry;
-}
-
 TEST(RdbFileTest, WritesTheFileRedisWrites) {
   RdbFileInfo info;
   info.ctime = 0x6b111531;

@@ -16,6 +16,7 @@
 #include "core/types/set.h"
 #include "core/types/zset.h"
 #include "gigakv/key_table.h"
+#include "persistence/rdb/rdb_file.h"
 #include "persistence/rdb/rdb_io.h"
 #include "persistence/rdb/rdb_values.h"
 
@@ -116,6 +117,30 @@ inline std::vector<std::string> Contents(const Object& object) {
       break;
   }
   return out;
+}
+
+// A whole file of `entries` (WriteRdbFile) written through a small flush size.
+inline std::string WriteFile(const std::vector<RdbFileEntry>& entries, const RdbFileInfo& info,
+                      RdbWriter::Options options = {}) {
+  std::string out;
+  RdbWriter writer(
+      [&](std::string_view bytes) {
+        out.append(bytes);
+        return absl::OkStatus();
+      },
+      options, /*flush_bytes=*/64);
+  if (!WriteRdbFile(writer, info, entries).ok()) out.clear();  // Never with a memory sink.
+  return out;
+}
+
+inline RdbFileEntry Entry(int db, std::string_view key, ValueKind kind, std::string_view value,
+                   int64_t expire_ms = 0) {
+  RdbFileEntry entry;
+  entry.db = db;
+  entry.record = BytesRecord(kind, value);
+  entry.record.key = key;
+  entry.record.expire_ms = expire_ms;
+  return entry;
 }
 
 }  // namespace gigakv::persistence::rdb::testing

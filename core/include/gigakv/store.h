@@ -9,6 +9,12 @@
 // a locked Shard; what you do with it must stay inside the lock's scope. Multi-key operations lock
 // the shards they touch in ascending index order, so they never deadlock with each other.
 //
+// Point-in-time capture (forkless snapshots): BeginCapture marks every shard; the first lock of
+// a marked shard after that, by anyone, hands the shard to the capture before the locker sees it
+// (see ShardCapture). So a snapshot thread that locks each shard in turn, and the clients whose
+// writes get there first, together capture exactly the dataset as of BeginCapture, one shard at
+// a time, without copying the store.
+//
 // Expiry: keys carry absolute expiry times (Unix ms, from the injected Clock). Every lookup
 // through Shard::FindLive deletes an expired key first (lazy expiry); ActiveExpireCycle() removes
 // expired keys nobody touches. Both report removals to the expiry listener (stats, the log).
@@ -61,7 +67,6 @@ class alignas(64) Shard {
   void Init(int databases, std::atomic<bool>* deadline_flag,
             const KeyTable::LargeObjectSink* large_object_sink);
 
-  ShardMutex& mutex() { return mutex_; }
   // The table of database `db` (always present; empty until used). Lock must be held.
   KeyTable& Table(int db) { return tables_[static_cast<size_t>(db)]; }
   // The table of `db`, or nullptr if it holds no keys. Lock must be held.
@@ -77,7 +82,9 @@ class alignas(64) Shard {
 
  private:
   friend class Store;
+  // Locked only through Store (ShardLock, WithShardOf, LockKeys), which runs a pending capture.
   ShardMutex mutex_;
+  bool capture_pending_ = false;  // Guarded by mutex_; see Store::BeginCapture.
   int databases_ = 0;
   std::unique_ptr<KeyTable[]> tables_;
 };
@@ -112,11 +119,23 @@ class Store {
 
   // --- Locked access -----------------------------------------------------------------------
 
+  // Holds one shard's lock (running its pending capture first, see BeginCapture).
+  class ShardLock {
+   public:
+    ShardLock(Store& store, Shard& shard) : shard_(shard) { store.LockShard(shard); }
+    ~ShardLock() { shard_.mutex_.unlock(); }
+    ShardLock(const ShardLock&) = delete;
+    ShardLock& operator=(const ShardLock&) = delete;
+
+   private:
+    Shard& shard_;
+  };
+
   // Runs fn(Shard&) with `key`'s shard locked and returns its result.
   template <typename Fn>
   decltype(auto) WithShardOf(std::string_view key, Fn&& fn) {
     Shard& s = shard(ShardIndex(key));
-    std::lock_guard<ShardMutex> lock(s.mutex());
+    ShardLock lock(*this, s);
     return fn(s);
   }
 
@@ -153,6 +172,30 @@ class Store {
   }
   // True if a record with this expiry is expired now.
   bool IsExpired(int64_t expire_ms) const { return expire_ms > 0 && expire_ms <= NowMs(); }
+
+  // --- Point-in-time capture ------------------------------------------------------------------
+
+  // Receives each shard's contents as of BeginCapture.
+  class ShardCapture {
+   public:
+    virtual ~ShardCapture() = default;
+    // Called exactly once per shard between BeginCapture and EndCapture, with the shard locked,
+    // before anything else reads or changes it after BeginCapture: so `shard` holds what it held
+    // then. Runs on whichever thread locked the shard first (a client's, the snapshot's): keep it
+    // to copying or encoding the shard's records, without calling back into the Store or taking
+    // locks other than leaf locks of its own. Must not throw (catch and remember failures).
+    virtual void CaptureShard(uint32_t index, Shard& shard) noexcept = 0;
+  };
+  // Marks every shard for `capture`, atomically for all writers (all shard locks are held while
+  // marking: O(shards)). False, doing nothing, if another capture is in progress. `capture` must
+  // outlive EndCapture.
+  bool BeginCapture(ShardCapture* capture);
+  // Captures shard `index` now if nobody has yet (the snapshot thread's walk: lock, unlock).
+  void CaptureShardNow(uint32_t index) { ShardLock lock(*this, shard(index)); }
+  // Ends the capture: shards not captured yet are left out (an aborted snapshot) and the
+  // capture object is no longer called. Call once per successful BeginCapture.
+  void EndCapture();
+  bool capture_in_progress() const { return capture_active_.load(std::memory_order_acquire); }
 
   // --- Embedding API (each call locks what it needs) --------------------------------------
 
@@ -250,6 +293,24 @@ class Store {
   }
 
  private:
+  void LockShard(Shard& shard) {
+    shard.mutex_.lock();
+    if (shard.capture_pending_) [[unlikely]] RunCapture(shard);
+  }
+  // Clears the shard's mark and hands it to the capture. Lock held.
+  void RunCapture(Shard& shard);
+  // Locks for reading figures only (sizes, samples): a pending capture is not run, since
+  // nothing changes. Not for anything that may delete or modify a record.
+  class StatsLock {
+   public:
+    explicit StatsLock(Shard& shard) : shard_(shard) { shard_.mutex_.lock(); }
+    ~StatsLock() { shard_.mutex_.unlock(); }
+    StatsLock(const StatsLock&) = delete;
+    StatsLock& operator=(const StatsLock&) = delete;
+
+   private:
+    Shard& shard_;
+  };
   void Remove(Shard& shard, int db, uint32_t slot, std::string_view key, RemovalCause cause);
   // One sampling round: nullopt if no candidate was found, 0 if the victim vanished.
   std::optional<size_t> TryEvictOne(EvictionPolicy policy, int samples, int64_t now_ms,
@@ -274,6 +335,8 @@ class Store {
   // so that an idle store's expiry ticks (SampleExpired, ActiveExpireCycle) skip the walk over
   // every shard and database. Own cache line: writers only read it, almost always.
   alignas(64) std::atomic<bool> may_have_deadlines_{true};
+  ShardCapture* capture_ = nullptr;  // Read under a marked shard's lock; see BeginCapture.
+  std::atomic<bool> capture_active_{false};
 };
 
 // Chooses Redis's string encoding for a value: int for canonical int64 text up to 20 chars,
