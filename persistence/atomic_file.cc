@@ -66,6 +66,12 @@ absl::Status AtomicFile::Append(std::string_view bytes) {
   return absl::OkStatus();
 }
 
+absl::Status AtomicFile::SyncData() {
+  if (fd_ < 0) return absl::FailedPreconditionError("file not open");
+  if (::fdatasync(fd_) != 0) return ErrnoError("cannot fsync", temp_path_);
+  return absl::OkStatus();
+}
+
 absl::Status AtomicFile::Commit() {
   if (fd_ < 0) return absl::FailedPreconditionError("file not open");
   if (::fsync(fd_) != 0) return ErrnoError("cannot fsync", temp_path_);

@@ -23,6 +23,8 @@ class AtomicFile {
   // Creates (truncating) `dir`/`temp_name` for writing; Commit renames it to `dir`/`name`.
   absl::Status Open(std::string_view dir, std::string_view name, std::string_view temp_name);
   absl::Status Append(std::string_view bytes);
+  // fdatasync of what was appended so far (incremental fsync while a large file is written).
+  absl::Status SyncData();
   // fsync, close, rename over the target, fsync the directory.
   absl::Status Commit();
   // Closes and removes the temp file (also what the destructor does before Commit).

@@ -35,6 +35,7 @@ class TransactionGate;
 class WatchRegistry;
 class BlockingRegistry;
 class Lifecycle;
+class Snapshots;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -97,7 +98,8 @@ class CommandServices {
   CommandServices(Config& config, Settings& settings, Keyspace& keyspace,
                   const CommandTable& commands, Dispatcher& dispatcher, ClientRegistry& clients,
                   Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
-                  WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle)
+                  WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
+                  Snapshots& snapshots)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -109,7 +111,8 @@ class CommandServices {
         transaction_gate_(transaction_gate),
         watches_(watches),
         blocking_(blocking),
-        lifecycle_(lifecycle) {}
+        lifecycle_(lifecycle),
+        snapshots_(snapshots) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -125,6 +128,7 @@ class CommandServices {
   WatchRegistry& watches() const { return watches_; }
   BlockingRegistry& blocking() const { return blocking_; }
   Lifecycle& lifecycle() const { return lifecycle_; }
+  Snapshots& snapshots() const { return snapshots_; }
 
  private:
   Config& config_;
@@ -139,6 +143,7 @@ class CommandServices {
   WatchRegistry& watches_;
   BlockingRegistry& blocking_;
   Lifecycle& lifecycle_;
+  Snapshots& snapshots_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts
@@ -168,6 +173,7 @@ struct CommandContext {
   WatchRegistry& watches() const { return services.watches(); }
   BlockingRegistry& blocking() const { return services.blocking(); }
   Lifecycle& lifecycle() const { return services.lifecycle(); }
+  Snapshots& snapshots() const { return services.snapshots(); }
 };
 
 // Registry of all families' tables; built once at start-up.
@@ -218,6 +224,7 @@ const std::vector<CommandBinding>& ListCommands();         // list_commands.cc
 const std::vector<CommandBinding>& SortCommands();         // sort_commands.cc
 const std::vector<CommandBinding>& ZSetCommands();         // zset_commands.cc
 const std::vector<CommandBinding>& TransactionCommands();  // transaction_commands.cc
+const std::vector<CommandBinding>& SnapshotCommands();     // snapshot_commands.cc
 std::vector<CommandBinding> AllCommandBindings();
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).

@@ -109,6 +109,14 @@ bool DeniedOnOom(const CommandSpec& spec, const ClientState& client) {
   return spec.name != "discard" && spec.name != "quit" && spec.name != "reset";
 }
 
+// After a failed background save (Snapshots::writes_refused), as Redis: write commands, EXEC of
+// a transaction that queued one, and PING.
+bool DeniedOnDiskError(const CommandSpec& spec, const ClientState& client) {
+  if (spec.flags & kWrite) return true;
+  if (spec.name == "exec") return (client.multi.flags & kWrite) != 0;
+  return spec.name == "ping";
+}
+
 void QueueInTransaction(ClientState& client, const CommandSpec& spec,
                         const std::vector<std::string_view>& args) {
   client.multi.commands.emplace_back(args.begin(), args.end());
@@ -227,6 +235,11 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
                !server.clients().Paused() && !keyspace.EvictToLimit() &&
                DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);
+    } else if (!rerun && !client.in_exec && server.snapshots().writes_refused() &&
+               DeniedOnDiskError(*spec, client)) {
+      reject(errors::kMisconf);
+    } else if (server.snapshots().loading() && !(spec->flags & kLoading)) {
+      reject(errors::kLoading);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
       if (spec->flags & kNoMulti) {
         reject(errors::kNotAllowedInMulti);

@@ -33,6 +33,14 @@ inline constexpr std::string_view kAuthNotConfigured =
     "ERR AUTH <password> called without any password configured for the default user. Are you "
     "sure your configuration is correct?";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+inline constexpr std::string_view kBgsaveInProgress = "ERR Background save already in progress";
+inline constexpr std::string_view kMisconf =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
+inline constexpr std::string_view kLoading = "LOADING Redis is loading the dataset in memory";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";
 inline constexpr std::string_view kProtoVersionNotInteger =

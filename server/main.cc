@@ -207,8 +207,6 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", std::string(status.message()));
     return 1;
   }
-  gigakv::server::CronThread cron(server);
-  cron.Start();
   const std::string& pidfile = server.settings().pidfile;
   if (!pidfile.empty()) std::ofstream(pidfile) << ::getpid() << "\n";
 
@@ -217,6 +215,20 @@ int main(int argc, char** argv) {
                server.settings().io_threads);
   spdlog::info("Configuration loaded from {}",
                config_file.empty() ? std::string("(defaults and command line)") : config_file);
+  spdlog::info("Server initialized");
+  // The snapshot, while clients already connected get -LOADING. A file that cannot be loaded
+  // stops start-up: serving without the data it holds would look like data loss.
+  status = server.snapshots().LoadAtStart();
+  if (!status.ok() && !absl::IsNotFound(status)) {
+    spdlog::critical("{}", std::string(status.message()));
+    spdlog::critical("Terminating server after rdb file reading failure.");
+    server.lifecycle().RequestShutdown();
+    network.Wait();
+    if (!pidfile.empty()) ::unlink(pidfile.c_str());
+    return 1;
+  }
+  gigakv::server::CronThread cron(server);
+  cron.Start();
   spdlog::info("Ready to accept connections tcp");
   NotifySupervisor(server.lifecycle().supervised, /*ready=*/true);
 

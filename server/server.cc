@@ -66,6 +66,7 @@ bool Server::Cron() {
   // Also evict when no command arrives; as Redis, not during a pause.
   if (!clients_.Paused()) keyspace_.EvictToLimit();
   stats_.SampleRates(keyspace_.NowMs());
+  snapshots_.Cron();
   return expiry_backlog;
 }
 

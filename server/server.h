@@ -9,6 +9,7 @@
 //   TransactionGate, WatchRegistry   MULTI/EXEC atomicity and WATCH (transaction.h)
 //   BlockingRegistry                 clients blocked on keys (blocking.h)
 //   Lifecycle       start time, last save, process facts, shutdown (lifecycle.h)
+//   Snapshots       SAVE, BGSAVE, save points, loading at start (snapshots.h)
 // Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
 // commands without either (Dispatcher::Execute with an in-process client).
 //
@@ -26,6 +27,7 @@
 #include "server/lifecycle.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
+#include "server/snapshots.h"
 #include "server/stats.h"
 #include "server/transaction.h"
 
@@ -54,6 +56,7 @@ class Server {
   WatchRegistry& watches() { return watches_; }
   BlockingRegistry& blocking() { return blocking_; }
   Lifecycle& lifecycle() { return lifecycle_; }
+  Snapshots& snapshots() { return snapshots_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
   void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
@@ -82,9 +85,11 @@ class Server {
   ClientRegistry clients_{keyspace_.store(), stats_, watches_};
   SlowLog slowlog_;
   Dispatcher dispatcher_{*this};
-  const CommandServices services_{config_,           settings_, keyspace_, commands_,
-                                  dispatcher_,       clients_,  stats_,    slowlog_,
-                                  transaction_gate_, watches_,  blocking_, lifecycle_};
+  // After everything its background save uses: destroyed (and its thread joined) first.
+  Snapshots snapshots_{settings_, keyspace_, stats_, lifecycle_, transaction_gate_};
+  const CommandServices services_{config_,   settings_,  keyspace_, commands_,         dispatcher_,
+                                  clients_,  stats_,     slowlog_,  transaction_gate_, watches_,
+                                  blocking_, lifecycle_, snapshots_};
 };
 
 }  // namespace gigakv::server

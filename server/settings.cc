@@ -3,6 +3,8 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "gigakv/strings.h"
 #include "server/config.h"
 
@@ -94,6 +96,27 @@ void Settings::Load(const Config& config) {
   lfu_decay_minutes.set(small("lfu-decay-time"));
   lazyfree_lazy_user_del.set(flag("lazyfree-lazy-user-del"));
   rdbcompression.set(flag("rdbcompression"));
+  rdbchecksum.set(flag("rdbchecksum"));
+  stop_writes_on_bgsave_error.set(flag("stop-writes-on-bgsave-error"));
+  rdb_save_incremental_fsync.set(flag("rdb-save-incremental-fsync"));
+  dbfilename.set(text("dbfilename"));
+  shutdown_on_sigterm.set(text("shutdown-on-sigterm"));
+  shutdown_on_sigint.set(text("shutdown-on-sigint"));
+  {
+    // Config keeps the points normalized: "<seconds> <changes>" pairs.
+    std::vector<SavePoint> points;
+    std::vector<std::string> words = absl::StrSplit(text("save"), ' ', absl::SkipEmpty());
+    for (size_t i = 0; i + 1 < words.size(); i += 2) {
+      SavePoint point;
+      if (absl::SimpleAtoi(words[i], &point.seconds) &&
+          absl::SimpleAtoi(words[i + 1], &point.changes)) {
+        points.push_back(point);
+      }
+    }
+    has_save_points_.set(!points.empty());
+    std::lock_guard<std::mutex> lock(save_points_mutex_);
+    save_points_ = std::move(points);
+  }
   lazyfree_lazy_user_flush.set(flag("lazyfree-lazy-user-flush"));
 
   limits_.hash_max_listpack_entries.set(integer("hash-max-listpack-entries"));
@@ -112,6 +135,11 @@ void Settings::Load(const Config& config) {
   hz.set(integer("hz"));
   loglevel.set(text("loglevel"));
   repl_backlog_size.set(integer("repl-backlog-size"));
+}
+
+std::vector<Settings::SavePoint> Settings::save_points() const {
+  std::lock_guard<std::mutex> lock(save_points_mutex_);
+  return save_points_;
 }
 
 CollectionLimits Settings::collection_limits() const {

@@ -115,6 +115,22 @@ class Settings {
 
   // --- Snapshots -----------------------------------------------------------------------------
   Live<bool> rdbcompression;  // LZF for RDB strings over 20 bytes (files and DUMP payloads).
+  Live<bool> rdbchecksum;     // Fixed at start-up in Config; live for tests' reloads.
+  Live<bool> stop_writes_on_bgsave_error;
+  Live<bool> rdb_save_incremental_fsync;
+  LiveText dbfilename;
+  // `save`: a background save when at least `changes` writes happened and more than `seconds`
+  // passed since the last successful save.
+  struct SavePoint {
+    int64_t seconds = 0;
+    int64_t changes = 0;
+  };
+  std::vector<SavePoint> save_points() const;
+  bool has_save_points() const { return has_save_points_.get(); }
+  // shutdown-on-sigterm / shutdown-on-sigint: "default", "save", "nosave", "now", "force"
+  // (space-separated flags).
+  LiveText shutdown_on_sigterm;
+  LiveText shutdown_on_sigint;
 
   // --- Slow log, latency, cron ---------------------------------------------------------------
   Live<int64_t> slowlog_log_slower_than;  // Microseconds; negative = off.
@@ -133,6 +149,9 @@ class Settings {
     Live<int64_t> list_max_listpack_size;
   };
   LiveLimits limits_;
+  mutable std::mutex save_points_mutex_;
+  std::vector<SavePoint> save_points_;  // Guarded by save_points_mutex_.
+  Live<bool> has_save_points_;
   std::mutex load_mutex_;
   bool loaded_ = false;  // Guarded by load_mutex_.
 };

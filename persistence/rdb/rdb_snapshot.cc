@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/escaping.h"
+#include "core/types/inline_value.h"
 #include "gigakv/access_stamp.h"
 #include "gigakv/strings.h"
-#include "core/types/inline_value.h"
 #include "persistence/rdb/rdb_values.h"
 
 namespace gigakv::persistence::rdb {
@@ -200,7 +200,7 @@ absl::StatusOr<RdbLoadResult> LoadRdbIntoStore(RdbReader& reader, const StoreLoa
     const bool inserted = store.WithShardOf(key.key, [&](Shard& shard) {
       KeyTable& table = shard.Table(key.db);
       const KeyTable::Slot slot = table.Find(key.key, hash);
-      if (slot != KeyTable::kNoSlot) return false;
+      if (slot != KeyTable::kNoSlot && !options.replace_existing) return false;
       table.PutAt(slot, key.key, hash, spec, expire_ms, stamp);
       return true;
     });

@@ -120,7 +120,9 @@ struct StoreLoadOptions {
   // Called about every `progress_every_bytes` of input with the bytes read and keys loaded.
   std::function<void(uint64_t bytes, uint64_t keys)> on_progress;
   uint64_t progress_every_bytes = 8 << 20;
-  // AUX fields and RESIZEDB hints, passed through (optional).
+  // A key already present is replaced (DEBUG RELOAD MERGE) instead of being an error.
+  bool replace_existing = false;
+  // AUX fields, passed through (optional).
   std::function<absl::Status(std::string_view key, std::string_view value)> on_aux;
 };
 

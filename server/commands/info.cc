@@ -21,6 +21,7 @@
 #include "server/latency_histogram.h"
 #include "server/lifecycle.h"
 #include "server/settings.h"
+#include "server/snapshots.h"
 #include "server/stats.h"
 
 namespace gigakv::server {
@@ -180,25 +181,30 @@ void MemorySection(const CommandServices& server, std::string* out) {
   Field(out, "index_slots", arena.index_slots);
 }
 
-// gigakv never forks and writes no RDB or AOF files: the fork, copy-on-write and rewrite fields
-// read as Redis's do when none of that has happened.
+// gigakv never forks: the fork and copy-on-write fields read as Redis's do when none happened.
+// It writes no AOF yet.
 void PersistenceSection(const CommandServices& server, std::string* out) {
-  for (std::string_view name : {"loading", "async_loading", "current_cow_peak", "current_cow_size",
-                                "current_cow_size_age"}) {
+  const Snapshots::Info info = server.snapshots().info();
+  Field(out, "loading", info.loading ? 1 : 0);
+  for (std::string_view name :
+       {"async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"}) {
     Field(out, name, 0);
   }
   Field(out, "current_fork_perc", "0.00");
-  Field(out, "current_save_keys_processed", 0);
-  Field(out, "current_save_keys_total", 0);
-  Field(out, "rdb_changes_since_last_save", server.stats().totals().dirty);
-  Field(out, "rdb_bgsave_in_progress", 0);
-  Field(out, "rdb_last_save_time", server.lifecycle().lastsave_s());
-  Field(out, "rdb_last_bgsave_status", "ok");
-  Field(out, "rdb_last_bgsave_time_sec", -1);
-  Field(out, "rdb_current_bgsave_time_sec", -1);
+  Field(out, "current_save_keys_processed", info.current_save_keys_processed);
+  Field(out, "current_save_keys_total", info.current_save_keys_total);
+  Field(out, "rdb_changes_since_last_save", info.changes_since_last_save);
+  Field(out, "rdb_bgsave_in_progress", info.bgsave_in_progress ? 1 : 0);
+  Field(out, "rdb_last_save_time", info.last_save_time_s);
+  Field(out, "rdb_last_bgsave_status", info.last_bgsave_ok ? "ok" : "err");
+  Field(out, "rdb_last_bgsave_time_sec", info.last_bgsave_time_s);
+  Field(out, "rdb_current_bgsave_time_sec", info.current_bgsave_time_s);
+  Field(out, "rdb_saves", info.saves);
+  Field(out, "rdb_last_cow_size", 0);
+  Field(out, "rdb_last_load_keys_expired", info.last_load_keys_expired);
+  Field(out, "rdb_last_load_keys_loaded", info.last_load_keys_loaded);
   for (std::string_view name :
-       {"rdb_saves", "rdb_last_cow_size", "rdb_last_load_keys_expired", "rdb_last_load_keys_loaded",
-        "aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"}) {
+       {"aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"}) {
     Field(out, name, 0);
   }
   Field(out, "aof_last_rewrite_time_sec", -1);
@@ -210,6 +216,26 @@ void PersistenceSection(const CommandServices& server, std::string* out) {
   for (std::string_view name :
        {"aof_last_cow_size", "module_fork_in_progress", "module_fork_last_cow_size"}) {
     Field(out, name, 0);
+  }
+  if (info.loading) {
+    // As Redis: progress of the load, and its estimated end from the rate so far.
+    Field(out, "loading_start_time", info.loading_start_time_s);
+    Field(out, "loading_total_bytes", info.loading_total_bytes);
+    Field(out, "loading_rdb_used_mem", 0);
+    Field(out, "loading_loaded_bytes", info.loading_loaded_bytes);
+    const double perc = info.loading_total_bytes == 0
+                            ? 0.0
+                            : 100.0 * static_cast<double>(info.loading_loaded_bytes) /
+                                  static_cast<double>(info.loading_total_bytes);
+    Field(out, "loading_loaded_perc", absl::StrFormat("%.2f", perc));
+    const double elapsed_s = static_cast<double>(info.loading_elapsed_ms) / 1000.0;
+    int64_t eta = 1;
+    if (info.loading_loaded_bytes > 0 && elapsed_s > 0) {
+      const double rate = static_cast<double>(info.loading_loaded_bytes) / elapsed_s;
+      eta = static_cast<int64_t>(
+          static_cast<double>(info.loading_total_bytes - info.loading_loaded_bytes) / rate);
+    }
+    Field(out, "loading_eta_seconds", eta);
   }
 }
 

@@ -25,7 +25,9 @@
 #include "server/lifecycle.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
+#include "server/snapshots.h"
 #include "server/stats.h"
+#include "spdlog/spdlog.h"
 
 namespace gigakv::server {
 
@@ -132,11 +134,16 @@ void CmdFlushDb(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// As Redis's flushAllDataAndResetRDB: a background save in progress is stopped (its file would
+// hold what was just removed), and with save points set the empty dataset is saved at once.
 void CmdFlushAll(CommandContext& ctx) {
   bool async;
   if (!ParseFlushModeOrReply(ctx, &async)) return;
+  ctx.snapshots().AbortBackgroundSave();
   Store::DetachedTables tables = ctx.store.FlushAll(PublishFlush(ctx, ChangeScope::kAllDatabases));
   if (async) ctx.keyspace().FreeLater(std::move(tables));
+  // Logged on failure; Redis replies OK all the same.
+  if (ctx.settings().has_save_points()) ctx.snapshots().Save().IgnoreError();
   ctx.reply.Ok();
 }
 
@@ -776,24 +783,37 @@ void CmdSlowlogHelp(CommandContext& ctx) {
 
 // --- SHUTDOWN, LASTSAVE, DEBUG, MEMORY, FUNCTION, SCRIPT ------------------------------------
 
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis 7.0: the final save (when save points
+// are set or SAVE is given, unless NOSAVE) must succeed unless FORCE; a failed one leaves the
+// server running. NOW changes nothing here (gigakv has no replicas to wait for).
 void CmdShutdown(CommandContext& ctx) {
+  bool nosave = false, save = false, force = false, abort = false, other = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    if (ArgIs(ctx.arg(i), "abort")) {
-      ctx.reply.Error("ERR No shutdown in progress.");
-      return;
+    if (ArgIs(ctx.arg(i), "nosave")) {
+      nosave = true;
+    } else if (ArgIs(ctx.arg(i), "save")) {
+      save = true;
+    } else if (ArgIs(ctx.arg(i), "now")) {
+      other = true;
+    } else if (ArgIs(ctx.arg(i), "force")) {
+      force = true;
+    } else if (ArgIs(ctx.arg(i), "abort")) {
+      abort = true;
+    } else {
+      return ctx.reply.Error(errors::kSyntax);
     }
-    if (!ArgIs(ctx.arg(i), "nosave") && !ArgIs(ctx.arg(i), "save") && !ArgIs(ctx.arg(i), "now") &&
-        !ArgIs(ctx.arg(i), "force")) {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
+  }
+  if ((abort && (nosave || save || force || other)) || (nosave && save)) {
+    return ctx.reply.Error(errors::kSyntax);
+  }
+  if (abort) return ctx.reply.Error("ERR No shutdown in progress.");
+  if (absl::Status status = ctx.snapshots().PrepareShutdown(save, nosave); !status.ok() && !force) {
+    return ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   }
   // Like Redis, a successful SHUTDOWN sends no reply: the connection just closes.
   ctx.client.close_after_reply = true;
   ctx.lifecycle().RequestShutdown();
 }
-
-void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.lifecycle().lastsave_s()); }
 
 // ROLE: gigakv has no replication, so it is always a master without replicas, at offset 0.
 void CmdRole(CommandContext& ctx) {
@@ -874,6 +894,34 @@ void DebugPopulate(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save, empty the dataset, load the file back (MERGE
+// lets loaded keys replace those kept by NOFLUSH).
+void DebugReload(CommandContext& ctx) {
+  bool merge = false, flush = true, save = true;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (ArgIs(ctx.arg(i), "merge")) {
+      merge = true;
+    } else if (ArgIs(ctx.arg(i), "noflush")) {
+      flush = false;
+    } else if (ArgIs(ctx.arg(i), "nosave")) {
+      save = false;
+    } else {
+      return ctx.reply.Error(
+          "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+    }
+  }
+  if (save && !ctx.snapshots().Save().ok()) return ctx.reply.Error("ERR");
+  // Not published: the dataset comes back as it was, so the change stream (the log, WATCH) has
+  // nothing to record.
+  if (flush) ctx.keyspace().FreeLater(ctx.store.FlushAll());
+  if (absl::Status status = ctx.snapshots().Load(/*replace_existing=*/merge); !status.ok()) {
+    spdlog::warn("{}", std::string(status.message()));
+    return ctx.reply.Error("ERR Error trying to load the RDB dump");
+  }
+  spdlog::warn("DB reloaded by DEBUG RELOAD");
+  ctx.reply.Ok();
+}
+
 void CmdDebug(CommandContext& ctx) {
   if (ArgIs(ctx.arg(1), "populate") && ctx.argc() >= 3 && ctx.argc() <= 5) {
     DebugPopulate(ctx);
@@ -900,6 +948,10 @@ void CmdDebug(CommandContext& ctx) {
     if (seconds > 0)
       std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
     ctx.reply.Ok();
+    return;
+  }
+  if (ArgIs(ctx.arg(1), "reload")) {
+    DebugReload(ctx);
     return;
   }
   if (ArgIs(ctx.arg(1), "set-active-expire") && ctx.argc() == 3) {
@@ -1020,7 +1072,6 @@ const std::vector<CommandBinding>& ServerCommands() {
         {"config|rewrite", CmdConfigRewrite},
         {"config|help", CmdConfigHelp},
         {"shutdown", CmdShutdown},
-        {"lastsave", CmdLastSave},
         {"role", CmdRole},
         {"monitor", CmdMonitor},
         {"wait", CmdWait},

@@ -34,6 +34,32 @@ Network::~Network() {
 
 int Network::port() const { return impl_->listener != nullptr ? impl_->listener->port() : 0; }
 
+// SIGTERM / SIGINT: shut down as shutdown-on-sigterm / shutdown-on-sigint say (default: save
+// when save points are set). A failed final save keeps the server running, as in Redis, unless
+// the directive says force; the next signal tries again.
+void Network::WaitForSignal() {
+  impl_->signals->async_wait([this](const asio::error_code& ec, int signal) {
+    if (ec) return;
+    const bool sigint = signal == SIGINT;
+    spdlog::warn("Received {} scheduling shutdown...", sigint ? "SIGINT" : "SIGTERM");
+    Settings& settings = impl_->server.settings();
+    const std::string flags =
+        sigint ? settings.shutdown_on_sigint.get() : settings.shutdown_on_sigterm.get();
+    const bool save =
+        flags.find("nosave") == std::string::npos && flags.find("save") != std::string::npos;
+    const bool nosave = flags.find("nosave") != std::string::npos;
+    const bool force = flags.find("force") != std::string::npos;
+    spdlog::warn("User requested shutdown...");
+    absl::Status status = impl_->server.snapshots().PrepareShutdown(save, nosave);
+    if (!status.ok() && !force) {
+      spdlog::warn("Errors trying to shut down the server. Check the logs for more information.");
+      WaitForSignal();
+      return;
+    }
+    impl_->server.lifecycle().RequestShutdown();
+  });
+}
+
 absl::Status Network::Start() {
   int count = static_cast<int>(impl_->server.settings().io_threads);
   for (int i = 0; i < std::max(1, count); ++i) {
@@ -51,11 +77,7 @@ absl::Status Network::Start() {
   impl_->server.lifecycle().tcp_port = impl_->listener->port();
   impl_->listener->StartAccepting();
   impl_->signals = std::make_unique<asio::signal_set>(impl_->threads[0]->io, SIGINT, SIGTERM);
-  impl_->signals->async_wait([this](const asio::error_code& ec, int signal) {
-    if (ec) return;
-    spdlog::warn("Received {}, scheduling shutdown...", signal == SIGINT ? "SIGINT" : "SIGTERM");
-    impl_->server.lifecycle().RequestShutdown();
-  });
+  WaitForSignal();
   impl_->server.lifecycle().set_on_shutdown([this] { Stop(); });
   impl_->server.config().AddApplier([this](std::string_view name) -> absl::Status {
     if (name != "port" && name != "bind") return absl::OkStatus();

@@ -36,6 +36,7 @@ class Network {
   int port() const;
 
  private:
+  void WaitForSignal();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

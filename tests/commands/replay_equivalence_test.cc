@@ -339,6 +339,7 @@ class ReplayEquivalenceTest : public ::testing::TestWithParam<uint32_t> {
 
   static server::Config& Configure(server::Config& config) {
     (void)config.SetOne("shards", "8", false);
+    (void)config.SetOne("save", "", false);
     return config;
   }
   server::ServerOptions Options() {

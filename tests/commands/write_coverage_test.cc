@@ -216,6 +216,7 @@ class WriteCoverageTest : public ::testing::Test {
   // A server with the test's clock and small shard count.
   std::unique_ptr<server::Server> NewServer(server::Config& config, ManualClock* clock) {
     (void)config.SetOne("shards", "8", false);
+    (void)config.SetOne("save", "", false);  // As the reference figures were measured.
     server::ServerOptions options;
     options.clock = clock;
     return std::make_unique<server::Server>(config, options);

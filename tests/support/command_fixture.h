@@ -91,6 +91,7 @@ class CommandTest : public ::testing::Test {
   static server::Config& Configure(server::Config& config) {
     (void)config.SetOne("shards", "16", false);
     (void)config.SetOne("enable-debug-command", "yes", false);
+    (void)config.SetOne("save", "", false);  // No background saves unless a test asks.
     return config;
   }
   server::ServerOptions MakeOptions() {

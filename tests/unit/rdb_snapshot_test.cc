@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "core/types/hash.h"
+#include "core/types/inline_value.h"
 #include "core/types/quicklist.h"
 #include "core/types/set.h"
 #include "core/types/zset.h"
-#include "core/types/inline_value.h"
 #include "gigakv/strings.h"
 #include "tests/unit/rdb_test_util.h"
 

@@ -121,7 +121,7 @@ inline std::vector<std::string> Contents(const Object& object) {
 
 // A whole file of `entries` (WriteRdbFile) written through a small flush size.
 inline std::string WriteFile(const std::vector<RdbFileEntry>& entries, const RdbFileInfo& info,
-                      RdbWriter::Options options = {}) {
+                             RdbWriter::Options options = {}) {
   std::string out;
   RdbWriter writer(
       [&](std::string_view bytes) {
@@ -134,7 +134,7 @@ inline std::string WriteFile(const std::vector<RdbFileEntry>& entries, const Rdb
 }
 
 inline RdbFileEntry Entry(int db, std::string_view key, ValueKind kind, std::string_view value,
-                   int64_t expire_ms = 0) {
+                          int64_t expire_ms = 0) {
   RdbFileEntry entry;
   entry.db = db;
   entry.record = BytesRecord(kind, value);

@@ -295,7 +295,8 @@ class Store {
  private:
   void LockShard(Shard& shard) {
     shard.mutex_.lock();
-    if (shard.capture_pending_) [[unlikely]] RunCapture(shard);
+    if (shard.capture_pending_) [[unlikely]]
+      RunCapture(shard);
   }
   // Clears the shard's mark and hands it to the capture. Lock held.
   void RunCapture(Shard& shard);
