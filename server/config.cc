@@ -644,7 +644,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        0,
        {"no", "yes", "local"},
        false,
-       kNoEffect},
+       "Who may CONFIG SET dir and dbfilename: no one, everyone (yes) or clients on the loopback "
+       "address (local)."},
       {"hll-sparse-max-bytes", DirectiveType::kMemory, "3000", 0, INT64_MAX, {}, true, kNoEffect},
       {"ignore-warnings", DirectiveType::kString, "", 0, 0, {}, true, kNoEffect},
       {"io-threads-do-reads", DirectiveType::kBool, "no", 0, 1, {}, false, kNoEffect},
@@ -770,6 +771,26 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        {},
        true,
        "fsync the snapshot file every 4 MB while it is written, so the final fsync is short."},
+      {"rdb-key-save-delay",
+       DirectiveType::kInt,
+       "0",
+       INT32_MIN,
+       INT32_MAX,
+       {},
+       true,
+       "Test knob (hidden, as in Redis): microseconds a save waits per key written.",
+       "",
+       true},
+      {"key-load-delay",
+       DirectiveType::kInt,
+       "0",
+       INT32_MIN,
+       INT32_MAX,
+       {},
+       true,
+       "Test knob (hidden, as in Redis): microseconds a load waits per key loaded.",
+       "",
+       true},
       {"rdbchecksum",
        DirectiveType::kBool,
        "yes",
@@ -1129,6 +1150,9 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
       if (std::string_view reason = UnsupportedValueReason(spec.name, args[0]); !reason.empty()) {
         return invalid(reason);
       }
+      if (spec.name == "dbfilename" && args[0].find_first_of("/\\") != std::string::npos) {
+        return invalid("dbfilename can't be a path, just a filename");
+      }
       if (spec.name == "dir") {
         if (::chdir(args[0].c_str()) != 0) return invalid(std::strerror(errno));
         // CONFIG GET dir prints the absolute working directory, as Redis does.
@@ -1381,6 +1405,12 @@ std::vector<std::pair<std::string, std::string>> Config::Match(std::string_view 
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::pair<std::string, std::string>> result;
   for (const DirectiveSpec& spec : AllDirectives()) {
+    if (spec.hidden) {
+      if (EqualsIgnoreCase(pattern, spec.name)) {
+        result.emplace_back(std::string(spec.name), Find(spec.name)->text);
+      }
+      continue;
+    }
     if (GlobMatch(pattern, spec.name, /*nocase=*/true)) {
       result.emplace_back(std::string(spec.name), Find(spec.name)->text);
     }

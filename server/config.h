@@ -37,6 +37,8 @@ struct DirectiveSpec {
   bool mutable_at_runtime = true;
   std::string_view help = "";   // One line, for docs and conf generation.
   std::string_view alias = "";  // Another accepted name (Redis 7.0's *-ziplist-* names).
+  // Redis's HIDDEN_CONFIG (test knobs): CONFIG GET shows it only when asked by its exact name.
+  bool hidden = false;
 };
 
 // The full table of supported directives, in documentation order.

@@ -142,7 +142,10 @@ void Dispatcher::TimedBatch::Restart() {
 }
 
 bool Dispatcher::ProtectedCommandAllowed(const ClientState& client) const {
-  DebugCommandAccess access = server_.settings().enable_debug_command.get();
+  return ProtectedActionAllowed(server_.settings().enable_debug_command.get(), client);
+}
+
+bool Dispatcher::ProtectedActionAllowed(DebugCommandAccess access, const ClientState& client) {
   return access == DebugCommandAccess::kYes ||
          (access == DebugCommandAccess::kLocal && IsLocalClient(client));
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "protocol/reply_builder.h"
+#include "server/settings.h"
 
 namespace gigakv::server {
 
@@ -62,9 +63,12 @@ class Dispatcher {
     static void Restart();
   };
 
+  // Whether `access` (enable-debug-command, enable-protected-configs) lets `client` go on:
+  // "yes", or "local" for a client on the loopback address, as Redis's allowProtectedAction.
+  static bool ProtectedActionAllowed(DebugCommandAccess access, const ClientState& client);
+
  private:
-  // Whether enable-debug-command lets `client` run a protected command (DEBUG): "yes", or
-  // "local" for a client on the loopback address.
+  // Whether enable-debug-command lets `client` run a protected command (DEBUG).
   bool ProtectedCommandAllowed(const ClientState& client) const;
 
   Server& server_;

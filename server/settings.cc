@@ -84,6 +84,7 @@ void Settings::Load(const Config& config) {
   std::string password = text("requirepass");
   password_set.set(!password.empty());
   enable_debug_command.set(DebugAccessNamed(text("enable-debug-command")));
+  enable_protected_configs.set(DebugAccessNamed(text("enable-protected-configs")));
   requirepass.set(std::move(password));
 
   maxmemory.set(integer("maxmemory"));
@@ -100,6 +101,8 @@ void Settings::Load(const Config& config) {
   stop_writes_on_bgsave_error.set(flag("stop-writes-on-bgsave-error"));
   rdb_save_incremental_fsync.set(flag("rdb-save-incremental-fsync"));
   dbfilename.set(text("dbfilename"));
+  rdb_key_save_delay_us.set(integer("rdb-key-save-delay"));
+  key_load_delay_us.set(integer("key-load-delay"));
   shutdown_on_sigterm.set(text("shutdown-on-sigterm"));
   shutdown_on_sigint.set(text("shutdown-on-sigint"));
   {

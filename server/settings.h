@@ -95,6 +95,8 @@ class Settings {
   LiveText requirepass;
   // Immutable in Config, as in Redis; live so that a test can load another configuration.
   Live<DebugCommandAccess> enable_debug_command;
+  // enable-protected-configs: who may CONFIG SET dir and dbfilename (same three values).
+  Live<DebugCommandAccess> enable_protected_configs;
   Live<bool> password_set;  // requirepass is not empty (read per request, so no copy).
 
   // --- Memory and eviction -------------------------------------------------------------------
@@ -119,6 +121,8 @@ class Settings {
   Live<bool> stop_writes_on_bgsave_error;
   Live<bool> rdb_save_incremental_fsync;
   LiveText dbfilename;
+  Live<int64_t> rdb_key_save_delay_us;  // Hidden test knobs, as Redis's.
+  Live<int64_t> key_load_delay_us;
   // `save`: a background save when at least `changes` writes happened and more than `seconds`
   // passed since the last successful save.
   struct SavePoint {

@@ -85,6 +85,7 @@ absl::StatusOr<std::unique_ptr<Snapshots::Job>> Snapshots::BeginJob() {
       break;
   }
   options.lfu_decay_minutes = settings_.lfu_decay_minutes.get();
+  options.key_delay_us = settings_.rdb_key_save_delay_us.get();
   job->snapshot = std::make_unique<rdb::RdbSnapshot>(keyspace_.store(), std::move(options));
   {
     // The instant: no EXEC is half done (every I/O thread is between batches) and every shard
@@ -312,6 +313,7 @@ absl::Status Snapshots::Load(bool replace_existing) {
   options.load.databases = keyspace_.store().databases();
   options.load.drop_expired = true;
   options.replace_existing = replace_existing;
+  options.key_delay_us = settings_.key_load_delay_us.get();
   options.load.now_ms = keyspace_.NowMs();
   options.access_mode = settings_.access_mode();
   options.coarse_now_ms = keyspace_.NowMs();

@@ -1,7 +1,9 @@
 #include "persistence/rdb/rdb_snapshot.h"
 
+#include <chrono>
 #include <new>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -108,6 +110,10 @@ absl::Status RdbSnapshot::WriteTo(const RdbSink& sink) {
   auto write_chunk = [&](const Chunk& chunk) {
     writer.WriteRaw(chunk.bytes);
     keys_.fetch_add(chunk.keys, std::memory_order_relaxed);
+    if (options_.key_delay_us > 0 && chunk.keys > 0) {
+      std::this_thread::sleep_for(
+          std::chrono::microseconds(options_.key_delay_us * static_cast<int64_t>(chunk.keys)));
+    }
     status = writer.MaybeFlush();
     bytes_.store(writer.bytes_written(), std::memory_order_relaxed);
   };
@@ -213,6 +219,9 @@ absl::StatusOr<RdbLoadResult> LoadRdbIntoStore(RdbReader& reader, const StoreLoa
     }
     if (spec.kind == ValueKind::kObject) object.release();  // The table owns it now.
     ++keys;
+    if (options.key_delay_us > 0) {
+      std::this_thread::sleep_for(std::chrono::microseconds(options.key_delay_us));
+    }
     if (options.on_progress && reader.offset() >= next_progress) {
       next_progress = reader.offset() + options.progress_every_bytes;
       options.on_progress(reader.offset(), keys);

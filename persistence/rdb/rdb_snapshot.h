@@ -47,6 +47,8 @@ struct SnapshotOptions {
   enum class AccessField : uint8_t { kNone, kIdle, kFreq };
   AccessField access_field = AccessField::kNone;
   int lfu_decay_minutes = 1;
+  // rdb-key-save-delay (a test knob): the walk sleeps this many microseconds per key it writes.
+  int64_t key_delay_us = 0;
   // Writes are handed to the sink in pieces of about this size.
   size_t flush_bytes = 256 * 1024;
 };
@@ -119,7 +121,9 @@ struct StoreLoadOptions {
   int64_t coarse_now_ms = 0;  // The clock the access stamps use.
   // Called about every `progress_every_bytes` of input with the bytes read and keys loaded.
   std::function<void(uint64_t bytes, uint64_t keys)> on_progress;
-  uint64_t progress_every_bytes = 8 << 20;
+  uint64_t progress_every_bytes = 256 << 10;
+  // key-load-delay (a test knob): microseconds to sleep after each key.
+  int64_t key_delay_us = 0;
   // A key already present is replaced (DEBUG RELOAD MERGE) instead of being an error.
   bool replace_existing = false;
   // AUX fields, passed through (optional).

@@ -21,6 +21,7 @@
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
 #include "server/config.h"
+#include "server/dispatcher.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
 #include "server/settings.h"
@@ -656,6 +657,17 @@ void CmdConfigSet(CommandContext& ctx) {
         ctx.reply.Error(FormatText(errors::kConfigSetDuplicate, {ctx.arg(i)}));
         return;
       }
+    }
+  }
+  // Redis's protected configs: where files are written, unless enable-protected-configs allows.
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    std::string name = AsciiLower(ctx.arg(i));
+    if ((name == "dir" || name == "dbfilename") &&
+        !Dispatcher::ProtectedActionAllowed(ctx.settings().enable_protected_configs.get(),
+                                            ctx.client)) {
+      ctx.reply.Error(
+          FormatText(errors::kConfigSetFailed, {ctx.arg(i), "can't set protected config"}));
+      return;
     }
   }
   auto words = [](std::string_view name, std::string_view value) {
