@@ -225,9 +225,13 @@ def stop_all():
 class Server:
     """One fresh server process in its own temporary directory."""
 
-    def __init__(self, label, binary, extra_args, server_cpu):
+    def __init__(self, label, binary, extra_args, server_cpu, prepare_dir=None):
+        """`prepare_dir(dir)`, when given, runs in the fresh directory before the server starts
+        (to place a dump.rdb there)."""
         self.label = label
         self.dir = tempfile.mkdtemp(prefix=f"gigakv-memory-{label}.")
+        if prepare_dir is not None:
+            prepare_dir(self.dir)
         self.port = free_port()
         cmd = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
                self.dir] + extra_args
@@ -241,7 +245,7 @@ class Server:
         self._wait_ready(cmd)
 
     def _wait_ready(self, cmd):
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120  # (a server loading a snapshot answers -LOADING)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 self.fail(f"exited during startup (status {self.proc.returncode}): "
@@ -256,7 +260,7 @@ class Server:
             except OSError:
                 pass
             time.sleep(0.1)
-        self.fail(f"did not answer PING on port {self.port} within 10s")
+        self.fail(f"did not answer PING on port {self.port} within 120s")
 
     def log_tail(self, lines=100):
         with open(self.log_path, errors="replace") as f:

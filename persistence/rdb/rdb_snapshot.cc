@@ -10,6 +10,7 @@
 #include "core/types/inline_value.h"
 #include "gigakv/access_stamp.h"
 #include "gigakv/strings.h"
+#include "persistence/rdb/rdb_format.h"
 #include "persistence/rdb/rdb_values.h"
 
 namespace gigakv::persistence::rdb {
@@ -35,6 +36,8 @@ bool RdbSnapshot::Begin() {
 void RdbSnapshot::EncodeShard(Shard& shard, Chunk* chunk) {
   chunk->bytes.clear();
   chunk->keys = 0;
+  chunk->first_db = chunk->last_db = -1;
+  chunk->first_select_bytes = 0;
   // A chunk carries no checksum of its own: the file's writer computes it over every chunk.
   RdbWriter::Options chunk_options = options_.writer;
   chunk_options.checksum = false;
@@ -50,7 +53,14 @@ void RdbSnapshot::EncodeShard(Shard& shard, Chunk* chunk) {
   for (int db = 0; db < shard.databases(); ++db) {
     KeyTable* table = shard.FindTable(db);
     if (table == nullptr) continue;
-    file.SelectDb(db, table->size(), table->expires_count());
+    const uint64_t run_start = writer.bytes_written();
+    writer.WriteByte(kOpSelectDb);
+    writer.WriteLength(static_cast<uint64_t>(db));
+    if (chunk->first_db < 0) {
+      chunk->first_db = db;
+      chunk->first_select_bytes = static_cast<size_t>(writer.bytes_written() - run_start);
+    }
+    chunk->last_db = db;
     uint64_t cursor = 0;
     do {
       slots.clear();
@@ -107,8 +117,13 @@ absl::Status RdbSnapshot::WriteTo(const RdbSink& sink) {
   RdbFileWriter file(&writer);
   file.Begin(options_.info);
   absl::Status status;
+  int selected_db = -1;
   auto write_chunk = [&](const Chunk& chunk) {
-    writer.WriteRaw(chunk.bytes);
+    if (chunk.first_db < 0) return;
+    std::string_view bytes = chunk.bytes;
+    if (chunk.first_db == selected_db) bytes.remove_prefix(chunk.first_select_bytes);
+    selected_db = chunk.last_db;
+    writer.WriteRaw(bytes);
     keys_.fetch_add(chunk.keys, std::memory_order_relaxed);
     if (options_.key_delay_us > 0 && chunk.keys > 0) {
       std::this_thread::sleep_for(

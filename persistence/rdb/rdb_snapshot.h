@@ -10,8 +10,10 @@
 // store.
 //
 // File layout: the header and AUX fields (RdbFileInfo), then one run per shard and database in
-// use, each `SELECTDB db RESIZEDB keys expires` and the keys (redis-server and gigakv load any
-// number of SELECTDB runs, in any order), EOF and the CRC-64. Keys already expired but not yet
+// use, each `SELECTDB db` and the keys, the SELECTDB left out when the run before was of the same
+// database (redis-server and gigakv load any number of SELECTDB runs, in any order; there is no
+// RESIZEDB, a sizing hint only, since no database's keys are counted up front), EOF and the
+// CRC-64. Keys already expired but not yet
 // removed are written with their expiry, as Redis writes them; the loader drops them.
 //
 // Threading: Begin, WriteTo and the accessors are for the snapshot's owner (one thread at a
@@ -86,6 +88,9 @@ class RdbSnapshot final : public Store::ShardCapture {
   struct Chunk {
     std::string bytes;
     uint64_t keys = 0;
+    int first_db = -1;  // The database of the chunk's first run (-1: empty chunk).
+    int last_db = -1;
+    size_t first_select_bytes = 0;  // Its SELECTDB's bytes, skipped when already selected.
   };
   // Encodes every database of `shard` as SELECTDB runs into `chunk` (replacing it).
   void EncodeShard(Shard& shard, Chunk* chunk);
