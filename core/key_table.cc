@@ -385,6 +385,11 @@ void KeyTable::GrowIndex() {
   ResizeIndex(capacity_ == 0 ? kInitialCapacity : capacity_ + capacity_ / 4);
 }
 
+void KeyTable::Reserve(size_t keys) {
+  const size_t needed = keys * kLoadDen / kLoadNum + 1;
+  if (needed > capacity_) ResizeIndex(std::max(needed, kInitialCapacity));
+}
+
 void KeyTable::MaybeShrinkIndex() {
   // After mass deletes, give index memory back once the load falls under 1/4; the new load is
   // 5/8, between the shrink and grow thresholds, so tables do not oscillate.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the gigakv image from docker/Dockerfile and checks that the server inside it answers PING.
+# Builds the gigakv image from docker/Dockerfile and checks that the server inside it answers PING
+# and keeps a key in /data across a restart.
 # Run by `make docker-test` from the repository root. Runs as root (re-executes itself with sudo
 # otherwise): it installs packages, and podman/buildah use the system-wide image store.
 #
@@ -240,72 +241,100 @@ if [[ -n "$old_image_id" && "$old_image_id" != "$image_id" ]]; then
   podman rmi "$old_image_id" >/dev/null 2>&1 || true
 fi
 
-# --- (d) run and ping ------------------------------------------------------------------------
+# --- (d) run, write, restart, read --------------------------------------------------------
+# The container is started twice, like `docker restart`: the key written in the first run must be
+# back in the second, loaded from /data/dump.rdb (the final save at SIGTERM, as Redis does with
+# its default save points).
 port=$(free_port)
 ctr=$(buildah from "$IMAGE")
-log "starting gigakv-server in container $ctr on 127.0.0.1:$port"
-# setsid: the server runs in its own process group, which is stopped as a whole below.
-setsid buildah run --isolation=chroot "$ctr" -- \
-  gigakv-server /etc/gigakv/gigakv.conf --bind 127.0.0.1 --port "$port" \
-  --protected-mode no --dir /data >"$tmp_root/server.log" 2>&1 &
-server_pid=$!
 
-pong=""
-deadline=$((SECONDS + PING_TIMEOUT_S))
-while ((SECONDS < deadline)); do
-  reply=$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null || true)
-  if [[ "$reply" == "PONG" ]]; then
-    pong=yes
-    break
-  fi
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    break
-  fi
-  sleep 0.5
-done
-
-if [[ -n "$pong" ]]; then
-  log "redis-cli -p $port ping -> PONG"
-  log "server INFO: $(redis-cli -h 127.0.0.1 -p "$port" info server 2>/dev/null |
-    tr -d '\r' | grep -E '^(redis_version|gigakv_version|tcp_port|executable|config_file):' |
-    paste -sd ' ' - || true)"
-fi
+# Starts gigakv-server in the container; sets server_pid and pong.
+start_server() {
+  log "starting gigakv-server in container $ctr on 127.0.0.1:$port"
+  # setsid: the server runs in its own process group, which is stopped as a whole below.
+  setsid buildah run --isolation=chroot "$ctr" -- \
+    gigakv-server /etc/gigakv/gigakv.conf --bind 127.0.0.1 --port "$port" \
+    --protected-mode no --dir /data >>"$tmp_root/server.log" 2>&1 &
+  server_pid=$!
+  pong=""
+  local deadline=$((SECONDS + PING_TIMEOUT_S)) reply
+  while ((SECONDS < deadline)); do
+    reply=$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null || true)
+    if [[ "$reply" == "PONG" ]]; then
+      pong=yes
+      break
+    fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      break
+    fi
+    sleep 0.5
+  done
+}
 
 # Stops like `docker stop`: SIGTERM to gigakv-server itself (buildah answers a SIGTERM of its own
 # by killing the container's process), then, if it has not exited within 10 s, the whole process
 # group started above is killed.
-log "stopping the server (buildah run pid $server_pid)"
-stopped=""
-if kill -0 "$server_pid" 2>/dev/null; then
-  for pid in $(descendants "$server_pid"); do
-    if [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == gigakv-server ]]; then
-      kill -TERM "$pid" 2>/dev/null || true
-    fi
-  done
-  for _ in $(seq 1 20); do
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.5
-  done
+stop_server() {
+  log "stopping the server (buildah run pid $server_pid)"
+  local stopped="" pid
   if kill -0 "$server_pid" 2>/dev/null; then
-    log "server still running 10 s after SIGTERM, killing it"
-    kill -KILL -- "-$server_pid" 2>/dev/null || kill -KILL "$server_pid" 2>/dev/null || true
-  else
-    stopped=yes
+    for pid in $(descendants "$server_pid"); do
+      if [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == gigakv-server ]]; then
+        kill -TERM "$pid" 2>/dev/null || true
+      fi
+    done
+    for _ in $(seq 1 20); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+      log "server still running 10 s after SIGTERM, killing it"
+      kill -KILL -- "-$server_pid" 2>/dev/null || kill -KILL "$server_pid" 2>/dev/null || true
+    else
+      stopped=yes
+    fi
   fi
+  server_status=0
+  wait "$server_pid" 2>/dev/null || server_status=$?
+  server_pid=""
+  if [[ -n "$stopped" ]]; then
+    log "server exited after SIGTERM with status $server_status"
+  fi
+}
+
+show_log() {
+  echo "--- server output (last lines) ---"
+  tail -n 12 "$tmp_root/server.log" || true
+  echo "---"
+}
+
+start_server
+if [[ -z "$pong" ]]; then
+  stop_server
+  show_log
+  die "no PONG from the server in the image within ${PING_TIMEOUT_S}s"
 fi
-server_status=0
-wait "$server_pid" 2>/dev/null || server_status=$?
-server_pid=""
-if [[ -n "$stopped" ]]; then
-  log "server exited after SIGTERM with status $server_status"
+log "redis-cli -p $port ping -> PONG"
+log "server INFO: $(redis-cli -h 127.0.0.1 -p "$port" info server 2>/dev/null |
+  tr -d '\r' | grep -E '^(redis_version|gigakv_version|tcp_port|executable|config_file):' |
+  paste -sd ' ' - || true)"
+marker="persisted-$RANDOM-$RANDOM"
+redis-cli -h 127.0.0.1 -p "$port" set docker-test-key "$marker" >/dev/null
+stop_server
+
+start_server
+if [[ -z "$pong" ]]; then
+  stop_server
+  show_log
+  die "no PONG from the restarted server within ${PING_TIMEOUT_S}s"
 fi
-echo "--- server output (last lines) ---"
-tail -n 8 "$tmp_root/server.log" || true
-echo "---"
+value=$(redis-cli -h 127.0.0.1 -p "$port" get docker-test-key 2>/dev/null || true)
+stop_server
+show_log
 buildah rm "$ctr" >/dev/null
 ctr=""
 
-if [[ -z "$pong" ]]; then
-  die "no PONG from the server in the image within ${PING_TIMEOUT_S}s"
+if [[ "$value" != "$marker" ]]; then
+  die "the key written before the restart is gone (got '$value'): /data did not keep dump.rdb"
 fi
-log "PASS: image $IMAGE serves PING"
+log "PASS: image $IMAGE serves PING and keeps its data in /data across a restart"

@@ -313,6 +313,7 @@ absl::Status Snapshots::Load(bool replace_existing) {
   options.load.databases = keyspace_.store().databases();
   options.load.drop_expired = true;
   options.replace_existing = replace_existing;
+  options.max_reserved_keys = total / 4;  // A key takes at least 4 bytes of a file.
   options.key_delay_us = settings_.key_load_delay_us.get();
   options.load.now_ms = keyspace_.NowMs();
   options.access_mode = settings_.access_mode();

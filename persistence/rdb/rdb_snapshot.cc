@@ -116,8 +116,14 @@ absl::Status RdbSnapshot::WriteTo(const RdbSink& sink) {
   RdbWriter writer(sink, options_.writer, options_.flush_bytes);
   RdbFileWriter file(&writer);
   file.Begin(options_.info);
-  absl::Status status;
   int selected_db = -1;
+  for (int db = 0; db < store_.databases(); ++db) {
+    const size_t keys = store_.DbSize(db);  // Figures only: no shard is captured by this.
+    if (keys == 0) continue;
+    file.SelectDb(db, keys, store_.ExpiresCount(db));
+    selected_db = db;
+  }
+  absl::Status status;
   auto write_chunk = [&](const Chunk& chunk) {
     if (chunk.first_db < 0) return;
     std::string_view bytes = chunk.bytes;
@@ -188,6 +194,22 @@ absl::StatusOr<RdbLoadResult> LoadRdbIntoStore(RdbReader& reader, const StoreLoa
   uint64_t next_progress = options.progress_every_bytes;
   std::string inline_bytes;
   handler.on_aux = options.on_aux;
+  uint64_t reserved = 0;
+  handler.on_resize_db = [&](int db, uint64_t db_keys, uint64_t) -> absl::Status {
+    // Per shard, what an even spread gives, plus 1/8 for the unevenness of a hash spread.
+    const uint64_t allowed =
+        options.max_reserved_keys > reserved ? options.max_reserved_keys - reserved : 0;
+    db_keys = std::min(db_keys, allowed);
+    if (db < 0 || db >= store.databases() || db_keys < 1024) return absl::OkStatus();
+    reserved += db_keys;
+    const uint64_t per_shard = db_keys / store.shard_count() + db_keys / store.shard_count() / 8;
+    for (uint32_t i = 0; i < store.shard_count(); ++i) {
+      Shard& shard = store.shard(i);
+      Store::ShardLock lock(store, shard);
+      shard.Table(db).Reserve(per_shard);
+    }
+    return absl::OkStatus();
+  };
   handler.on_key = [&](RdbKey& key) -> absl::Status {
     if (key.value.kind == LoadedValue::Kind::kEmpty) return absl::OkStatus();  // Skipped.
     // A kept key whose expiry is 0 or before (an AOF preamble, a replica's load) must stay

@@ -9,11 +9,11 @@
 // just encoded plus those clients encoded meanwhile (each one shard's keys), never a copy of the
 // store.
 //
-// File layout: the header and AUX fields (RdbFileInfo), then one run per shard and database in
-// use, each `SELECTDB db` and the keys, the SELECTDB left out when the run before was of the same
-// database (redis-server and gigakv load any number of SELECTDB runs, in any order; there is no
-// RESIZEDB, a sizing hint only, since no database's keys are counted up front), EOF and the
-// CRC-64. Keys already expired but not yet
+// File layout: the header and AUX fields (RdbFileInfo); `SELECTDB db RESIZEDB keys expires` for
+// each database in use, with its sizes counted right after the instant (a sizing hint for the
+// loader); then one run per shard and database, `SELECTDB db` and the keys, the SELECTDB left out
+// when the run before was of the same database (redis-server and gigakv load any number of
+// SELECTDB runs, in any order); EOF and the CRC-64. Keys already expired but not yet
 // removed are written with their expiry, as Redis writes them; the loader drops them.
 //
 // Threading: Begin, WriteTo and the accessors are for the snapshot's owner (one thread at a
@@ -129,6 +129,9 @@ struct StoreLoadOptions {
   uint64_t progress_every_bytes = 256 << 10;
   // key-load-delay (a test knob): microseconds to sleep after each key.
   int64_t key_delay_us = 0;
+  // RESIZEDB hints presize each shard's table, but never beyond this many keys in all (a file
+  // may claim any count: the caller passes what the input's size allows, e.g. its bytes / 4).
+  uint64_t max_reserved_keys = 0;
   // A key already present is replaced (DEBUG RELOAD MERGE) instead of being an error.
   bool replace_existing = false;
   // AUX fields, passed through (optional).

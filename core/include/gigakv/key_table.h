@@ -109,6 +109,9 @@ class KeyTable {
   // long as the value now stored. Kind, key, TTL and access stamp are kept; `unshared` is
   // cleared (a new value). O(bytes).
   void OverwriteInline(Slot slot, std::string_view bytes);
+  // Sizes the index for `keys` records without growing steps (a load that knows its size).
+  // Never shrinks. O(capacity).
+  void Reserve(size_t keys);
   // Frees everything.
   void Clear();
   // Exchanges the contents of two tables (SWAPDB, detaching a table to free it unlocked). Each
