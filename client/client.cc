@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,6 +29,17 @@ void Client::Close() {
   buffer_.clear();
 }
 
+absl::Status Client::WaitReady(short events, std::string_view what) const {
+  pollfd pfd{fd_, events, 0};
+  while (true) {
+    int rc = ::poll(&pfd, 1, timeout_ms_ > 0 ? static_cast<int>(timeout_ms_) : -1);
+    if (rc > 0) return absl::OkStatus();  // Ready, or an error the next call reports.
+    if (rc == 0) return absl::DeadlineExceededError(absl::StrCat(std::string(what), ": timed out"));
+    if (errno != EINTR)
+      return absl::UnavailableError(absl::StrCat(std::string(what), ": ", std::strerror(errno)));
+  }
+}
+
 absl::Status Client::Connect(const std::string& host, int port) {
   Close();
   addrinfo hints{};
@@ -36,22 +48,42 @@ absl::Status Client::Connect(const std::string& host, int port) {
   addrinfo* result = nullptr;
   std::string port_text = std::to_string(port);
   if (int rc = getaddrinfo(host.c_str(), port_text.c_str(), &hints, &result); rc != 0) {
-    return absl::UnavailableError(absl::StrCat("resolve ", host, ": ", gai_strerror(rc)));
+    return absl::NotFoundError(absl::StrCat("resolve ", host, ": ", gai_strerror(rc)));
   }
   absl::Status status = absl::UnavailableError(absl::StrCat("connect ", host, ":", port));
   for (addrinfo* ai = result; ai != nullptr; ai = ai->ai_next) {
-    int fd = ::socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+    // Non-blocking from the start: the connect and every later wait go through poll, bounded
+    // by the timeout.
+    int fd =
+        ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) continue;
-    if (::connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+    fd_ = fd;
+    int error = 0;
+    if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+      error = errno;
+      if (error == EINPROGRESS) {
+        status = WaitReady(POLLOUT, absl::StrCat("connect ", host, ":", port));
+        socklen_t length = sizeof(error);
+        if (!status.ok()) {
+          error = -1;
+        } else if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) {
+          error = errno;
+        }
+      }
+    }
+    if (error == 0) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      fd_ = fd;
       status = absl::OkStatus();
       break;
     }
-    status = absl::UnavailableError(
-        absl::StrCat("connect ", host, ":", port, ": ", std::strerror(errno)));
+    if (error > 0) {
+      status = absl::UnavailableError(
+          absl::StrCat("connect ", host, ":", port, ": ", std::strerror(error)));
+    }
+    fd_ = -1;
     ::close(fd);
+    if (absl::IsDeadlineExceeded(status)) break;  // The time is spent: no next address.
   }
   freeaddrinfo(result);
   return status;
@@ -63,6 +95,10 @@ absl::Status Client::SendRaw(std::string_view bytes) {
     ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (absl::Status status = WaitReady(POLLOUT, "send"); !status.ok()) return status;
+        continue;
+      }
       return absl::UnavailableError(absl::StrCat("send: ", std::strerror(errno)));
     }
     bytes.remove_prefix(static_cast<size_t>(n));
@@ -83,6 +119,10 @@ absl::StatusOr<protocol::RespValue> Client::ReadReply() {
     char chunk[64 * 1024];
     ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (absl::Status status = WaitReady(POLLIN, "read"); !status.ok()) return status;
+      continue;
+    }
     if (n <= 0) return absl::UnavailableError("connection closed");
     buffer_.append(chunk, static_cast<size_t>(n));
   }

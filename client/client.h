@@ -3,8 +3,14 @@
 //
 // Threading: one Client per thread. Errors: absl::Status (connection, protocol); a Redis error
 // reply is a RespValue of type kError, not a failed status.
+//
+// Timeouts: with set_timeout_ms(t > 0) every wait (connecting, each send that cannot go on,
+// each read of more reply bytes) lasts at most t ms and then fails with DeadlineExceeded, the
+// way Redis's own synchronous connections (connBlockingConnect, connSyncWrite/ReadLine) bound
+// theirs. After any failed status the connection's state is unknown: Close it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +31,13 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
+  // 0 (the default) waits forever. Applies to later calls, Connect included.
+  void set_timeout_ms(int64_t timeout_ms) { timeout_ms_ = timeout_ms; }
+  int64_t timeout_ms() const { return timeout_ms_; }
+
+  // Resolves `host` and connects to the first address that answers. NotFound when `host` does
+  // not resolve, Unavailable when no address answers, DeadlineExceeded when the timeout ran out
+  // first.
   absl::Status Connect(const std::string& host, int port);
   void Close();
   bool connected() const { return fd_ >= 0; }
@@ -39,7 +52,11 @@ class Client {
   absl::StatusOr<protocol::RespValue> ReadReply();
 
  private:
+  // Waits until fd_ is ready for `events` (POLLIN/POLLOUT) within the timeout.
+  absl::Status WaitReady(short events, std::string_view what) const;
+
   int fd_ = -1;
+  int64_t timeout_ms_ = 0;
   std::string buffer_;
 };
 
