@@ -144,4 +144,19 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 
+// DUMP / RESTORE / MIGRATE (cluster.c).
+inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
+inline constexpr std::string_view kBadDumpPayload =
+    "ERR DUMP payload version or checksum are wrong";
+inline constexpr std::string_view kBadDataFormat = "ERR Bad data format";
+inline constexpr std::string_view kMigrateKeysNeedEmptyKey =
+    "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string";
+// Sic: Redis says "the client" for the target it could not connect to.
+inline constexpr std::string_view kMigrateConnect =
+    "IOERR error or timeout connecting to the client";
+inline constexpr std::string_view kMigrateWriting =
+    "IOERR error or timeout writing to target instance";
+inline constexpr std::string_view kMigrateReading =
+    "IOERR error or timeout reading to target instance";
+inline constexpr std::string_view kMigrateTargetError = "ERR Target instance replied with error: ";
 }  // namespace gigakv::errors

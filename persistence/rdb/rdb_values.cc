@@ -176,6 +176,19 @@ void WriteValue(RdbWriter& writer, const RecordView& record) {
   WriteValueBody(writer, record);
 }
 
+std::string EncodeDumpPayload(const RecordView& record, bool compress) {
+  std::string payload;
+  RdbWriter writer(
+      [&payload](std::string_view bytes) {
+        payload.append(bytes);
+        return absl::OkStatus();
+      },
+      RdbWriter::Options{.compress = compress});
+  WriteValue(writer, record);
+  writer.FinishPayload().IgnoreError();  // An in-memory sink never fails.
+  return payload;
+}
+
 void WriteValueBody(RdbWriter& writer, const RecordView& record) {
   switch (record.kind) {
     case ValueKind::kStringInt: {

@@ -70,6 +70,9 @@ uint8_t RdbTypeOf(const RecordView& record);
 void WriteValue(RdbWriter& writer, const RecordView& record);
 // Writes only the value (no type byte).
 void WriteValueBody(RdbWriter& writer, const RecordView& record);
+// DUMP's payload of `record`: WriteValue, the RDB version (2 bytes LE) and the CRC-64 of what
+// precedes it (rdb_format.h), what DUMP replies and MIGRATE sends.
+std::string EncodeDumpPayload(const RecordView& record, bool compress);
 
 // A value read from an RDB stream.
 struct LoadedValue {

@@ -546,14 +546,8 @@ void CmdDump(CommandContext& ctx) {
   std::string payload;
   const bool found = WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     if (!access.exists()) return false;
-    persistence::rdb::RdbWriter writer(
-        [&payload](std::string_view bytes) {
-          payload.append(bytes);
-          return absl::OkStatus();
-        },
-        persistence::rdb::RdbWriter::Options{.compress = ctx.settings().rdbcompression.get()});
-    persistence::rdb::WriteValue(writer, access.view());
-    return writer.FinishPayload().ok();  // An in-memory sink never fails.
+    payload = persistence::rdb::EncodeDumpPayload(access.view(), ctx.settings().rdbcompression.get());
+    return true;
   });
   if (found) {
     ctx.reply.Bulk(payload);
@@ -587,7 +581,7 @@ void CmdRestore(CommandContext& ctx) {
   }
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     if (!replace && access.exists()) {
-      return ctx.reply.Error("BUSYKEY Target key name already exists.");
+      return ctx.reply.Error(errors::kBusyKey);
     }
     int64_t ttl = 0;
     if (!ParseIntOrReply(ctx, ctx.arg(2), &ttl)) return;
@@ -595,17 +589,17 @@ void CmdRestore(CommandContext& ctx) {
     std::string_view value_bytes;
     if (absl::Status status = persistence::rdb::VerifyDumpPayload(ctx.arg(3), &value_bytes);
         !status.ok()) {
-      return ctx.reply.Error("ERR DUMP payload version or checksum are wrong");
+      return ctx.reply.Error(errors::kBadDumpPayload);
     }
     persistence::rdb::RdbReader reader(value_bytes);
     absl::StatusOr<uint8_t> type = reader.ReadByte();
-    if (!type.ok()) return ctx.reply.Error("ERR Bad data format");
+    if (!type.ok()) return ctx.reply.Error(errors::kBadDataFormat);
     // ReadValue refuses unknown types, streams and modules itself.
     absl::StatusOr<persistence::rdb::LoadedValue> loaded =
         persistence::rdb::ReadValue(reader, *type, ctx.settings().collection_limits(),
                                     static_cast<uint64_t>(ctx.settings().proto_max_bulk_len.get()));
     if (!loaded.ok() || loaded->kind == persistence::rdb::LoadedValue::Kind::kEmpty) {
-      return ctx.reply.Error("ERR Bad data format");
+      return ctx.reply.Error(errors::kBadDataFormat);
     }
     const bool deleted = access.exists();
     if (deleted) {
