@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
+#include "server/migration_links.h"
 
 namespace gigakv::server {
 
@@ -152,6 +153,7 @@ void AppendQuotedRepr(std::string* out, std::string_view text) {
 // Only where Redis gets to redacting them: AUTH with at most 2 arguments, HELLO with protocol
 // version 2 or 3.
 bool IsRedacted(const std::vector<std::string_view>& args, size_t index) {
+  if (IsMigrateCredential(args, index)) return true;
   if (EqualsIgnoreCase(args[0], "auth")) return index >= 1 && args.size() <= 3;
   int64_t version = 0;
   if (!EqualsIgnoreCase(args[0], "hello") || args.size() < 2 || !ParseInt64(args[1], &version) ||

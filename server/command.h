@@ -36,6 +36,7 @@ class WatchRegistry;
 class BlockingRegistry;
 class Lifecycle;
 class Snapshots;
+class MigrationLinks;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -99,7 +100,7 @@ class CommandServices {
                   const CommandTable& commands, Dispatcher& dispatcher, ClientRegistry& clients,
                   Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
                   WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
-                  Snapshots& snapshots)
+                  Snapshots& snapshots, MigrationLinks& migration_links)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -112,7 +113,8 @@ class CommandServices {
         watches_(watches),
         blocking_(blocking),
         lifecycle_(lifecycle),
-        snapshots_(snapshots) {}
+        snapshots_(snapshots),
+        migration_links_(migration_links) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -129,6 +131,7 @@ class CommandServices {
   BlockingRegistry& blocking() const { return blocking_; }
   Lifecycle& lifecycle() const { return lifecycle_; }
   Snapshots& snapshots() const { return snapshots_; }
+  MigrationLinks& migration_links() const { return migration_links_; }
 
  private:
   Config& config_;
@@ -144,6 +147,7 @@ class CommandServices {
   BlockingRegistry& blocking_;
   Lifecycle& lifecycle_;
   Snapshots& snapshots_;
+  MigrationLinks& migration_links_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts
@@ -174,6 +178,7 @@ struct CommandContext {
   BlockingRegistry& blocking() const { return services.blocking(); }
   Lifecycle& lifecycle() const { return services.lifecycle(); }
   Snapshots& snapshots() const { return services.snapshots(); }
+  MigrationLinks& migration_links() const { return services.migration_links(); }
 };
 
 // Registry of all families' tables; built once at start-up.
@@ -224,6 +229,7 @@ const std::vector<CommandBinding>& ListCommands();         // list_commands.cc
 const std::vector<CommandBinding>& SortCommands();         // sort_commands.cc
 const std::vector<CommandBinding>& ZSetCommands();         // zset_commands.cc
 const std::vector<CommandBinding>& TransactionCommands();  // transaction_commands.cc
+const std::vector<CommandBinding>& MigrateCommands();      // migrate_commands.cc
 const std::vector<CommandBinding>& SnapshotCommands();     // snapshot_commands.cc
 std::vector<CommandBinding> AllCommandBindings();
 

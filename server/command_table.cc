@@ -81,7 +81,7 @@ std::vector<CommandBinding> AllCommandBindings() {
   for (const auto* family :
        {&ServerCommands(), &ConnectionCommands(), &StringCommands(), &KeyspaceCommands(),
         &BitmapCommands(), &HashCommands(), &SetCommands(), &ListCommands(), &SortCommands(),
-        &ZSetCommands(), &TransactionCommands(), &SnapshotCommands()}) {
+        &ZSetCommands(), &TransactionCommands(), &SnapshotCommands(), &MigrateCommands()}) {
     rows.insert(rows.end(), family->begin(), family->end());
   }
   return rows;

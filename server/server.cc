@@ -67,6 +67,7 @@ bool Server::Cron() {
   if (!clients_.Paused()) keyspace_.EvictToLimit();
   stats_.SampleRates(keyspace_.NowMs());
   snapshots_.Cron();
+  migration_links_.CloseIdle(keyspace_.NowMs() / 1000);
   return expiry_backlog;
 }
 

@@ -10,6 +10,7 @@
 //   BlockingRegistry                 clients blocked on keys (blocking.h)
 //   Lifecycle       start time, last save, process facts, shutdown (lifecycle.h)
 //   Snapshots       SAVE, BGSAVE, save points, loading at start (snapshots.h)
+//   MigrationLinks  MIGRATE's cached connections to other servers (migration_links.h)
 // Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
 // commands without either (Dispatcher::Execute with an in-process client).
 //
@@ -25,6 +26,7 @@
 #include "server/dispatcher.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
+#include "server/migration_links.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
 #include "server/snapshots.h"
@@ -57,6 +59,7 @@ class Server {
   BlockingRegistry& blocking() { return blocking_; }
   Lifecycle& lifecycle() { return lifecycle_; }
   Snapshots& snapshots() { return snapshots_; }
+  MigrationLinks& migration_links() { return migration_links_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
   void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
@@ -87,9 +90,11 @@ class Server {
   Dispatcher dispatcher_{*this};
   // After everything its background save uses: destroyed (and its thread joined) first.
   Snapshots snapshots_{settings_, keyspace_, stats_, lifecycle_, transaction_gate_};
-  const CommandServices services_{config_,   settings_,  keyspace_, commands_,         dispatcher_,
-                                  clients_,  stats_,     slowlog_,  transaction_gate_, watches_,
-                                  blocking_, lifecycle_, snapshots_};
+  MigrationLinks migration_links_;
+  const CommandServices services_{
+      config_,  settings_,          keyspace_, commands_,  dispatcher_, clients_,
+      stats_,   slowlog_,           transaction_gate_,     watches_,    blocking_,
+      lifecycle_, snapshots_, migration_links_};
 };
 
 }  // namespace gigakv::server

@@ -5,6 +5,7 @@
 
 #include "gigakv/strings.h"
 #include "server/command.h"
+#include "server/migration_links.h"
 
 namespace gigakv::server {
 namespace {
@@ -15,6 +16,7 @@ constexpr std::string_view kRedacted = "(redacted)";
 // same ones: AUTH's arguments, HELLO's AUTH credentials, CONFIG SET values of password
 // directives).
 bool IsSecret(const std::vector<std::string_view>& args, size_t index) {
+  if (IsMigrateCredential(args, index)) return true;
   if (EqualsIgnoreCase(args[0], "auth")) return index >= 1;
   if (EqualsIgnoreCase(args[0], "hello")) {
     // HELLO protover AUTH username password [SETNAME name]

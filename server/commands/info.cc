@@ -20,6 +20,7 @@
 #include "server/keyspace.h"
 #include "server/latency_histogram.h"
 #include "server/lifecycle.h"
+#include "server/migration_links.h"
 #include "server/settings.h"
 #include "server/snapshots.h"
 #include "server/stats.h"
@@ -272,9 +273,13 @@ void StatsSection(const CommandServices& server, std::string* out) {
   }
   Field(out, "keyspace_hits", totals.keyspace_hits);
   Field(out, "keyspace_misses", totals.keyspace_misses);
+  for (std::string_view name : {"pubsub_channels", "pubsub_patterns", "pubsubshard_channels",
+                                "latest_fork_usec", "total_forks"}) {
+    Field(out, name, 0);
+  }
+  Field(out, "migrate_cached_sockets", server.migration_links().size());
   for (std::string_view name :
-       {"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec",
-        "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys", "active_defrag_hits",
+       {"slave_expires_tracked_keys", "active_defrag_hits",
         "active_defrag_misses", "active_defrag_key_hits", "active_defrag_key_misses",
         "total_active_defrag_time", "current_active_defrag_time", "tracking_total_keys",
         "tracking_total_items", "tracking_total_prefixes", "unexpected_error_replies"}) {

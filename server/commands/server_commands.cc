@@ -267,6 +267,24 @@ bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& a
     }
     return true;
   }
+  if (spec.name == "migrate") {
+    // Redis's migrateGetKeys: the key argument, or with a KEYS option (found past the options
+    // it skips) the keys after it; none when KEYS comes with a non-empty key (a syntax error
+    // MIGRATE itself reports).
+    size_t first = 3, count = 1;
+    for (size_t i = 6; args.size() > 6 && i < args.size(); ++i) {
+      if (EqualsIgnoreCase(args[i], "keys")) {
+        count = args[3].empty() ? args.size() - i - 1 : 0;
+        first = i + 1;
+        break;
+      }
+      if (EqualsIgnoreCase(args[i], "auth")) i += 1;
+      if (EqualsIgnoreCase(args[i], "auth2")) i += 2;
+    }
+    for (size_t i = 0; i < count; ++i) uses->push_back({first + i, "RW access delete"});
+    if (uses->empty()) *error = "ERR Invalid arguments specified for command";
+    return !uses->empty();
+  }
   const int argc = static_cast<int>(args.size());
   for (const KeySpec& key_spec : specs) {
     if (key_spec.begin.type != BeginSearch::Type::kIndex ||

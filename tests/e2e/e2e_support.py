@@ -461,3 +461,61 @@ def parse_client_list(text: str | bytes) -> list[dict[str, str]]:
             fields[key] = value
         clients.append(fields)
     return clients
+
+
+# --- Datasets ---------------------------------------------------------------------------------
+
+def fill_every_type(client, scale: int = 1):
+    """Every type in both encodings, TTLs, binary and big values, keys in all 16 databases."""
+    far = int(time.time() * 1000) + 3_600_000
+    for db in range(16):
+        client.execute_command("SELECT", db)
+        pipe = client.pipeline(transaction=False)
+        for i in range(50 * scale):
+            pipe.set(f"s{db}:{i}", f"v{i}" * (i % 7 + 1))
+        pipe.set(f"int{db}", 12345 + db)
+        pipe.set(f"ttl{db}", "x")
+        pipe.execute_command("PEXPIREAT", f"ttl{db}", far + db)
+        pipe.execute()
+    client.execute_command("SELECT", 0)
+    client.set("bin", b"\x00\xff\r\n" * 100)
+    client.set("big", "b" * 300_000)
+    client.set("compressible", "abc" * 1000)
+    client.rpush("list", *[str(i) for i in range(10)], "a", "bb")
+    client.rpush("biglist", *[("e%d" % i) * 20 for i in range(3000)])
+    client.sadd("intset", 1, 2, 3, 70000, -5)
+    client.sadd("set", *[("m%d" % i) for i in range(300)])
+    client.zadd("zset", {"a": 1, "b": 2.5, "c": -1e20})
+    client.zadd("bigzset", {("z%d" % i): i * 0.5 for i in range(300)})
+    client.hset("hash", mapping={"f1": "v1", "f2": "2"})
+    client.hset("bighash", mapping={("f%d" % i): ("v%d" % i) for i in range(600)})
+    client.hset("hashttl", "f", "v")
+    client.execute_command("PEXPIREAT", "hashttl", far + 777)
+
+
+def key_contents(client, key) -> tuple:
+    """(type, value in a canonical form) of one key of the selected database."""
+    kind = client.type(key).decode()
+    if kind == "string":
+        return kind, client.get(key)
+    if kind == "list":
+        return kind, tuple(client.lrange(key, 0, -1))
+    if kind == "set":
+        return kind, tuple(sorted(client.smembers(key)))
+    if kind == "zset":
+        return kind, tuple(client.zrange(key, 0, -1, withscores=True))
+    if kind == "hash":
+        return kind, tuple(sorted(client.hgetall(key).items()))
+    return kind, None
+
+
+def dump_dataset(client) -> dict:
+    """The whole dataset: (db, key) -> (type, value in a canonical form, PEXPIRETIME)."""
+    out = {}
+    for db in range(16):
+        client.execute_command("SELECT", db)
+        for key in client.scan_iter(count=1000):
+            out[(db, key)] = key_contents(client, key) + (
+                client.execute_command("PEXPIRETIME", key),)
+    client.execute_command("SELECT", 0)
+    return out

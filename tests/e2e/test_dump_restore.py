@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from e2e_support import fill_every_type, key_contents
+
 
 def _crc64(data: bytes) -> int:
     """CRC-64/Jones as Redis computes it (reflected, no conditioning)."""
@@ -23,61 +25,30 @@ def _payload(value: bytes) -> bytes:
     return body + _crc64(body).to_bytes(8, "little")
 
 
-def _fill(client):
-    """One key per type and encoding (Redis 7.0's default thresholds)."""
-    client.set("str", "hello")
-    client.set("int", "12345")
-    client.set("long", "x" * 5000)
-    client.set("bin", b"\x00\xff\r\n" * 10)
-    client.rpush("list", *[str(i) for i in range(10)], "a", "bb")
-    client.rpush("biglist", *[("e%d" % i) * 20 for i in range(2000)])
-    client.sadd("intset", 1, 2, 3, 70000, -5)
-    client.sadd("set", *[("m%d" % i) for i in range(300)])
-    client.zadd("zset", {"a": 1, "b": 2.5, "c": -1e20})
-    client.zadd("bigzset", {("z%d" % i): i * 0.5 for i in range(300)})
-    client.hset("hash", mapping={"f1": "v1", "f2": "2"})
-    client.hset("bighash", mapping={("f%d" % i): ("v%d" % i) for i in range(600)})
-
-
-def _contents(client, key):
-    kind = client.type(key).decode()
-    if kind == "string":
-        return kind, client.get(key)
-    if kind == "list":
-        return kind, client.lrange(key, 0, -1)
-    if kind == "set":
-        return kind, sorted(client.smembers(key))
-    if kind == "zset":
-        return kind, client.zrange(key, 0, -1, withscores=True)
-    if kind == "hash":
-        return kind, sorted(client.hgetall(key).items())
-    return kind, None
-
-
-KEYS = ["str", "int", "long", "bin", "list", "biglist", "intset", "set", "zset", "bigzset",
-        "hash", "bighash"]
+KEYS = ["s0:1", "int0", "big", "compressible", "bin", "list", "biglist", "intset", "set", "zset",
+        "bigzset", "hash", "bighash", "hashttl"]
 # Keys whose payload bytes are deterministic in both servers (no hash table order).
-SAME_BYTES = ["str", "int", "long", "bin", "list", "intset", "zset", "hash"]
+SAME_BYTES = ["s0:1", "int0", "big", "compressible", "bin", "list", "intset", "zset", "hash"]
 
 
 @pytest.mark.parametrize("direction", ["redis_to_gigakv", "gigakv_to_redis"])
 def test_payloads_move_both_ways(server, real_redis, direction):
     gigakv, redis_ = server.client(), real_redis.client()
     source, target = (redis_, gigakv) if direction == "redis_to_gigakv" else (gigakv, redis_)
-    _fill(source)
+    fill_every_type(source)
     for key in KEYS:
         payload = source.dump(key)
         assert payload is not None, key
         assert target.restore(key, 0, payload) in (True, b"OK"), key
-        assert _contents(target, key) == _contents(source, key), key
+        assert key_contents(target, key) == key_contents(source, key), key
         assert (target.object("encoding", key) == source.object("encoding", key)
                 or key == "set"), key  # gigakv keeps small string sets as listpacks (7.2).
 
 
 def test_payload_bytes_match_redis(server, real_redis):
     gigakv, redis_ = server.client(), real_redis.client()
-    _fill(gigakv)
-    _fill(redis_)
+    fill_every_type(gigakv)
+    fill_every_type(redis_)
     for key in SAME_BYTES:
         assert gigakv.dump(key) == redis_.dump(key), key
     assert gigakv.dump("missing") is None and redis_.dump("missing") is None

@@ -12,61 +12,10 @@ import time
 
 import pytest
 
-from e2e_support import ServerProcess, build_argv, parse_info, wait_until
+from e2e_support import (ServerProcess, build_argv, dump_dataset, fill_every_type, parse_info,
+                         wait_until)
 
 REDIS_CHECK_RDB = shutil.which("redis-check-rdb")
-
-
-def _fill(client, scale: int = 1):
-    """Every type in both encodings, TTLs, binary and big values, keys in all 16 databases."""
-    far = int(time.time() * 1000) + 3_600_000
-    for db in range(16):
-        client.execute_command("SELECT", db)
-        pipe = client.pipeline(transaction=False)
-        for i in range(50 * scale):
-            pipe.set(f"s{db}:{i}", f"v{i}" * (i % 7 + 1))
-        pipe.set(f"int{db}", 12345 + db)
-        pipe.set(f"ttl{db}", "x")
-        pipe.execute_command("PEXPIREAT", f"ttl{db}", far + db)
-        pipe.execute()
-    client.execute_command("SELECT", 0)
-    client.set("bin", b"\x00\xff\r\n" * 100)
-    client.set("big", "b" * 300_000)
-    client.set("compressible", "abc" * 1000)
-    client.rpush("list", *[str(i) for i in range(10)], "a", "bb")
-    client.rpush("biglist", *[("e%d" % i) * 20 for i in range(3000)])
-    client.sadd("intset", 1, 2, 3, 70000, -5)
-    client.sadd("set", *[("m%d" % i) for i in range(300)])
-    client.zadd("zset", {"a": 1, "b": 2.5, "c": -1e20})
-    client.zadd("bigzset", {("z%d" % i): i * 0.5 for i in range(300)})
-    client.hset("hash", mapping={"f1": "v1", "f2": "2"})
-    client.hset("bighash", mapping={("f%d" % i): ("v%d" % i) for i in range(600)})
-    client.hset("hashttl", "f", "v")
-    client.execute_command("PEXPIREAT", "hashttl", far + 777)
-
-
-def _dump(client) -> dict:
-    """The whole dataset: (db, key) -> (type, value in a canonical form, PEXPIRETIME)."""
-    out = {}
-    for db in range(16):
-        client.execute_command("SELECT", db)
-        for key in client.scan_iter(count=1000):
-            kind = client.type(key).decode()
-            if kind == "string":
-                value = client.get(key)
-            elif kind == "list":
-                value = tuple(client.lrange(key, 0, -1))
-            elif kind == "set":
-                value = tuple(sorted(client.smembers(key)))
-            elif kind == "zset":
-                value = tuple(client.zrange(key, 0, -1, withscores=True))
-            elif kind == "hash":
-                value = tuple(sorted(client.hgetall(key).items()))
-            else:
-                value = None
-            out[(db, key)] = (kind, value, client.execute_command("PEXPIRETIME", key))
-    client.execute_command("SELECT", 0)
-    return out
 
 
 def _encodings(client, keys) -> dict:
@@ -95,12 +44,12 @@ def _restart(server: ServerProcess) -> None:
 def test_shutdown_saves_and_start_loads_everything(server_factory):
     server = server_factory()
     client = server.client()
-    _fill(client)
-    before = _dump(client)
+    fill_every_type(client)
+    before = dump_dataset(client)
     encodings = _encodings(client, _ENCODED_KEYS)
     _restart(server)  # SIGTERM with the default save points: the final save
     client = server.client()
-    assert _dump(client) == before
+    assert dump_dataset(client) == before
     assert _encodings(client, _ENCODED_KEYS) == encodings
     info = _persistence(client)
     assert int(info["rdb_last_load_keys_loaded"]) == len(before)
@@ -113,8 +62,8 @@ def test_shutdown_saves_and_start_loads_everything(server_factory):
 def test_gigakv_file_loads_into_redis_and_passes_redis_check_rdb(server_factory, redis_factory):
     server = server_factory()
     client = server.client()
-    _fill(client)
-    before = _dump(client)
+    fill_every_type(client)
+    before = dump_dataset(client)
     assert client.save()
     path = server.workdir / "dump.rdb"
     if REDIS_CHECK_RDB:
@@ -127,7 +76,7 @@ def test_gigakv_file_loads_into_redis_and_passes_redis_check_rdb(server_factory,
     shutil.copy(path, redis.workdir / "from-gigakv.rdb")
     redis.start()
     theirs = redis.client()
-    assert _dump(theirs) == before
+    assert dump_dataset(theirs) == before
     assert _encodings(theirs, _ENCODED_KEYS) == _encodings(client, _ENCODED_KEYS)
 
 
@@ -135,8 +84,8 @@ def test_gigakv_file_loads_into_redis_and_passes_redis_check_rdb(server_factory,
 def test_redis_file_loads_into_gigakv(server_factory, redis_factory, compression):
     redis = redis_factory("--rdbcompression", compression)
     theirs = redis.client()
-    _fill(theirs)
-    before = _dump(theirs)
+    fill_every_type(theirs)
+    before = dump_dataset(theirs)
     assert theirs.save()
     server = server_factory("--dbfilename", "from-redis.rdb")
     server.stop()
@@ -144,7 +93,7 @@ def test_redis_file_loads_into_gigakv(server_factory, redis_factory, compression
     shutil.copy(redis.workdir / "dump.rdb", server.workdir / "from-redis.rdb")
     server.start()
     ours = server.client()
-    assert _dump(ours) == before
+    assert dump_dataset(ours) == before
     assert _encodings(ours, _ENCODED_KEYS) == _encodings(theirs, _ENCODED_KEYS)
 
 
@@ -191,7 +140,7 @@ def test_shutdown_argument_errors_match_redis(server_factory, redis_factory):
 def test_corrupt_file_stops_start_up_naming_file_and_offset(server_factory, tmp_path):
     server = server_factory()
     client = server.client()
-    _fill(client)
+    fill_every_type(client)
     assert client.save()
     server.stop()
     path = server.workdir / "dump.rdb"
@@ -280,7 +229,7 @@ def test_bgsave_file_holds_the_dataset_as_of_its_start(server_factory):
     client.execute_command("DEBUG", "POPULATE", 30000, "k", 20)
     client.hset("h", mapping={f"f{i}": i for i in range(1000)})
     client.rpush("l", *range(1000))
-    before = _dump(client)
+    before = dump_dataset(client)
     assert client.bgsave()
     pipe = client.pipeline(transaction=False)
     for i in range(0, 30000, 3):
@@ -301,7 +250,7 @@ def test_bgsave_file_holds_the_dataset_as_of_its_start(server_factory):
     reader.expect_exit = False
     shutil.copy(server.workdir / "dump.rdb", reader.workdir / "dump.rdb")
     reader.start()
-    assert _dump(reader.client()) == before
+    assert dump_dataset(reader.client()) == before
 
 
 def test_failed_bgsave_refuses_writes_with_misconf_as_redis(server_factory, redis_factory):
@@ -360,11 +309,11 @@ def test_save_points_start_a_background_save(server_factory):
 def test_debug_reload_and_lastsave(server_factory):
     server = server_factory()
     client = server.client()
-    _fill(client)
-    before = _dump(client)
+    fill_every_type(client)
+    before = dump_dataset(client)
     first = client.lastsave()
     assert client.execute_command("DEBUG", "RELOAD") == b"OK"
-    assert _dump(client) == before
+    assert dump_dataset(client) == before
     assert client.lastsave() >= first
     client.set("extra", "1")
     assert client.execute_command("DEBUG", "RELOAD", "NOSAVE") == b"OK"
