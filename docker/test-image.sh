@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the gigakv image from docker/Dockerfile and checks that the server inside it answers PING
-# and keeps a key in /data across a restart.
+# and keeps a key in /data across a restart, and that the image's gigakv-check-rdb accepts the
+# file the server saved.
 # Run by `make docker-test` from the repository root. Runs as root (re-executes itself with sudo
 # otherwise): it installs packages, and podman/buildah use the system-wide image store.
 #
@@ -321,6 +322,14 @@ log "server INFO: $(redis-cli -h 127.0.0.1 -p "$port" info server 2>/dev/null |
 marker="persisted-$RANDOM-$RANDOM"
 redis-cli -h 127.0.0.1 -p "$port" set docker-test-key "$marker" >/dev/null
 stop_server
+
+# The final save's file passes the image's gigakv-check-rdb.
+if ! check=$(buildah run --isolation=chroot "$ctr" -- gigakv-check-rdb /data/dump.rdb 2>&1); then
+  echo "$check"
+  die "gigakv-check-rdb in the image rejects /data/dump.rdb"
+fi
+log "gigakv-check-rdb /data/dump.rdb: OK, $(grep -E '^\[info\] [0-9]+ keys read' <<<"$check" ||
+  true)"
 
 start_server
 if [[ -z "$pong" ]]; then

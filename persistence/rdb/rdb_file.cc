@@ -25,6 +25,9 @@ absl::StatusOr<RdbLoadResult> Load(RdbReader& reader, const RdbLoadOptions& opti
   absl::StatusOr<int> version = reader.ReadHeader();
   if (!version.ok()) return version.status();
   result.version = *version;
+  if (handler.on_header) {
+    if (absl::Status status = handler.on_header(result.version); !status.ok()) return status;
+  }
 
   int db = 0;
   RdbKey pending;  // Prefixes gathered for the next key.
@@ -40,7 +43,9 @@ absl::StatusOr<RdbLoadResult> Load(RdbReader& reader, const RdbLoadOptions& opti
       case kOpEof: {
         // A prefix without its key is dropped, as Redis does.
         if (result.version >= kFirstWithChecksum) {
-          if (absl::Status status = reader.ReadChecksum(); !status.ok()) return status;
+          if (absl::Status status = reader.ReadChecksum(&result.checksum_verified); !status.ok()) {
+            return status;
+          }
         }
         result.bytes = reader.offset();
         return result;
@@ -54,6 +59,9 @@ absl::StatusOr<RdbLoadResult> Load(RdbReader& reader, const RdbLoadOptions& opti
                                              options.databases, " are configured"));
         }
         db = static_cast<int>(*id);
+        if (handler.on_select_db) {
+          if (absl::Status status = handler.on_select_db(db); !status.ok()) return status;
+        }
         continue;
       }
       case kOpResizeDb: {

@@ -4,9 +4,10 @@
 // locks) is the caller's.
 //
 // What the loader does with each item:
+//   header                     on_header with the version (ignored when unset)
 //   AUX key value              on_aux (ignored when unset)
 //   SELECTDB db                the following keys belong to db; db >= options.databases is an
-//                              error, as in Redis
+//                              error, as in Redis; then on_select_db (ignored when unset)
 //   RESIZEDB keys expires      on_resize_db (a sizing hint; ignored when unset)
 //   EXPIRETIME_MS / EXPIRETIME the next key's expiry (seconds are turned into ms); an
 //                              EXPIRETIME_MS of -1 means none, as in Redis (its "no expiry")
@@ -21,7 +22,8 @@
 //                              options.drop_expired, a key whose expiry is before
 //                              options.now_ms is read, counted and dropped instead
 //   EOF                        then the checksum (version >= 5): a wrong CRC is an error, an
-//                              all-zero one is accepted (rdbchecksum no); prefixes read for a
+//                              all-zero one is accepted (rdbchecksum no) and leaves
+//                              RdbLoadResult::checksum_verified false; prefixes read for a
 //                              key that never came are ignored, as Redis does
 // Any other byte is an error. Errors name the byte offset and the reason; errors in a key's
 // value also name the key (escaped, at most 64 bytes of it).
@@ -74,7 +76,9 @@ struct RdbKey {
 
 struct RdbLoadHandler {
   std::function<absl::Status(RdbKey& key)> on_key;  // Required.
+  std::function<absl::Status(int version)> on_header;
   std::function<absl::Status(std::string_view key, std::string_view value)> on_aux;
+  std::function<absl::Status(int db)> on_select_db;
   std::function<absl::Status(int db, uint64_t keys, uint64_t expires)> on_resize_db;
   std::function<absl::Status(std::string_view code)> on_function;
 };
@@ -97,6 +101,9 @@ struct RdbLoadResult {
   uint64_t empty_keys = 0;    // Of which empty collections.
   uint64_t expired_keys = 0;  // Keys dropped as expired (drop_expired), not in `keys`.
   uint64_t bytes = 0;         // Bytes read, through the checksum trailer.
+  // The trailer held a CRC and it matched (false: an all-zero trailer, or a version < 5 file,
+  // which has none).
+  bool checksum_verified = false;
 };
 
 // Reads one RDB file from `reader`, from its header through EOF and the checksum. A callback's

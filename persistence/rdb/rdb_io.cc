@@ -420,7 +420,7 @@ absl::StatusOr<int> RdbReader::ReadHeader() {
   return version;
 }
 
-absl::Status RdbReader::ReadChecksum() {
+absl::Status RdbReader::ReadChecksum(bool* verified) {
   const uint64_t expected = Crc64(crc_, buffer_.substr(0, position_));
   absl::StatusOr<int64_t> stored = ReadMillis();  // 8 bytes LE, as a file's time is.
   if (!stored.ok()) return stored.status();
@@ -428,6 +428,7 @@ absl::Status RdbReader::ReadChecksum() {
     position_ -= 8;
     return Corrupt("wrong RDB checksum");
   }
+  if (verified != nullptr) *verified = *stored != 0;
   return absl::OkStatus();
 }
 

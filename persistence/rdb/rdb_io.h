@@ -140,8 +140,9 @@ class RdbReader {
   absl::StatusOr<int> ReadHeader();
   // After EOF: the 8-byte trailer, checked against the CRC of everything before it unless it
   // is all zeros (written with rdbchecksum no). Versions before 5 have no trailer: callers skip
-  // this for them.
-  absl::Status ReadChecksum();
+  // this for them. `*verified` (if given) is set to whether a CRC was compared (false for the
+  // all-zero trailer).
+  absl::Status ReadChecksum(bool* verified = nullptr);
 
   // Bytes consumed so far: the offset errors name.
   uint64_t offset() const { return consumed_before_ + position_; }

@@ -15,6 +15,9 @@ died on its own during a test (a crash) makes the test error at teardown, with i
 
 Environment:
 - GIGAKV_SERVER: the gigakv-server binary (default: <repo>/build/gigakv-server).
+- GIGAKV_CHECK_RDB: the gigakv-check-rdb binary (default: next to the gigakv-server binary).
+- GIGAKV_FIXTURES_DIR: the shared test data (default: <repo>/../shared/fixtures); tests that read
+  it are skipped, saying so, when it is absent.
 - GIGAKV_E2E_TARGET=redis: run the suite against Debian's redis-server instead of gigakv, to check
   that the tests themselves encode real Redis 7.0 behaviour.  Tests marked `gigakv_only` (gigakv
   extensions such as INFO gigakv_version) are skipped then.
@@ -66,6 +69,26 @@ def gigakv_binary() -> Path:
     path = Path(os.environ.get("GIGAKV_SERVER", REPO_ROOT / "build" / "gigakv-server"))
     if not os.access(path, os.X_OK):
         pytest.fail(f"gigakv-server binary not found at {path}; build it or set GIGAKV_SERVER")
+    return path
+
+
+@pytest.fixture(scope="session")
+def check_rdb_binary(gigakv_binary) -> Path:
+    """gigakv-check-rdb, built next to gigakv-server."""
+    default = Path(gigakv_binary).parent / "gigakv-check-rdb"
+    path = Path(os.environ.get("GIGAKV_CHECK_RDB", default))
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"gigakv-check-rdb binary not found at {path}; build it or set "
+                    "GIGAKV_CHECK_RDB")
+    return path
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    """The shared test data (Redis snapshot files); skips the test when it is absent."""
+    path = Path(os.environ.get("GIGAKV_FIXTURES_DIR", REPO_ROOT.parent / "shared" / "fixtures"))
+    if not (path / "redis-rdb" / "README.md").is_file():
+        pytest.skip(f"no shared fixtures at {path} (set GIGAKV_FIXTURES_DIR)")
     return path
 
 

@@ -257,6 +257,40 @@ TEST(RdbFileTest, PrefixesIdleAndFreq) {
   EXPECT_FALSE(keys["b"].idle_seconds.has_value());
 }
 
+TEST(RdbFileTest, ReportsHeaderSelectedDatabasesAndChecksum) {
+  const std::string file = RedisDump();
+  RdbReader reader(file);
+  int version = 0;
+  std::vector<std::string> selects;  // "db@offset after the item".
+  RdbLoadHandler handler;
+  handler.on_key = [](RdbKey&) { return absl::OkStatus(); };
+  handler.on_header = [&](int v) {
+    version = v;
+    return absl::OkStatus();
+  };
+  handler.on_select_db = [&](int db) {
+    selects.push_back(StrCat(db, "@", reader.offset()));
+    return absl::OkStatus();
+  };
+  absl::StatusOr<RdbLoadResult> result = LoadRdb(reader, {}, handler);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(version, 10);
+  EXPECT_THAT(selects, ElementsAre("0@82", "2@106"));
+  EXPECT_TRUE(result->checksum_verified);
+
+  // rdbchecksum no: an all-zero trailer is accepted, and not a verified one.
+  const std::string unchecked = MultiTypeFile({.compress = true, .checksum = false});
+  RdbReader unchecked_reader(unchecked);
+  result = LoadRdb(unchecked_reader, {}, handler);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_FALSE(result->checksum_verified);
+
+  // A callback's error stops the load.
+  handler.on_header = [](int) { return absl::CancelledError("no"); };
+  RdbReader again(file);
+  EXPECT_TRUE(absl::IsCancelled(LoadRdb(again, {}, handler).status()));
+}
+
 // --- Redis's test-suite files ------------------------------------------------------------------
 
 TEST_F(RdbFixturesTest, Encodings) {
