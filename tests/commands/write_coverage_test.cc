@@ -4,14 +4,20 @@
 // rdb_changes_since_last_save must grow exactly when the sample publishes, by Redis 7.0's amount
 // (the counting lives in the publish helpers, so a write that forgets to publish counts nothing).
 // A write command without samples fails the test: adding one means adding its samples here.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "protocol/resp_reader.h"
 #include "support/keyspace_digest.h"
 
 namespace gigakv::testing {
@@ -63,6 +69,47 @@ std::string HelloPayload() {
   return std::string(
       "\x00\x05hello\n\x00"
       "cr\xdfve4 \n"sv);
+}
+
+// A stand-in MIGRATE target on loopback, started once for the whole test: it answers +OK to
+// every command of every connection (its thread lives as long as the process).
+std::string OkTargetPort() {
+  static const int port = [] {
+    int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (listener < 0 || ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) ||
+        ::listen(listener, 16)) {
+      return 0;
+    }
+    socklen_t length = sizeof(address);
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+    std::thread([listener] {
+      while (true) {
+        int connection = ::accept(listener, nullptr, nullptr);
+        if (connection < 0) return;
+        std::thread([connection] {
+          std::string input;
+          char chunk[4096];
+          ssize_t n;
+          while ((n = ::recv(connection, chunk, sizeof(chunk), 0)) > 0) {
+            input.append(chunk, static_cast<size_t>(n));
+            protocol::RespValue command;  // A request parses as an array of bulk strings.
+            int64_t used;
+            while ((used = protocol::ParseReply(input, &command)) > 0) {
+              input.erase(0, static_cast<size_t>(used));
+              if (::send(connection, "+OK\r\n", 5, MSG_NOSIGNAL) != 5) break;
+            }
+            if (used < 0) break;
+          }
+          ::close(connection);
+        }).detach();
+      }
+    }).detach();
+    return static_cast<int>(ntohs(address.sin_port));
+  }();
+  return std::to_string(port);
 }
 
 const std::map<std::string, std::vector<Sample>>& Samples() {
@@ -124,6 +171,16 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
         {{"RESTORE", "n", "0", HelloPayload(), "REPLACE"}},
         {{"RESTORE", "ttl", "5000", HelloPayload()}},
         {{"RESTORE", "gone", "1", HelloPayload(), "ABSTTL"}, false}}},
+      // To a target that acknowledges everything (OkTargetPort): the keys go, as DELs; COPY
+      // and missing keys change nothing.
+      {"migrate",
+       {{{"MIGRATE", "127.0.0.1", OkTargetPort(), "s", "0", "1000"}},
+        {{"MIGRATE", "127.0.0.1", OkTargetPort(), "", "0", "1000", "KEYS", "h", "t", "missing"},
+         true,
+         false,
+         2},
+        {{"MIGRATE", "127.0.0.1", OkTargetPort(), "z", "3", "1000", "COPY"}, false},
+        {{"MIGRATE", "127.0.0.1", OkTargetPort(), "missing", "0", "1000"}, false}}},
       {"copy",
        {{{"COPY", "h", "hcopy"}},
         {{"COPY", "t", "s", "REPLACE"}},
