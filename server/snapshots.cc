@@ -99,9 +99,7 @@ absl::StatusOr<std::unique_ptr<Snapshots::Job>> Snapshots::BeginJob() {
   }
   job->start_ms = SteadyMs();
   job->start_s = keyspace_.NowMs() / 1000;
-  uint64_t total = 0;
-  for (int db = 0; db < keyspace_.store().databases(); ++db) total += keyspace_.store().DbSize(db);
-  current_keys_total_.store(total);
+  current_keys_total_.store(job->snapshot->keys_at_begin());
   current_keys_processed_.store(0);
   return job;
 }

@@ -29,6 +29,13 @@ RdbSnapshot::~RdbSnapshot() {
 
 bool RdbSnapshot::Begin() {
   if (begun_) return false;
+  // Figures only (StatsLock): no shard is captured by this.
+  db_counts_.assign(static_cast<size_t>(store_.databases()), DbCounts{});
+  keys_at_begin_ = 0;
+  for (int db = 0; db < store_.databases(); ++db) {
+    db_counts_[db] = {store_.DbSize(db), store_.ExpiresCount(db)};
+    keys_at_begin_ += db_counts_[db].keys;
+  }
   begun_ = store_.BeginCapture(this);
   return begun_;
 }
@@ -118,9 +125,9 @@ absl::Status RdbSnapshot::WriteTo(const RdbSink& sink) {
   file.Begin(options_.info);
   int selected_db = -1;
   for (int db = 0; db < store_.databases(); ++db) {
-    const size_t keys = store_.DbSize(db);  // Figures only: no shard is captured by this.
-    if (keys == 0) continue;
-    file.SelectDb(db, keys, store_.ExpiresCount(db));
+    const DbCounts& counts = db_counts_[static_cast<size_t>(db)];
+    if (counts.keys == 0) continue;
+    file.SelectDb(db, counts.keys, counts.expires);
     selected_db = db;
   }
   absl::Status status;

@@ -62,7 +62,9 @@ class RdbSnapshot final : public Store::ShardCapture {
   RdbSnapshot(const RdbSnapshot&) = delete;
   RdbSnapshot& operator=(const RdbSnapshot&) = delete;
 
-  // Takes the snapshot's instant. False if another capture of the store is in progress.
+  // Takes the snapshot's instant. False if another capture of the store is in progress. Counts
+  // each database's keys and expires first (the file's RESIZEDB hints, keys_at_begin()): exact
+  // when the caller keeps writers out meanwhile, as Snapshots does, else a close hint.
   bool Begin();
   // Writes the whole file to `sink` (after Begin), then ends the capture. Returns the sink's
   // first error, absl::CancelledError after Cancel(), or ResourceExhausted if a chunk could not
@@ -71,6 +73,8 @@ class RdbSnapshot final : public Store::ShardCapture {
   // Stops WriteTo at its next shard (it returns CancelledError).
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
+  // The keys of all databases at Begin() (INFO current_save_keys_total).
+  uint64_t keys_at_begin() const { return keys_at_begin_; }
   // Progress, readable from any thread while WriteTo runs.
   uint64_t keys_written() const { return keys_.load(std::memory_order_relaxed); }
   uint64_t bytes_written() const { return bytes_.load(std::memory_order_relaxed); }
@@ -100,6 +104,12 @@ class RdbSnapshot final : public Store::ShardCapture {
   const SnapshotOptions options_;
   bool begun_ = false;
   bool ended_ = false;
+  struct DbCounts {
+    uint64_t keys = 0;
+    uint64_t expires = 0;
+  };
+  std::vector<DbCounts> db_counts_;  // Per database, at Begin().
+  uint64_t keys_at_begin_ = 0;
   std::atomic<bool> cancelled_{false};
   std::atomic<uint64_t> keys_{0};
   std::atomic<uint64_t> bytes_{0};

@@ -253,6 +253,40 @@ def test_bgsave_file_holds_the_dataset_as_of_its_start(server_factory):
     assert dump_dataset(reader.client()) == before
 
 
+def test_bgsave_of_a_million_keys_holds_exactly_the_dataset_as_of_its_start(server_factory):
+    """1M keys; while the BGSAVE runs (slowed to a few seconds), a third of the first 300,000
+    keys is overwritten, a third deleted, and new keys added: the file holds exactly the
+    1M original keys and values."""
+    keys = 1_000_000
+    server = server_factory("--rdb-key-save-delay", "4", "--save", "")
+    client = server.client()
+    client.execute_command("DEBUG", "POPULATE", keys)  # key:N -> value:N
+    assert client.bgsave()
+    pipe = client.pipeline(transaction=False)
+    for i in range(0, 300_000, 3):
+        pipe.set(f"key:{i}", "changed")
+        pipe.delete(f"key:{i + 1}")
+        pipe.set(f"new:{i}", "n")
+        if len(pipe) >= 30_000:
+            pipe.execute()
+    pipe.execute()
+    assert _persistence(client)["rdb_bgsave_in_progress"] == "1", "the save ended too soon"
+    _wait_bgsave_done(client, timeout=120)
+    assert _persistence(client)["rdb_last_bgsave_status"] == "ok"
+    reader = server_factory("--save", "")
+    reader.stop()
+    reader.expect_exit = False
+    shutil.copy(server.workdir / "dump.rdb", reader.workdir / "dump.rdb")
+    reader.start()
+    loaded = reader.client()
+    assert loaded.dbsize() == keys
+    chunk = 20_000
+    for start in range(0, keys, chunk):
+        names = [f"key:{i}" for i in range(start, start + chunk)]
+        want = [f"value:{i}".encode() for i in range(start, start + chunk)]
+        assert loaded.mget(names) == want, start
+
+
 def test_failed_bgsave_refuses_writes_with_misconf_as_redis(server_factory, redis_factory):
     results = []
     protected = ("--enable-protected-configs", "yes")
