@@ -220,10 +220,13 @@ void HashTable::MaybeGrowFor(size_t entries) {
 void HashTable::Reserve(size_t entries) { MaybeGrowFor(entries); }
 
 void HashTable::InsertNew(std::string_view field, std::string_view value) {
+  InsertNewHashed(field, value, HashField(field));
+}
+
+void HashTable::InsertNewHashed(std::string_view field, std::string_view value, uint64_t hash) {
   MaybeGrowFor(size_ + 1);
   size_t bytes;
   uint8_t* blob = NewBlob(field, value, &bytes);
-  uint64_t hash = HashField(field);
   while (!Place(hash, blob)) Rebuild(capacity_ + capacity_ / 2);
   blob_bytes_ += ChunkSize(bytes);
   ++size_;
@@ -233,7 +236,7 @@ bool HashTable::Set(std::string_view field, std::string_view value) {
   uint64_t hash = HashField(field);
   size_t pos = FindSlot(field, hash);
   if (pos == open_addressing::kNotFound) {
-    InsertNew(field, value);
+    InsertNewHashed(field, value, hash);
     return true;
   }
   uint8_t* old = BlobOf(slots_[pos]);
@@ -345,6 +348,11 @@ void Hash::ConvertToTable() {
                                      DenseListpack::Pos) { table->InsertNew(field, value); });
   listpack_.Clear();
   table_ = std::move(table);
+}
+
+void Hash::ConvertToTableFor(size_t fields) {
+  ConvertToTable();
+  table_->Reserve(fields);
 }
 
 void Hash::ConvertIfTooLong(std::string_view text, const CollectionLimits& limits) {

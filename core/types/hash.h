@@ -91,6 +91,8 @@ class HashTable {
   bool Place(uint64_t hash, uint8_t* blob);
   void Rebuild(size_t capacity);
   void MaybeGrowFor(size_t entries);
+  // InsertNew with the field's hash already computed.
+  void InsertNewHashed(std::string_view field, std::string_view value, uint64_t hash);
 
   uint64_t* slots_ = nullptr;  // Owned (calloc); `length_` slots.
   size_t capacity_ = 0;        // Home slots; home positions are in [0, capacity_).
@@ -155,6 +157,9 @@ class Hash final : public Object {
 
   // Switches to "hashtable" now (a no-op when already there). Set() does it by itself.
   void ConvertToTable();
+  // Switches to "hashtable" sized for `fields` fields, so that adding that many rehashes
+  // nothing (a loader that knows the count up front).
+  void ConvertToTableFor(size_t fields);
 
  private:
   // Converts to "hashtable" when `text` is longer than hash-max-listpack-value.

@@ -27,6 +27,9 @@ constexpr uint64_t kLzfMaxLength = std::numeric_limits<unsigned>::max();
 // grew it, rather than kept for the rest of the save.
 constexpr size_t kKeepScratch = size_t{1} << 20;
 
+// What a reader on a source asks it for at least at a time.
+constexpr size_t kReadPiece = size_t{256} << 10;
+
 void AppendLittleEndian(std::string* out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
 }
@@ -233,33 +236,32 @@ absl::Status RdbReader::Truncated() const {
 bool RdbReader::Fill(size_t count) {
   if (buffer_.size() - position_ >= count) return true;
   if (end_of_input_ || !source_) return false;
-  // Drop the consumed bytes (folding them into the CRC) and read behind what is left.
+  // Drop the consumed bytes (folding them into the CRC) and read behind what is left, in one
+  // buffer kept for the whole read: the unconsumed tail moves to its front, so a refill
+  // allocates (and faults in) nothing once the buffer has grown to its working size.
   crc_ = Crc64(crc_, buffer_.substr(0, position_));
   consumed_before_ += position_;
-  std::string unconsumed(buffer_.substr(position_));
-  owned_ = std::move(unconsumed);
+  size_t filled = buffer_.size() - position_;
+  if (filled > 0 && position_ > 0) std::memmove(owned_.data(), buffer_.data() + position_, filled);
   position_ = 0;
-  while (owned_.size() < count) {
+  while (filled < count) {
     // Grow by what arrives, never by what a length claims: a hostile length costs nothing.
-    const size_t chunk =
-        std::max<size_t>(64 * 1024, std::min<size_t>(count - owned_.size(), 1 << 20));
-    const size_t old_size = owned_.size();
-    owned_.resize(old_size + chunk);
-    absl::StatusOr<size_t> got = source_(owned_.data() + old_size, chunk);
+    const size_t piece = std::max<size_t>(kReadPiece, std::min<size_t>(count - filled, 1 << 20));
+    if (owned_.size() < filled + piece) owned_.resize(filled + piece);
+    absl::StatusOr<size_t> got = source_(owned_.data() + filled, piece);
     if (!got.ok()) {
       status_ = got.status();
-      owned_.resize(old_size);
       end_of_input_ = true;
       break;
     }
-    owned_.resize(old_size + *got);
+    filled += *got;
     if (*got == 0) {
       end_of_input_ = true;
       break;
     }
   }
-  buffer_ = owned_;
-  return buffer_.size() >= count;
+  buffer_ = std::string_view(owned_.data(), filled);
+  return filled >= count;
 }
 
 std::string RdbReader::TakeBuffered() {

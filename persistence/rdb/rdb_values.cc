@@ -387,7 +387,8 @@ absl::StatusOr<LoadedValue> ValueLoader::LoadHash() {
   if (*count == 0) return Empty(KeyType::kHash);
   auto hash = std::make_unique<Hash>();
   if (*count > static_cast<uint64_t>(std::max<int64_t>(limits_.hash_max_listpack_entries, 0))) {
-    hash->ConvertToTable();
+    // Sized for the count up front (no rehash while loading), within kMaxSizeHint.
+    hash->ConvertToTableFor(static_cast<size_t>(std::min(*count, kMaxSizeHint)));
   }
   std::string field, value;
   for (uint64_t i = 0; i < *count; ++i) {
