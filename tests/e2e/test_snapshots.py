@@ -222,6 +222,16 @@ def test_multi_bgsave_matches_redis(server_factory, redis_factory):
         assert conn.call_raw("EXEC") == b"*1\r\n+Background saving scheduled\r\n"
 
 
+def _start_on_its_file(server_factory, server: ServerProcess) -> ServerProcess:
+    """A fresh gigakv started on a copy of `server`'s dump.rdb."""
+    reader = server_factory("--save", "")
+    reader.stop()
+    reader.expect_exit = False
+    shutil.copy(server.workdir / "dump.rdb", reader.workdir / "dump.rdb")
+    reader.start()
+    return reader
+
+
 def test_bgsave_file_holds_the_dataset_as_of_its_start(server_factory):
     """Writes, deletes and new keys while the save runs (slowed per key) are not in the file."""
     server = server_factory("--rdb-key-save-delay", "50", "--save", "")
@@ -245,12 +255,7 @@ def test_bgsave_file_holds_the_dataset_as_of_its_start(server_factory):
     assert info["rdb_last_bgsave_status"] == "ok"
     # 3 writes per 3 keys plus the two collections, counted after the save's instant.
     assert int(info["rdb_changes_since_last_save"]) == 30000 + 2
-    reader = server_factory("--save", "")
-    reader.stop()
-    reader.expect_exit = False
-    shutil.copy(server.workdir / "dump.rdb", reader.workdir / "dump.rdb")
-    reader.start()
-    assert dump_dataset(reader.client()) == before
+    assert dump_dataset(_start_on_its_file(server_factory, server).client()) == before
 
 
 def test_bgsave_of_a_million_keys_holds_exactly_the_dataset_as_of_its_start(server_factory):
@@ -273,12 +278,7 @@ def test_bgsave_of_a_million_keys_holds_exactly_the_dataset_as_of_its_start(serv
     assert _persistence(client)["rdb_bgsave_in_progress"] == "1", "the save ended too soon"
     _wait_bgsave_done(client, timeout=120)
     assert _persistence(client)["rdb_last_bgsave_status"] == "ok"
-    reader = server_factory("--save", "")
-    reader.stop()
-    reader.expect_exit = False
-    shutil.copy(server.workdir / "dump.rdb", reader.workdir / "dump.rdb")
-    reader.start()
-    loaded = reader.client()
+    loaded = _start_on_its_file(server_factory, server).client()
     assert loaded.dbsize() == keys
     chunk = 20_000
     for start in range(0, keys, chunk):
