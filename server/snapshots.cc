@@ -85,7 +85,7 @@ absl::StatusOr<std::unique_ptr<Snapshots::Job>> Snapshots::BeginJob() {
       break;
   }
   options.lfu_decay_minutes = settings_.lfu_decay_minutes.get();
-  options.key_delay_us = settings_.rdb_key_save_delay_us.get();
+  options.key_delay_us = [this] { return settings_.rdb_key_save_delay_us.get(); };
   job->snapshot = std::make_unique<rdb::RdbSnapshot>(keyspace_.store(), std::move(options));
   {
     // The instant: no EXEC is half done (every I/O thread is between batches) and every shard

@@ -138,9 +138,10 @@ absl::Status RdbSnapshot::WriteTo(const RdbSink& sink) {
     selected_db = chunk.last_db;
     writer.WriteRaw(bytes);
     keys_.fetch_add(chunk.keys, std::memory_order_relaxed);
-    if (options_.key_delay_us > 0 && chunk.keys > 0) {
+    const int64_t delay_us = options_.key_delay_us ? options_.key_delay_us() : 0;
+    if (delay_us > 0 && chunk.keys > 0) {
       std::this_thread::sleep_for(
-          std::chrono::microseconds(options_.key_delay_us * static_cast<int64_t>(chunk.keys)));
+          std::chrono::microseconds(delay_us * static_cast<int64_t>(chunk.keys)));
     }
     status = writer.MaybeFlush();
     bytes_.store(writer.bytes_written(), std::memory_order_relaxed);

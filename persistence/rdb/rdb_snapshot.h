@@ -49,8 +49,9 @@ struct SnapshotOptions {
   enum class AccessField : uint8_t { kNone, kIdle, kFreq };
   AccessField access_field = AccessField::kNone;
   int lfu_decay_minutes = 1;
-  // rdb-key-save-delay (a test knob): the walk sleeps this many microseconds per key it writes.
-  int64_t key_delay_us = 0;
+  // rdb-key-save-delay (a test knob): the walk sleeps this many microseconds per key it writes,
+  // asked before each shard's keys (so a CONFIG SET applies to a save in progress); unset = 0.
+  std::function<int64_t()> key_delay_us;
   // Writes are handed to the sink in pieces of about this size.
   size_t flush_bytes = 256 * 1024;
 };

@@ -263,7 +263,8 @@ def test_bgsave_of_a_million_keys_holds_exactly_the_dataset_as_of_its_start(serv
     keys is overwritten, a third deleted, and new keys added: the file holds exactly the
     1M original keys and values."""
     keys = 1_000_000
-    server = server_factory("--rdb-key-save-delay", "4", "--save", "")
+    # Slow enough to outlast the writes on any build; set to 0 once they are done.
+    server = server_factory("--rdb-key-save-delay", "100", "--save", "")
     client = server.client()
     client.execute_command("DEBUG", "POPULATE", keys)  # key:N -> value:N
     assert client.bgsave()
@@ -276,6 +277,7 @@ def test_bgsave_of_a_million_keys_holds_exactly_the_dataset_as_of_its_start(serv
             pipe.execute()
     pipe.execute()
     assert _persistence(client)["rdb_bgsave_in_progress"] == "1", "the save ended too soon"
+    client.config_set("rdb-key-save-delay", 0)
     _wait_bgsave_done(client, timeout=120)
     assert _persistence(client)["rdb_last_bgsave_status"] == "ok"
     loaded = _start_on_its_file(server_factory, server).client()

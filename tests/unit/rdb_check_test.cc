@@ -90,10 +90,11 @@ std::string SampleFile(Objects* objects, RdbWriter::Options options = {}) {
   const Object* h = objects->Keep(std::move(hash));
   const Object* z = objects->Keep(std::move(zset));
   const Object* z2 = objects->Keep(std::move(zset2));
+  const std::string raw(100, 'r');  // Entries view their strings: it outlives them.
   std::vector<RdbFileEntry> entries = {
       Entry(0, "s1", ValueKind::kStringEmbstr, "v1"),
       Entry(0, "s2", ValueKind::kStringInt, "42", kNow - 1),
-      Entry(0, "s3", ValueKind::kStringRaw, std::string(100, 'r'), kNow + 60'000),
+      Entry(0, "s3", ValueKind::kStringRaw, raw, kNow + 60'000),
       ObjectEntry(0, "l", l),
       ObjectEntry(0, "s", s),
       ObjectEntry(0, "h", h, kNow - 60'000),
