@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -32,7 +33,10 @@ void Client::Close() {
 absl::Status Client::WaitReady(short events, std::string_view what) const {
   pollfd pfd{fd_, events, 0};
   while (true) {
-    int rc = ::poll(&pfd, 1, timeout_ms_ > 0 ? static_cast<int>(timeout_ms_) : -1);
+    const int wait_ms = timeout_ms_ <= 0        ? -1
+                        : timeout_ms_ > INT_MAX ? INT_MAX
+                                                : static_cast<int>(timeout_ms_);
+    int rc = ::poll(&pfd, 1, wait_ms);
     if (rc > 0) return absl::OkStatus();  // Ready, or an error the next call reports.
     if (rc == 0) return absl::DeadlineExceededError(absl::StrCat(std::string(what), ": timed out"));
     if (errno != EINTR)
@@ -59,8 +63,10 @@ absl::Status Client::Connect(const std::string& host, int port) {
     if (fd < 0) continue;
     fd_ = fd;
     int error = 0;
+    bool started = true;
     if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
       error = errno;
+      started = error == EINPROGRESS;
       if (error == EINPROGRESS) {
         status = WaitReady(POLLOUT, absl::StrCat("connect ", host, ":", port));
         socklen_t length = sizeof(error);
@@ -78,8 +84,8 @@ absl::Status Client::Connect(const std::string& host, int port) {
       break;
     }
     if (error > 0) {
-      status = absl::UnavailableError(
-          absl::StrCat("connect ", host, ":", port, ": ", std::strerror(error)));
+      std::string message = absl::StrCat("connect ", host, ":", port, ": ", std::strerror(error));
+      status = started ? absl::UnavailableError(message) : absl::AbortedError(message);
     }
     fd_ = -1;
     ::close(fd);

@@ -36,8 +36,10 @@ class Client {
   int64_t timeout_ms() const { return timeout_ms_; }
 
   // Resolves `host` and connects to the first address that answers. NotFound when `host` does
-  // not resolve, Unavailable when no address answers, DeadlineExceeded when the timeout ran out
-  // first.
+  // not resolve, Aborted when connecting could not even start (connect(2) failed at once, as
+  // for a broadcast or multicast address), Unavailable when no address answers (refused,
+  // reset), DeadlineExceeded when the timeout ran out first. Timeouts beyond INT_MAX ms wait
+  // INT_MAX ms.
   absl::Status Connect(const std::string& host, int port);
   void Close();
   bool connected() const { return fd_ >= 0; }

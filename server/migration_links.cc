@@ -42,10 +42,12 @@ absl::StatusOr<std::unique_ptr<MigrationLinks::Link>> MigrationLinks::Checkout(
   // Connecting happens outside the lock: other MIGRATEs go on meanwhile.
   auto link = std::make_unique<Link>();
   link->connection.set_timeout_ms(timeout_ms);
-  const int port_number = AtoiPort(port);
-  if (port_number <= 0 || port_number > 65535) {
-    return absl::UnavailableError(StrCat("invalid port ", port));
-  }
+  // Redis hands atoi(port) to getaddrinfo printed into 6 bytes ("%d" cut to 5 characters): a
+  // negative number does not resolve, a longer one loses its last digits, and a number past
+  // 65535 wraps as the C library's 16-bit port field does.
+  const std::string printed = std::to_string(AtoiPort(port)).substr(0, 5);
+  if (printed.front() == '-') return absl::NotFoundError(StrCat("invalid port ", port));
+  const int port_number = std::stoi(printed) & 0xffff;
   if (absl::Status status = link->connection.Connect(std::string(host), port_number);
       !status.ok()) {
     return status;

@@ -108,7 +108,10 @@ RdbCheckReport CheckRdb(RdbReader& reader, const RdbCheckOptions& options) {
 
 bool SplitErrorOffset(std::string_view message, uint64_t* offset, std::string* reason) {
   static constexpr std::string_view kMarker = " at offset "sv;
-  const size_t at = message.rfind(kMarker);
+  // The last marker of the reason, which ends where the ` (key "...")` suffix begins: a key
+  // name may contain the marker too, a reason never contains the suffix's opening.
+  const size_t reason_end = std::min(message.find(" (key \""), message.size());
+  const size_t at = message.substr(0, reason_end).rfind(kMarker);
   if (at == std::string_view::npos) return false;
   size_t end = at + kMarker.size();
   uint64_t value = 0;

@@ -173,9 +173,11 @@ void CmdMigrate(CommandContext& ctx) {
         links.Checkout(host, port, options.timeout_ms, now_s);
     if (!checked_out.ok()) {
       // Redis's blocking connect fails only when it cannot start connecting (the host does not
-      // resolve); a refused or timed-out connection fails at its first write, and is retried
-      // as a write failure is.
-      if (absl::IsNotFound(checked_out.status())) return ctx.reply.Error(errors::kMigrateConnect);
+      // resolve, connect(2) fails at once); a refused or timed-out connection fails at its first
+      // write, and is retried as a write failure is.
+      if (absl::IsNotFound(checked_out.status()) || absl::IsAborted(checked_out.status())) {
+        return ctx.reply.Error(errors::kMigrateConnect);
+      }
       if (!absl::IsDeadlineExceeded(checked_out.status()) && may_retry) {
         may_retry = false;
         continue;

@@ -112,6 +112,13 @@ def _scenario(source, target, target_port, closed_port):
     run("MIGRATE", HOST, "not-a-port", "c", 0, 200)
     run("MIGRATE", HOST, 70000, "c", 0, 200)
     run("MIGRATE", "", p, "c", 0, 200)  # No host: it does not resolve.
+    run("MIGRATE", HOST, -p, "c", 0, 200)  # A negative port does not resolve either.
+    # Redis prints the port into 5 characters: a longer one loses digits (and what remains
+    # wraps past 65535 as the C library's 16-bit port does); a timeout past 32 bits stays a
+    # timeout (not 0, not forever).
+    run("MIGRATE", HOST, p + 65536, "c", 0, 1000, "COPY", "REPLACE")
+    run("MIGRATE", HOST, f"{p}0", "c", 0, 1000, "COPY", "REPLACE")
+    run("MIGRATE", HOST, p, "c", 0, 4294967296, "COPY", "REPLACE")
     # A target that answers nothing within the timeout.
     target.execute_command("CLIENT", "PAUSE", 1500, "ALL")
     run("MIGRATE", HOST, p, "c", 0, 100, "COPY")

@@ -320,6 +320,11 @@ TEST(RdbCheckTest, SplitErrorOffset) {
   ASSERT_TRUE(SplitErrorOffset("value that begins at offset 3, at offset 9", &offset, &reason));
   EXPECT_EQ(offset, 9u);
   EXPECT_EQ(reason, "value that begins at offset 3");
+  // A key name that holds the marker does not move the offset.
+  ASSERT_TRUE(SplitErrorOffset("unexpected end of input at offset 103 (key \"k at offset 7\")",
+                               &offset, &reason));
+  EXPECT_EQ(offset, 103u);
+  EXPECT_EQ(reason, "unexpected end of input (key \"k at offset 7\")");
   EXPECT_FALSE(SplitErrorOffset("read error: Input/output error", &offset, &reason));
   EXPECT_FALSE(SplitErrorOffset("at offset x", &offset, &reason));
 }
