@@ -1,0 +1,216 @@
+#include "persistence/file_system.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "gigakv/strings.h"
+
+namespace gigakv::persistence {
+
+namespace {
+
+absl::Status ErrnoError(std::string_view what, std::string_view path, int error) {
+  std::string message = StrCat(what, " ", path, ": ", std::strerror(error));
+  if (error == ENOENT) return absl::NotFoundError(message);
+  return absl::InternalError(message);
+}
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  absl::Status Append(std::string_view bytes) override {
+    if (fd_ < 0) return absl::FailedPreconditionError(StrCat("file closed: ", path_));
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoError("cannot write", path_, errno);
+      }
+      bytes.remove_prefix(static_cast<size_t>(n));
+      size_ += static_cast<uint64_t>(n);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Sync() override {
+    if (fd_ < 0) return absl::FailedPreconditionError(StrCat("file closed: ", path_));
+    if (::fdatasync(fd_) != 0) return ErrnoError("cannot fsync", path_, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() override {
+    if (fd_ < 0) return absl::OkStatus();
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return ErrnoError("cannot close", path_, errno);
+    return absl::OkStatus();
+  }
+
+  uint64_t size() const override { return size_; }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+};
+
+class PosixSequentialFile final : public SequentialFile {
+ public:
+  PosixSequentialFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixSequentialFile() override { ::close(fd_); }
+
+  absl::StatusOr<size_t> Read(size_t n, char* scratch) override {
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::read(fd_, scratch + done, n - done);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoError("cannot read", path_, errno);
+      }
+      if (got == 0) break;
+      done += static_cast<size_t>(got);
+    }
+    return done;
+  }
+
+  absl::Status Skip(uint64_t n) override {
+    if (::lseek(fd_, static_cast<off_t>(n), SEEK_CUR) < 0) {
+      return ErrnoError("cannot seek in", path_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+class PosixFs final : public FileSystem {
+ public:
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    return Open(path, O_WRONLY | O_CREAT | O_TRUNC);
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& path) override {
+    return Open(path, O_WRONLY | O_CREAT | O_APPEND);
+  }
+
+  absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& path) override {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoError("cannot open", path, errno);
+    return std::unique_ptr<SequentialFile>(new PosixSequentialFile(path, fd));
+  }
+
+  bool FileExists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }
+
+  absl::StatusOr<uint64_t> FileSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return ErrnoError("cannot stat", path, errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) override {
+    DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
+    if (d == nullptr) return ErrnoError("cannot open directory", dir, errno);
+    std::vector<std::string> names;
+    while (const dirent* entry = ::readdir(d)) {
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+    ::closedir(d);
+    return names;
+  }
+
+  absl::Status CreateDir(const std::string& dir) override {
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return ErrnoError("cannot create directory", dir, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status RenameFile(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      return ErrnoError(StrCat("cannot rename ", from, " to"), to, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status RemoveFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return ErrnoError("cannot remove", path, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status Truncate(const std::string& path, uint64_t size) override {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoError("cannot open", path, errno);
+    absl::Status status;
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      status = ErrnoError("cannot truncate", path, errno);
+    } else if (::fsync(fd) != 0) {
+      status = ErrnoError("cannot fsync", path, errno);
+    }
+    ::close(fd);
+    return status;
+  }
+
+  absl::Status SyncDir(const std::string& dir) override {
+    const std::string target = dir.empty() ? "." : dir;
+    const int fd = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ErrnoError("cannot open directory", target, errno);
+    const int rc = ::fsync(fd);
+    const int error = errno;
+    ::close(fd);
+    if (rc != 0) return ErrnoError("cannot fsync directory", target, error);
+    return absl::OkStatus();
+  }
+
+ private:
+  static absl::StatusOr<std::unique_ptr<WritableFile>> Open(const std::string& path, int flags) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    if (fd < 0) return ErrnoError("cannot open", path, errno);
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      const int error = errno;
+      ::close(fd);
+      return ErrnoError("cannot stat", path, error);
+    }
+    return std::unique_ptr<WritableFile>(
+        new PosixWritableFile(path, fd, static_cast<uint64_t>(st.st_size)));
+  }
+};
+
+}  // namespace
+
+FileSystem* PosixFileSystem() {
+  static PosixFs* const fs = new PosixFs();
+  return fs;
+}
+
+std::string JoinPath(std::string_view dir, std::string_view name) {
+  if (dir.empty() || (!name.empty() && name.front() == '/')) return std::string(name);
+  std::string path(dir);
+  if (path.back() != '/') path.push_back('/');
+  path.append(name);
+  return path;
+}
+
+std::string DirName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return "";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+}  // namespace gigakv::persistence

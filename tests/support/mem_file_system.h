@@ -1,0 +1,231 @@
+// An in-memory FileSystem (persistence/file_system.h) for tests, modelling what a crash keeps:
+//
+// - PowerLoss(): every byte appended but not yet synced is forgotten, and the directory
+//   entries go back to what the last SyncDir() of their directory made durable (a file created,
+//   renamed or removed since is back as it was). That is the adversarial reading of POSIX.
+// - Faults: set_space_left(n) lets the next n bytes be written and fails the write that passes
+//   it ("No space left on device"), after writing what fits; fail_syncs(true) fails every Sync
+//   and SyncDir ("Input/output error") without making anything durable.
+//
+// Thread-safe (one mutex); open files keep their inode alive, as on POSIX.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "persistence/file_system.h"
+
+namespace gigakv::testing {
+
+class MemFileSystem final : public persistence::FileSystem {
+ public:
+  // A file's contents, shared by the names that point to it and its open handles.
+  struct Inode {
+    std::string data;
+    size_t synced = 0;  // data[0, synced) survives a power loss.
+  };
+
+  absl::StatusOr<std::unique_ptr<persistence::WritableFile>> NewWritableFile(
+      const std::string& path) override {
+    std::lock_guard lock(mutex_);
+    auto inode = std::make_shared<Inode>();
+    live_[path] = inode;
+    return std::unique_ptr<persistence::WritableFile>(new Writable(this, path, inode));
+  }
+
+  absl::StatusOr<std::unique_ptr<persistence::WritableFile>> NewAppendableFile(
+      const std::string& path) override {
+    std::lock_guard lock(mutex_);
+    auto& inode = live_[path];
+    if (inode == nullptr) inode = std::make_shared<Inode>();
+    return std::unique_ptr<persistence::WritableFile>(new Writable(this, path, inode));
+  }
+
+  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> NewSequentialFile(
+      const std::string& path) override {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(path);
+    if (it == live_.end()) return absl::NotFoundError("cannot open " + path + ": No such file");
+    return std::unique_ptr<persistence::SequentialFile>(new Sequential(this, it->second));
+  }
+
+  bool FileExists(const std::string& path) override {
+    std::lock_guard lock(mutex_);
+    return live_.count(path) > 0;
+  }
+
+  absl::StatusOr<uint64_t> FileSize(const std::string& path) override {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(path);
+    if (it == live_.end()) return absl::NotFoundError("cannot stat " + path + ": No such file");
+    return it->second->data.size();
+  }
+
+  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) override {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> names;
+    for (const auto& [path, inode] : live_) {
+      if (persistence::DirName(path) == dir) names.push_back(path.substr(path.rfind('/') + 1));
+    }
+    return names;
+  }
+
+  absl::Status CreateDir(const std::string& dir) override {
+    (void)dir;  // Directories exist implicitly.
+    return absl::OkStatus();
+  }
+
+  absl::Status RenameFile(const std::string& from, const std::string& to) override {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(from);
+    if (it == live_.end()) return absl::NotFoundError("cannot rename " + from + ": No such file");
+    live_[to] = it->second;
+    live_.erase(from);
+    return absl::OkStatus();
+  }
+
+  absl::Status RemoveFile(const std::string& path) override {
+    std::lock_guard lock(mutex_);
+    if (live_.erase(path) == 0) return absl::NotFoundError("cannot remove " + path);
+    return absl::OkStatus();
+  }
+
+  absl::Status Truncate(const std::string& path, uint64_t size) override {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(path);
+    if (it == live_.end()) return absl::NotFoundError("cannot open " + path);
+    if (fail_syncs_) return absl::InternalError("cannot truncate " + path + ": Input/output error");
+    Inode& inode = *it->second;
+    if (size < inode.data.size()) inode.data.resize(size);
+    inode.synced = inode.data.size();  // Truncate is durable (it syncs).
+    return absl::OkStatus();
+  }
+
+  absl::Status SyncDir(const std::string& dir) override {
+    std::lock_guard lock(mutex_);
+    if (fail_syncs_)
+      return absl::InternalError("cannot fsync directory " + dir + ": Input/output error");
+    for (auto it = durable_.begin(); it != durable_.end();) {
+      it = persistence::DirName(it->first) == dir ? durable_.erase(it) : std::next(it);
+    }
+    for (const auto& [path, inode] : live_) {
+      if (persistence::DirName(path) == dir) durable_[path] = inode;
+    }
+    return absl::OkStatus();
+  }
+
+  // What a crash keeps (see the file comment). Open handles must not be used afterwards.
+  void PowerLoss() {
+    std::lock_guard lock(mutex_);
+    live_ = durable_;
+    for (auto& [path, inode] : live_) inode->data.resize(inode->synced);
+  }
+
+  void set_space_left(uint64_t bytes) {
+    std::lock_guard lock(mutex_);
+    space_left_ = bytes;
+  }
+  void fail_syncs(bool fail) {
+    std::lock_guard lock(mutex_);
+    fail_syncs_ = fail;
+  }
+
+  // Test access to a file's bytes (empty when missing). SetContents makes the bytes durable,
+  // the name only after SyncDir.
+  std::string Contents(const std::string& path) {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(path);
+    return it == live_.end() ? std::string() : it->second->data;
+  }
+  void SetContents(const std::string& path, std::string data) {
+    std::lock_guard lock(mutex_);
+    auto& inode = live_[path];
+    if (inode == nullptr) inode = std::make_shared<Inode>();
+    inode->data = std::move(data);
+    inode->synced = inode->data.size();
+  }
+
+ private:
+  class Writable final : public persistence::WritableFile {
+   public:
+    Writable(MemFileSystem* fs, std::string path, std::shared_ptr<Inode> inode)
+        : fs_(fs), path_(std::move(path)), inode_(std::move(inode)) {}
+
+    absl::Status Append(std::string_view bytes) override {
+      std::lock_guard lock(fs_->mutex_);
+      if (closed_) return absl::FailedPreconditionError("file closed: " + path_);
+      const uint64_t fits = std::min<uint64_t>(bytes.size(), fs_->space_left_);
+      inode_->data.append(bytes.substr(0, fits));
+      fs_->space_left_ -= fits;
+      if (fits < bytes.size()) {
+        return absl::ResourceExhaustedError("cannot write " + path_ + ": No space left on device");
+      }
+      return absl::OkStatus();
+    }
+
+    absl::Status Sync() override {
+      std::lock_guard lock(fs_->mutex_);
+      if (closed_) return absl::FailedPreconditionError("file closed: " + path_);
+      if (fs_->fail_syncs_)
+        return absl::InternalError("cannot fsync " + path_ + ": Input/output error");
+      inode_->synced = inode_->data.size();
+      return absl::OkStatus();
+    }
+
+    absl::Status Close() override {
+      closed_ = true;
+      return absl::OkStatus();
+    }
+
+    uint64_t size() const override {
+      std::lock_guard lock(fs_->mutex_);
+      return inode_->data.size();
+    }
+
+   private:
+    MemFileSystem* fs_;
+    std::string path_;
+    std::shared_ptr<Inode> inode_;
+    bool closed_ = false;
+  };
+
+  class Sequential final : public persistence::SequentialFile {
+   public:
+    Sequential(MemFileSystem* fs, std::shared_ptr<Inode> inode)
+        : fs_(fs), inode_(std::move(inode)) {}
+
+    absl::StatusOr<size_t> Read(size_t n, char* scratch) override {
+      std::lock_guard lock(fs_->mutex_);
+      const size_t available = inode_->data.size() - std::min(pos_, inode_->data.size());
+      const size_t got = std::min(n, available);
+      if (got > 0) std::memcpy(scratch, inode_->data.data() + pos_, got);
+      pos_ += got;
+      return got;
+    }
+
+    absl::Status Skip(uint64_t n) override {
+      std::lock_guard lock(fs_->mutex_);
+      pos_ = std::min<uint64_t>(pos_ + n, inode_->data.size());
+      return absl::OkStatus();
+    }
+
+   private:
+    MemFileSystem* fs_;
+    std::shared_ptr<Inode> inode_;
+    size_t pos_ = 0;
+  };
+
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Inode>> live_;
+  std::map<std::string, std::shared_ptr<Inode>> durable_;
+  uint64_t space_left_ = std::numeric_limits<uint64_t>::max();
+  bool fail_syncs_ = false;
+};
+
+}  // namespace gigakv::testing
