@@ -28,6 +28,19 @@ TEST(Crc32cTest, ExtendEqualsWhole) {
   }
 }
 
+TEST(Crc32cTest, PortableAgreesWithTheDefault) {
+  EXPECT_EQ(Crc32cExtendPortable(0, "123456789"), 0xe3069283u);
+  std::string data;
+  for (int i = 0; i < 1000; ++i) data.push_back(static_cast<char>(i * 131 + 7));
+  for (size_t size = 0; size <= data.size(); size += 13) {
+    for (size_t start : {size_t{0}, size_t{1}, size_t{5}}) {
+      if (start > size) continue;
+      const std::string_view piece = std::string_view(data).substr(start, size - start);
+      EXPECT_EQ(Crc32cExtend(0x12345678u, piece), Crc32cExtendPortable(0x12345678u, piece));
+    }
+  }
+}
+
 TEST(Crc32cTest, MaskRoundTrips) {
   uint32_t crc = Crc32c("foo");
   EXPECT_NE(MaskCrc(crc), crc);
