@@ -274,7 +274,7 @@ uint64_t Store::Scan(int db, uint64_t cursor, size_t count, std::vector<std::str
         for (uint32_t slot : slots) {
           RecordView view = table->View(slot);
           ++visited;
-          if (view.expire_ms > 0 && view.expire_ms <= now) {
+          if (view.expire_ms > 0 && view.expire_ms <= now && IsExpired(view.expire_ms)) {
             if (delete_expired && delete_expired(view.key)) expired.emplace_back(view.key);
             continue;
           }
@@ -331,6 +331,7 @@ size_t Store::ActiveExpireCycle(size_t budget) {
   // Every table keeps a heap of its deadlines, so a tick visits only what is due: checking a
   // shard with nothing due costs a lock and a heap-top comparison per database in use.
   if (!may_have_deadlines_.load(std::memory_order_relaxed)) return 0;
+  if (expiry_suspended_.load(std::memory_order_relaxed)) return 0;
   // Cleared before the pass: a TTL set meanwhile either sets it again or is seen by the pass
   // (its shard's lock orders the two), which sets it again below.
   may_have_deadlines_.store(false, std::memory_order_relaxed);

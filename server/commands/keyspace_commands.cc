@@ -485,7 +485,7 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
       ctx.reply.Integer(0);
       return;
     }
-    if (when <= ctx.store.NowMs()) {
+    if (when <= 0 || ctx.store.IsExpired(when)) {
       access.table.Erase(access.slot);  // A deadline already passed deletes the key.
       PublishChange(ctx, access.db, access.key, {"DEL", access.key});
     } else {
@@ -546,7 +546,8 @@ void CmdDump(CommandContext& ctx) {
   std::string payload;
   const bool found = WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     if (!access.exists()) return false;
-    payload = persistence::rdb::EncodeDumpPayload(access.view(), ctx.settings().rdbcompression.get());
+    payload =
+        persistence::rdb::EncodeDumpPayload(access.view(), ctx.settings().rdbcompression.get());
     return true;
   });
   if (found) {
@@ -607,7 +608,7 @@ void CmdRestore(CommandContext& ctx) {
       access.slot = KeyTable::kNoSlot;
     }
     int64_t expire_ms = ttl == 0 ? 0 : (absttl ? ttl : ctx.keyspace().NowMs() + ttl);
-    if (expire_ms != 0 && expire_ms <= ctx.keyspace().NowMs()) {
+    if (expire_ms < 0 || ctx.store.IsExpired(expire_ms)) {
       // Already expired: nothing is stored; a replaced key is gone, as DEL.
       if (deleted) PublishChange(ctx, access.db, access.key, {"DEL", access.key});
       return ctx.reply.Ok();

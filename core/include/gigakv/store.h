@@ -170,8 +170,11 @@ class Store {
     KeyTable* table = shard.FindTable(db);
     return table != nullptr && table->Find(key, Hash(key)) != KeyTable::kNoSlot;
   }
-  // True if a record with this expiry is expired now.
-  bool IsExpired(int64_t expire_ms) const { return expire_ms > 0 && expire_ms <= NowMs(); }
+  // True if a record with this expiry is expired now (never while expiry is suspended).
+  bool IsExpired(int64_t expire_ms) const {
+    return expire_ms > 0 && expire_ms <= NowMs() &&
+           !expiry_suspended_.load(std::memory_order_relaxed);
+  }
 
   // --- Point-in-time capture ------------------------------------------------------------------
 
@@ -287,6 +290,12 @@ class Store {
   // While set, lookups leave expired keys in place (they read as missing) and nothing is
   // counted as expired by them: the server's CLIENT PAUSE, during which Redis deletes no key.
   void SetExpiryPaused(bool paused) { expiry_paused_.store(paused, std::memory_order_relaxed); }
+  // While set, every key is live whatever its deadline (lookups find it, active expiry and SCAN
+  // leave it, IsExpired says no): replaying a log, whose effects were applied before their keys
+  // expired (Redis expires nothing while loading, either). Expiry resumes when cleared.
+  void SetExpirySuspended(bool suspended) {
+    expiry_suspended_.store(suspended, std::memory_order_relaxed);
+  }
   void ResetStats() {
     expired_keys_.store(0, std::memory_order_relaxed);
     evicted_keys_.store(0, std::memory_order_relaxed);
@@ -330,6 +339,7 @@ class Store {
   ObjectReclaimer reclaimer_;
   std::atomic<uint64_t> expired_keys_{0};
   std::atomic<bool> expiry_paused_{false};
+  std::atomic<bool> expiry_suspended_{false};
   std::atomic<uint64_t> evicted_keys_{0};
   std::atomic<uint32_t> expire_shard_cursor_{0};
   // Set when any key gets a TTL; cleared by an active expiry pass that finds no TTL in any shard,
