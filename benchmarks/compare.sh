@@ -44,6 +44,7 @@ BENCH_ARGS=""
 SERVER_CPU=0
 CLIENT_CPU=1
 PIN=1
+KEEP_PERSISTENCE=0
 WARMUP=10000
 RAW_OUT=""
 
@@ -74,6 +75,9 @@ Compares gigakv (A) with redis-server (B) using redis-benchmark, side by side.
   --server-cpu N       core to pin both servers to (default: $SERVER_CPU)
   --client-cpu N       core to pin redis-benchmark to (default: $CLIENT_CPU)
   --no-pin             don't pin anything with taskset
+  --keep-persistence   leave persistence as --server-args/--redis-args set it (e.g.
+                       "--appendonly yes --appendfsync always" on both) instead of turning it off;
+                       each server writes in its own temporary directory
   --warmup N           untimed requests per test and server before round 1; 0 = none
                        (default: $WARMUP)
   --raw FILE           also write every individual run to FILE (CSV)
@@ -469,6 +473,7 @@ parse_args() {
       --server-cpu) SERVER_CPU=$2; shift ;;
       --client-cpu) CLIENT_CPU=$2; shift ;;
       --no-pin) PIN=0 ;;
+      --keep-persistence) KEEP_PERSISTENCE=1 ;;
       --warmup) WARMUP=$2; shift ;;
       --raw) RAW_OUT=$2; shift ;;
       -h | --help) usage; exit 0 ;;
@@ -554,8 +559,10 @@ main() {
   # Redis is known to take these; disable_persistence below covers gigakv.
   start_server redis "$REDIS" "$rport" "$WORK_DIR/redis" --save '' --appendonly no \
     "${REDIS_ARGV[@]}"
-  disable_persistence gigakv "$gport"
-  disable_persistence redis "$rport"
+  if ((KEEP_PERSISTENCE == 0)); then
+    disable_persistence gigakv "$gport"
+    disable_persistence redis "$rport"
+  fi
 
   echo "A gigakv: $SERVER (port $gport, pid $PID_gigakv)" >&2
   echo "B redis:  $REDIS (port $rport, pid $PID_redis) -- $("$REDIS" --version | head -n 1)" >&2

@@ -35,6 +35,7 @@ class TransactionGate;
 class WatchRegistry;
 class BlockingRegistry;
 class Lifecycle;
+class AppendOnlyLog;
 class Snapshots;
 class MigrationLinks;
 
@@ -100,7 +101,7 @@ class CommandServices {
                   const CommandTable& commands, Dispatcher& dispatcher, ClientRegistry& clients,
                   Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
                   WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
-                  Snapshots& snapshots, MigrationLinks& migration_links)
+                  Snapshots& snapshots, MigrationLinks& migration_links, AppendOnlyLog& aof)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -114,7 +115,8 @@ class CommandServices {
         blocking_(blocking),
         lifecycle_(lifecycle),
         snapshots_(snapshots),
-        migration_links_(migration_links) {}
+        migration_links_(migration_links),
+        aof_(aof) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -132,6 +134,7 @@ class CommandServices {
   Lifecycle& lifecycle() const { return lifecycle_; }
   Snapshots& snapshots() const { return snapshots_; }
   MigrationLinks& migration_links() const { return migration_links_; }
+  AppendOnlyLog& aof() const { return aof_; }
 
  private:
   Config& config_;
@@ -148,6 +151,7 @@ class CommandServices {
   Lifecycle& lifecycle_;
   Snapshots& snapshots_;
   MigrationLinks& migration_links_;
+  AppendOnlyLog& aof_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts

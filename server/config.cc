@@ -39,8 +39,9 @@ constexpr std::string_view kNoCluster =
     "Accepted for compatibility; no effect: gigakv has no cluster mode.";
 constexpr std::string_view kNoTls = "Accepted for compatibility; no effect: gigakv serves no TLS.";
 constexpr std::string_view kNoSnapshots =
-    "Accepted for compatibility; no effect: gigakv writes no RDB or AOF files (its durability "
-    "comes from its own log).";
+    "Accepted for compatibility; no effect yet: gigakv never forks, and its append-only log has "
+    "no rewrite yet (docs/persistence.md).";
+constexpr std::string_view kAppendOnlyLog = "The append-only log (docs/log-format.md).";
 constexpr std::string_view kNoScripting =
     "Accepted for compatibility; no effect: gigakv runs no scripts.";
 constexpr std::string_view kNoDefrag =
@@ -49,9 +50,6 @@ constexpr std::string_view kNoDefrag =
 // Why a value that needs a feature gigakv lacks is refused, or empty when it is fine. `text` is
 // the value's canonical form.
 std::string_view UnsupportedValueReason(std::string_view name, std::string_view text) {
-  if (name == "appendonly" && text == "yes") {
-    return "appendonly yes is not available in this build yet";
-  }
   if (name == "cluster-enabled" && text == "yes") return "cluster mode is not supported by gigakv";
   if (name == "tls-port" && text != "0") return "TLS is not supported by gigakv";
   if (name == "unixsocket" && !text.empty()) {
@@ -462,8 +460,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        1,
        {},
        true,
-       "The append-only log. Only 'no' until the log lands; 'yes' is refused rather than "
-       "silently ignored."},
+       "The append-only log (docs/log-format.md): every write is logged to `appenddirname` and "
+       "replayed at start; at start it replaces loading `dbfilename`."},
       {"shards",
        DirectiveType::kInt,
        "1024",
@@ -511,13 +509,13 @@ const std::vector<DirectiveSpec>& AllDirectives() {
       {"activerehashing", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},
       {"always-show-logo", DirectiveType::kBool, "no", 0, 1, {}, false, kNoEffect},
       {"aof-disable-auto-gc", DirectiveType::kBool, "no", 0, 1, {}, true, kNoSnapshots},
-      {"aof-load-truncated", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
+      {"aof-load-truncated", DirectiveType::kBool, "yes", 0, 1, {}, true, kAppendOnlyLog},
       {"aof-rewrite-incremental-fsync", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
-      {"aof-timestamp-enabled", DirectiveType::kBool, "no", 0, 1, {}, true, kNoSnapshots},
+      {"aof-timestamp-enabled", DirectiveType::kBool, "no", 0, 1, {}, true, kAppendOnlyLog},
       {"aof-use-rdb-preamble", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoSnapshots},
       {"aof_rewrite_cpulist", DirectiveType::kString, "", 0, 0, {}, false, kNoSnapshots},
-      {"appenddirname", DirectiveType::kString, "appendonlydir", 0, 0, {}, false, kNoSnapshots},
-      {"appendfilename", DirectiveType::kString, "appendonly.aof", 0, 0, {}, false, kNoSnapshots},
+      {"appenddirname", DirectiveType::kString, "appendonlydir", 0, 0, {}, false, kAppendOnlyLog},
+      {"appendfilename", DirectiveType::kString, "appendonly.aof", 0, 0, {}, false, kAppendOnlyLog},
       {"appendfsync",
        DirectiveType::kEnum,
        "everysec",
@@ -525,7 +523,7 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        0,
        {"everysec", "always", "no"},
        true,
-       kNoSnapshots},
+       kAppendOnlyLog},
       {"auto-aof-rewrite-min-size",
        DirectiveType::kMemory,
        "67108864",

@@ -241,7 +241,11 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
     } else if (!rerun && !client.in_exec && server.snapshots().writes_refused() &&
                DeniedOnDiskError(*spec, client)) {
       reject(errors::kMisconf);
-    } else if (server.snapshots().loading() && !(spec->flags & kLoading)) {
+    } else if (!rerun && !client.in_exec && server.aof().writes_refused() &&
+               DeniedOnDiskError(*spec, client)) {
+      reject(StrCat(errors::kMisconfAofPrefix, server.aof().last_error()));
+    } else if ((server.snapshots().loading() || server.aof().loading()) &&
+               !(spec->flags & kLoading)) {
       reject(errors::kLoading);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
       if (spec->flags & kNoMulti) {
@@ -338,6 +342,28 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
     reply.buffer().resize(reply_mark);
   }
   return outcome;
+}
+
+absl::Status Dispatcher::Replay(ClientState& client, const std::vector<std::string_view>& args,
+                                protocol::ReplyBuilder& reply) {
+  const CommandTable& commands = server_.commands();
+  const CommandSpec* spec = args.empty() ? nullptr : commands.Find(args[0]);
+  if (spec != nullptr && spec->handler == nullptr && args.size() >= 2) {
+    spec = commands.FindSub(spec->name, args[1]);
+  }
+  if (spec == nullptr || spec->handler == nullptr) {
+    return absl::InvalidArgumentError(StrCat("Unknown command '",
+                                             args.empty() ? std::string_view() : args[0],
+                                             "' reading the append only file"));
+  }
+  if (!ArityOk(spec->arity, args.size())) {
+    return absl::InvalidArgumentError(
+        StrCat("Wrong number of arguments for '", spec->name, "' reading the append only file"));
+  }
+  CommandContext ctx{args, reply, client, server_.services(), server_.keyspace().store(), *spec};
+  InlineCommandScope inline_scope(server_.keyspace().store());
+  spec->handler(ctx);
+  return absl::OkStatus();
 }
 
 }  // namespace gigakv::server

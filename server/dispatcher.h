@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "protocol/reply_builder.h"
 #include "server/settings.h"
 
@@ -48,6 +49,13 @@ class Dispatcher {
   // `reply`.
   CommandOutcome Execute(ClientState& client, const std::vector<std::string_view>& args,
                          protocol::ReplyBuilder& reply);
+
+  // Applies one effect replayed from the append-only log for `client` (its db selected): the
+  // command's handler alone, without Execute's checks, counters, slow log or monitors (Redis
+  // runs its AOF's commands on a fake client the same way). InvalidArgument for an unknown
+  // command or a wrong number of arguments; the handler's reply (an error too) goes to `reply`.
+  absl::Status Replay(ClientState& client, const std::vector<std::string_view>& args,
+                      protocol::ReplyBuilder& reply);
 
   // Marks a batch of pipelined commands on the calling thread: within it each command is timed
   // from the end of the previous one (one clock read per command instead of two; the parsing in

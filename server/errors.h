@@ -40,6 +40,8 @@ inline constexpr std::string_view kMisconf =
     "configured to report errors during writes if RDB snapshotting fails "
     "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
     "error.";
+// Followed by the failure's reason (strerror's text), as Redis's writeCommandsDeniedByDiskError.
+inline constexpr std::string_view kMisconfAofPrefix = "MISCONF Errors writing to the AOF file: ";
 inline constexpr std::string_view kLoading = "LOADING Redis is loading the dataset in memory";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";

@@ -218,10 +218,14 @@ int main(int argc, char** argv) {
   spdlog::info("Server initialized");
   // The snapshot, while clients already connected get -LOADING. A file that cannot be loaded
   // stops start-up: serving without the data it holds would look like data loss.
-  status = server.snapshots().LoadAtStart();
-  if (!status.ok() && !absl::IsNotFound(status)) {
+  // With appendonly yes the log's directory is the dataset (dbfilename is not loaded), as in
+  // Redis.
+  const bool aof = server.settings().appendonly.get();
+  status = aof ? server.aof().Open() : server.snapshots().LoadAtStart();
+  if (!status.ok() && (aof || !absl::IsNotFound(status))) {
     spdlog::critical("{}", std::string(status.message()));
-    spdlog::critical("Terminating server after rdb file reading failure.");
+    spdlog::critical(aof ? "Terminating server after append only file reading failure."
+                         : "Terminating server after rdb file reading failure.");
     server.lifecycle().RequestShutdown();
     network.Wait();
     if (!pidfile.empty()) ::unlink(pidfile.c_str());
@@ -234,6 +238,8 @@ int main(int argc, char** argv) {
 
   network.Wait();
   cron.Stop();
+  // Every effect of the commands that ran is written and fsynced before the process ends.
+  server.aof().Close();
   NotifySupervisor(server.lifecycle().supervised, /*ready=*/false);
   spdlog::info("gigakv is now ready to exit, bye bye...");
   if (!pidfile.empty()) ::unlink(pidfile.c_str());

@@ -42,7 +42,10 @@ const Settings& Attached(Settings& settings, Config& config) {
 }  // namespace
 
 Server::Server(Config& config, ServerOptions options)
-    : config_(config), keyspace_(Attached(settings_, config_), options.clock) {
+    : config_(config),
+      keyspace_(Attached(settings_, config_), options.clock),
+      aof_(settings_, keyspace_, snapshots_, dispatcher_,
+           options.file_system != nullptr ? options.file_system : persistence::PosixFileSystem()) {
   CalibrateCycleClockOnce();
 }
 
@@ -67,6 +70,7 @@ bool Server::Cron() {
   if (!clients_.Paused()) keyspace_.EvictToLimit();
   stats_.SampleRates(keyspace_.NowMs());
   snapshots_.Cron();
+  aof_.Cron();
   migration_links_.CloseIdle(keyspace_.NowMs() / 1000);
   return expiry_backlog;
 }

@@ -10,6 +10,7 @@
 //   BlockingRegistry                 clients blocked on keys (blocking.h)
 //   Lifecycle       start time, last save, process facts, shutdown (lifecycle.h)
 //   Snapshots       SAVE, BGSAVE, save points, loading at start (snapshots.h)
+//   AppendOnlyLog   the append-only log: effects to disk, group commit, replay (aof.h)
 //   MigrationLinks  MIGRATE's cached connections to other servers (migration_links.h)
 // Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
 // commands without either (Dispatcher::Execute with an in-process client).
@@ -19,6 +20,8 @@
 #pragma once
 
 #include "gigakv/clock.h"
+#include "persistence/file_system.h"
+#include "server/aof.h"
 #include "server/blocking.h"
 #include "server/client_registry.h"
 #include "server/command.h"
@@ -36,7 +39,8 @@
 namespace gigakv::server {
 
 struct ServerOptions {
-  const Clock* clock = nullptr;  // nullptr = system clock.
+  const Clock* clock = nullptr;                    // nullptr = system clock.
+  persistence::FileSystem* file_system = nullptr;  // The log's; nullptr = the real one.
 };
 
 class Server {
@@ -59,6 +63,7 @@ class Server {
   BlockingRegistry& blocking() { return blocking_; }
   Lifecycle& lifecycle() { return lifecycle_; }
   Snapshots& snapshots() { return snapshots_; }
+  AppendOnlyLog& aof() { return aof_; }
   MigrationLinks& migration_links() { return migration_links_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
@@ -90,11 +95,12 @@ class Server {
   Dispatcher dispatcher_{*this};
   // After everything its background save uses: destroyed (and its thread joined) first.
   Snapshots snapshots_{settings_, keyspace_, stats_, lifecycle_, transaction_gate_};
+  // Destroyed before the snapshots and the dispatcher it replays through.
+  AppendOnlyLog aof_;
   MigrationLinks migration_links_;
-  const CommandServices services_{
-      config_,  settings_,          keyspace_, commands_,  dispatcher_, clients_,
-      stats_,   slowlog_,           transaction_gate_,     watches_,    blocking_,
-      lifecycle_, snapshots_, migration_links_};
+  const CommandServices services_{config_,   settings_,  keyspace_,  commands_,         dispatcher_,
+                                  clients_,  stats_,     slowlog_,   transaction_gate_, watches_,
+                                  blocking_, lifecycle_, snapshots_, migration_links_,  aof_};
 };
 
 }  // namespace gigakv::server

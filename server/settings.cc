@@ -69,6 +69,8 @@ void Settings::Load(const Config& config) {
     supervised = text("supervised");
     pidfile = text("pidfile");
     logfile = text("logfile");
+    appendfilename = text("appendfilename");
+    appenddirname = text("appenddirname");
   }
 
   port.set(integer("port"));
@@ -105,6 +107,18 @@ void Settings::Load(const Config& config) {
   key_load_delay_us.set(integer("key-load-delay"));
   shutdown_on_sigterm.set(text("shutdown-on-sigterm"));
   shutdown_on_sigint.set(text("shutdown-on-sigint"));
+  appendonly.set(flag("appendonly"));
+  {
+    const std::string fsync = text("appendfsync");
+    appendfsync.set(fsync == "always" ? AppendFsync::kAlways
+                    : fsync == "no"   ? AppendFsync::kNo
+                                      : AppendFsync::kEverysec);
+  }
+  aof_load_truncated.set(flag("aof-load-truncated"));
+  aof_timestamp_enabled.set(flag("aof-timestamp-enabled"));
+  no_appendfsync_on_rewrite.set(flag("no-appendfsync-on-rewrite"));
+  auto_aof_rewrite_percentage.set(integer("auto-aof-rewrite-percentage"));
+  auto_aof_rewrite_min_size.set(integer("auto-aof-rewrite-min-size"));
   {
     // Config keeps the points normalized: "<seconds> <changes>" pairs.
     std::vector<SavePoint> points;

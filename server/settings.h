@@ -29,6 +29,9 @@ class Config;
 // enable-debug-command: who may run DEBUG.
 enum class DebugCommandAccess : uint8_t { kNo, kLocal, kYes };
 
+// appendfsync: when the log's bytes are fsynced.
+enum class AppendFsync : uint8_t { kAlways, kEverysec, kNo };
+
 class Settings {
  public:
   // A value CONFIG SET may change while other threads read it.
@@ -135,6 +138,17 @@ class Settings {
   // (space-separated flags).
   LiveText shutdown_on_sigterm;
   LiveText shutdown_on_sigint;
+
+  // --- Append-only log -----------------------------------------------------------------------
+  Live<bool> appendonly;
+  Live<AppendFsync> appendfsync;
+  std::string appendfilename;  // Fixed at start-up, as in Redis.
+  std::string appenddirname;
+  Live<bool> aof_load_truncated;
+  Live<bool> aof_timestamp_enabled;
+  Live<bool> no_appendfsync_on_rewrite;
+  Live<int64_t> auto_aof_rewrite_percentage;
+  Live<int64_t> auto_aof_rewrite_min_size;
 
   // --- Slow log, latency, cron ---------------------------------------------------------------
   Live<int64_t> slowlog_log_slower_than;  // Microseconds; negative = off.

@@ -281,16 +281,18 @@ std::string Snapshots::FilePath() const {
 absl::Status Snapshots::LoadAtStart() { return Load(/*replace_existing=*/false); }
 
 absl::Status Snapshots::Load(bool replace_existing) {
-  const std::string path = FilePath();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int error = errno;
-    if (error == ENOENT) return absl::NotFoundError(StrCat("no ", path));
-    return absl::InternalError(StrCat("cannot open ", path, ": ", std::strerror(error)));
+  return LoadFile(FilePath(), replace_existing, /*drop_expired=*/true);
+}
+
+absl::Status Snapshots::LoadFile(const std::string& path, bool replace_existing, bool drop_expired,
+                                 persistence::FileSystem* fs) {
+  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs->NewSequentialFile(path);
+  if (!file.ok()) {
+    if (absl::IsNotFound(file.status())) return absl::NotFoundError(StrCat("no ", path));
+    return file.status();
   }
-  struct stat file_stat {};
-  const uint64_t total =
-      ::fstat(fd, &file_stat) == 0 ? static_cast<uint64_t>(file_stat.st_size) : 0;
+  absl::StatusOr<uint64_t> size = fs->FileSize(path);
+  const uint64_t total = size.ok() ? *size : 0;
   loading_total_bytes_.store(total);
   loading_loaded_bytes_.store(0);
   loading_loaded_keys_.store(0);
@@ -299,17 +301,14 @@ absl::Status Snapshots::Load(bool replace_existing) {
   loading_start_ms_.store(start_ms);
   loading_.store(true);
 
-  rdb::RdbReader reader([fd](char* buffer, size_t capacity) -> absl::StatusOr<size_t> {
-    while (true) {
-      const ssize_t n = ::read(fd, buffer, capacity);
-      if (n >= 0) return static_cast<size_t>(n);
-      if (errno != EINTR) return absl::InternalError(StrCat("read error: ", std::strerror(errno)));
-    }
+  persistence::SequentialFile* source = file->get();
+  rdb::RdbReader reader([source](char* buffer, size_t capacity) -> absl::StatusOr<size_t> {
+    return source->Read(capacity, buffer);
   });
   rdb::StoreLoadOptions options;
   options.load.limits = settings_.collection_limits();
   options.load.databases = keyspace_.store().databases();
-  options.load.drop_expired = true;
+  options.load.drop_expired = drop_expired;
   options.replace_existing = replace_existing;
   options.max_reserved_keys = total / 4;  // A key takes at least 4 bytes of a file.
   options.key_delay_us = settings_.key_load_delay_us.get();
@@ -349,7 +348,6 @@ absl::Status Snapshots::Load(bool replace_existing) {
   };
   absl::StatusOr<rdb::RdbLoadResult> result =
       rdb::LoadRdbIntoStore(reader, options, keyspace_.store());
-  ::close(fd);
   loading_.store(false);
   if (!result.ok()) {
     return absl::Status(result.status().code(),

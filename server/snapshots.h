@@ -35,6 +35,7 @@
 #include <thread>
 
 #include "absl/status/status.h"
+#include "persistence/file_system.h"
 #include "persistence/rdb/rdb_snapshot.h"
 
 namespace gigakv::server {
@@ -86,6 +87,11 @@ class Snapshots {
   // Loads the file into the store as LoadAtStart does (DEBUG RELOAD, after its save and flush);
   // a key already present is an error unless `replace_existing`.
   absl::Status Load(bool replace_existing);
+  // Loads the RDB file at `path` (read through `fs`) as Load does; keys already expired are
+  // kept unless `drop_expired` (an append-only log's base: the log's later effects may touch
+  // them).
+  absl::Status LoadFile(const std::string& path, bool replace_existing, bool drop_expired,
+                        persistence::FileSystem* fs = persistence::PosixFileSystem());
   bool loading() const { return loading_.load(std::memory_order_relaxed); }
 
   // INFO persistence.

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
+#include "server/aof.h"
 #include "server/blocking.h"
 #include "server/client_registry.h"
 #include "server/commands/args.h"
@@ -183,9 +184,14 @@ void MemorySection(const CommandServices& server, std::string* out) {
 }
 
 // gigakv never forks: the fork and copy-on-write fields read as Redis's do when none happened.
-// It writes no AOF yet.
 void PersistenceSection(const CommandServices& server, std::string* out) {
-  const Snapshots::Info info = server.snapshots().info();
+  Snapshots::Info info = server.snapshots().info();
+  const AppendOnlyLog::Info aof = server.aof().info();
+  if (aof.loading) {
+    info.loading = true;
+    info.loading_total_bytes = aof.loading_total_bytes;
+    info.loading_loaded_bytes = aof.loading_loaded_bytes;
+  }
   Field(out, "loading", info.loading ? 1 : 0);
   for (std::string_view name :
        {"async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"}) {
@@ -204,19 +210,26 @@ void PersistenceSection(const CommandServices& server, std::string* out) {
   Field(out, "rdb_last_cow_size", 0);
   Field(out, "rdb_last_load_keys_expired", info.last_load_keys_expired);
   Field(out, "rdb_last_load_keys_loaded", info.last_load_keys_loaded);
-  for (std::string_view name :
-       {"aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"}) {
-    Field(out, name, 0);
-  }
+  Field(out, "aof_enabled", aof.enabled ? 1 : 0);
+  Field(out, "aof_rewrite_in_progress", 0);
+  Field(out, "aof_rewrite_scheduled", 0);
   Field(out, "aof_last_rewrite_time_sec", -1);
   Field(out, "aof_current_rewrite_time_sec", -1);
   Field(out, "aof_last_bgrewrite_status", "ok");
   Field(out, "aof_rewrites", 0);
   Field(out, "aof_rewrites_consecutive_failures", 0);
-  Field(out, "aof_last_write_status", "ok");
+  Field(out, "aof_last_write_status", aof.last_write_ok ? "ok" : "err");
   for (std::string_view name :
        {"aof_last_cow_size", "module_fork_in_progress", "module_fork_last_cow_size"}) {
     Field(out, name, 0);
+  }
+  if (aof.enabled) {
+    Field(out, "aof_current_size", aof.current_size);
+    Field(out, "aof_base_size", aof.base_size);
+    Field(out, "aof_pending_rewrite", 0);
+    Field(out, "aof_buffer_length", aof.buffer_length);
+    Field(out, "aof_pending_bio_fsync", 0);
+    Field(out, "aof_delayed_fsync", aof.delayed_fsync);
   }
   if (info.loading) {
     // As Redis: progress of the load, and its estimated end from the rate so far.
@@ -279,10 +292,10 @@ void StatsSection(const CommandServices& server, std::string* out) {
   }
   Field(out, "migrate_cached_sockets", server.migration_links().size());
   for (std::string_view name :
-       {"slave_expires_tracked_keys", "active_defrag_hits",
-        "active_defrag_misses", "active_defrag_key_hits", "active_defrag_key_misses",
-        "total_active_defrag_time", "current_active_defrag_time", "tracking_total_keys",
-        "tracking_total_items", "tracking_total_prefixes", "unexpected_error_replies"}) {
+       {"slave_expires_tracked_keys", "active_defrag_hits", "active_defrag_misses",
+        "active_defrag_key_hits", "active_defrag_key_misses", "total_active_defrag_time",
+        "current_active_defrag_time", "tracking_total_keys", "tracking_total_items",
+        "tracking_total_prefixes", "unexpected_error_replies"}) {
     Field(out, name, 0);
   }
   Field(out, "total_error_replies", stats.total_error_replies.load());

@@ -300,6 +300,15 @@ void Connection::ProcessInput() {
   }
   // An EXEC running on another thread finishes before this batch starts (transaction.h).
   TransactionGate::BatchScope gate(server_.transaction_gate());
+  // Whether this batch wrote: its replies then wait for the log record (appendfsync always).
+  struct RecordWatch {
+    uint64_t& last;
+    const uint64_t before = AppendOnlyLog::LastAppendedByThisThread();
+    ~RecordWatch() {
+      const uint64_t after = AppendOnlyLog::LastAppendedByThisThread();
+      if (after != before) last = after;
+    }
+  } record_watch{last_record_};
   Dispatcher::TimedBatch timed_batch;
   // Small collections written by this batch are stored back inline once, at its end.
   InlineCommandScope inline_batch(server_.keyspace().store());

@@ -53,6 +53,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   void OnEvents();
 
   ClientState& client() { return *client_; }
+  // The last log record this connection's commands appended (AppendOnlyLog), 0 if none.
+  uint64_t last_record() const { return last_record_; }
 
  private:
   friend class IoThread;  // FlushPendingWrites calls DoWrite.
@@ -136,6 +138,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   size_t begin_ = 0;
   size_t end_ = 0;
   std::string out_;
+  uint64_t last_record_ = 0;
   bool closed_ = false;
   bool close_after_write_ = false;
   bool read_pending_ = false;

@@ -2,7 +2,9 @@
 
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -68,9 +70,57 @@ void IoThread::FlushPendingWrites() {
   flush_posted_ = false;
   std::vector<std::shared_ptr<Connection>> batch;
   batch.swap(pending_writes_);
-  for (auto& connection : batch) connection->DoWrite();
+  AppendOnlyLog& aof = server_.aof();
+  if (aof.replies_wait()) {
+    // No reply may show a write before the log has it: every reply of this round waits for
+    // the records appended so far (Redis sends its replies after the fsync of its event loop
+    // round). While the log is failing, only replies of batches that wrote wait.
+    const bool failing = aof.writes_refused();
+    const uint64_t appended = aof.appended();
+    const uint64_t durable = aof.durable();
+    for (auto& connection : batch) {
+      const uint64_t needed = failing ? connection->last_record() : appended;
+      if (needed > durable) {
+        durable_waits_.push_back({needed, std::move(connection)});
+      } else {
+        connection->DoWrite();
+      }
+    }
+    if (!durable_waits_.empty()) WaitForDurable();
+  } else {
+    for (auto& connection : batch) connection->DoWrite();
+  }
   batch.clear();
   if (pending_writes_.empty()) pending_writes_.swap(batch);  // Keeps the capacity.
+}
+
+void IoThread::WaitForDurable() {
+  if (durable_wait_armed_) return;
+  uint64_t first = UINT64_MAX;
+  for (const DurableWait& wait : durable_waits_) first = std::min(first, wait.record);
+  durable_wait_armed_ = true;
+  server_.aof().WhenDurable(this, first, [this] { asio::post(io, [this] { OnDurable(); }); });
+}
+
+void IoThread::OnDurable() {
+  durable_wait_armed_ = false;
+  AppendOnlyLog& aof = server_.aof();
+  const uint64_t durable = aof.durable();
+  // A closed log (shutdown) waits for nothing. Connections need no order among themselves
+  // (each has one batch of replies at a time).
+  const bool release_all = !aof.enabled();
+  std::vector<std::shared_ptr<Connection>> ready;
+  for (size_t i = 0; i < durable_waits_.size();) {
+    if (release_all || durable_waits_[i].record <= durable) {
+      ready.push_back(std::move(durable_waits_[i].connection));
+      durable_waits_[i] = std::move(durable_waits_.back());
+      durable_waits_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  for (auto& connection : ready) connection->DoWrite();
+  if (!durable_waits_.empty()) WaitForDurable();
 }
 
 void IoThread::StartWatching() {
@@ -109,6 +159,8 @@ void IoThread::ArmIdleTimer() {
 }
 
 void IoThread::Shutdown() {
+  server_.aof().ForgetWaiters(this);
+  durable_waits_.clear();
   std::vector<Connection*> open;
   for (const auto& entry : connections) open.push_back(entry.first);
   for (Connection* connection : open) connection->Close();

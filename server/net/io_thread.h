@@ -62,6 +62,11 @@ class IoThread {
   void WatchReady();
   void OnReady();
   void FlushPendingWrites();
+  // appendfsync always: the batches whose replies wait for the log's fsync go out once it is
+  // done (AppendOnlyLog::WhenDurable), in order.
+  void OnDurable();
+  // Asks the log for the earliest record a waiting batch needs (once: one request at a time).
+  void WaitForDurable();
   // Every second: closes the clients idle for longer than the timeout directive.
   void ArmIdleTimer();
 
@@ -74,6 +79,13 @@ class IoThread {
   // together, after the last of them has run (FlushPendingWrites), not one by one in between.
   std::vector<std::shared_ptr<Connection>> pending_writes_;
   bool flush_posted_ = false;
+  // Batches of replies waiting for the log record they need to be durable.
+  struct DurableWait {
+    uint64_t record;
+    std::shared_ptr<Connection> connection;
+  };
+  std::vector<DurableWait> durable_waits_;
+  bool durable_wait_armed_ = false;
 };
 
 }  // namespace gigakv::server

@@ -6,6 +6,10 @@
 // - Faults: set_space_left(n) lets the next n bytes be written and fails the write that passes
 //   it ("No space left on device"), after writing what fits; fail_syncs(true) fails every Sync
 //   and SyncDir ("Input/output error") without making anything durable.
+// - A crash at any step: set_operations_left(n) lets n more changing operations (creating,
+//   appending, syncing, renaming, removing, truncating) happen and fails every later one, as
+//   if the process had died there; PowerLoss() then shows what survived. Handles opened before
+//   a PowerLoss() fail from then on (the process that held them is gone).
 //
 // Thread-safe (one mutex); open files keep their inode alive, as on POSIX.
 #pragma once
@@ -34,6 +38,7 @@ class MemFileSystem final : public persistence::FileSystem {
   absl::StatusOr<std::unique_ptr<persistence::WritableFile>> NewWritableFile(
       const std::string& path) override {
     std::lock_guard lock(mutex_);
+    if (!TakeOperation()) return Dead(path);
     auto inode = std::make_shared<Inode>();
     live_[path] = inode;
     return std::unique_ptr<persistence::WritableFile>(new Writable(this, path, inode));
@@ -42,6 +47,7 @@ class MemFileSystem final : public persistence::FileSystem {
   absl::StatusOr<std::unique_ptr<persistence::WritableFile>> NewAppendableFile(
       const std::string& path) override {
     std::lock_guard lock(mutex_);
+    if (!TakeOperation()) return Dead(path);
     auto& inode = live_[path];
     if (inode == nullptr) inode = std::make_shared<Inode>();
     return std::unique_ptr<persistence::WritableFile>(new Writable(this, path, inode));
@@ -83,6 +89,7 @@ class MemFileSystem final : public persistence::FileSystem {
 
   absl::Status RenameFile(const std::string& from, const std::string& to) override {
     std::lock_guard lock(mutex_);
+    if (!TakeOperation()) return Dead(from);
     auto it = live_.find(from);
     if (it == live_.end()) return absl::NotFoundError("cannot rename " + from + ": No such file");
     live_[to] = it->second;
@@ -92,6 +99,7 @@ class MemFileSystem final : public persistence::FileSystem {
 
   absl::Status RemoveFile(const std::string& path) override {
     std::lock_guard lock(mutex_);
+    if (!TakeOperation()) return Dead(path);
     if (live_.erase(path) == 0) return absl::NotFoundError("cannot remove " + path);
     return absl::OkStatus();
   }
@@ -100,6 +108,7 @@ class MemFileSystem final : public persistence::FileSystem {
     std::lock_guard lock(mutex_);
     auto it = live_.find(path);
     if (it == live_.end()) return absl::NotFoundError("cannot open " + path);
+    if (!TakeOperation()) return Dead(path);
     if (fail_syncs_) return absl::InternalError("cannot truncate " + path + ": Input/output error");
     Inode& inode = *it->second;
     if (size < inode.data.size()) inode.data.resize(size);
@@ -109,6 +118,7 @@ class MemFileSystem final : public persistence::FileSystem {
 
   absl::Status SyncDir(const std::string& dir) override {
     std::lock_guard lock(mutex_);
+    if (!TakeOperation()) return Dead(dir);
     if (fail_syncs_)
       return absl::InternalError("cannot fsync directory " + dir + ": Input/output error");
     for (auto it = durable_.begin(); it != durable_.end();) {
@@ -125,6 +135,18 @@ class MemFileSystem final : public persistence::FileSystem {
     std::lock_guard lock(mutex_);
     live_ = durable_;
     for (auto& [path, inode] : live_) inode->data.resize(inode->synced);
+    ++generation_;
+    operations_left_ = std::numeric_limits<uint64_t>::max();
+  }
+
+  void set_operations_left(uint64_t operations) {
+    std::lock_guard lock(mutex_);
+    operations_left_ = operations;
+  }
+  // Changing operations done so far (to count a run's steps before crashing at each).
+  uint64_t operations() {
+    std::lock_guard lock(mutex_);
+    return operations_;
   }
 
   void set_space_left(uint64_t bytes) {
@@ -155,11 +177,12 @@ class MemFileSystem final : public persistence::FileSystem {
   class Writable final : public persistence::WritableFile {
    public:
     Writable(MemFileSystem* fs, std::string path, std::shared_ptr<Inode> inode)
-        : fs_(fs), path_(std::move(path)), inode_(std::move(inode)) {}
+        : fs_(fs), path_(std::move(path)), inode_(std::move(inode)), generation_(fs->generation_) {}
 
     absl::Status Append(std::string_view bytes) override {
       std::lock_guard lock(fs_->mutex_);
       if (closed_) return absl::FailedPreconditionError("file closed: " + path_);
+      if (generation_ != fs_->generation_ || !fs_->TakeOperation()) return fs_->Dead(path_);
       const uint64_t fits = std::min<uint64_t>(bytes.size(), fs_->space_left_);
       inode_->data.append(bytes.substr(0, fits));
       fs_->space_left_ -= fits;
@@ -172,6 +195,7 @@ class MemFileSystem final : public persistence::FileSystem {
     absl::Status Sync() override {
       std::lock_guard lock(fs_->mutex_);
       if (closed_) return absl::FailedPreconditionError("file closed: " + path_);
+      if (generation_ != fs_->generation_ || !fs_->TakeOperation()) return fs_->Dead(path_);
       if (fs_->fail_syncs_)
         return absl::InternalError("cannot fsync " + path_ + ": Input/output error");
       inode_->synced = inode_->data.size();
@@ -192,6 +216,7 @@ class MemFileSystem final : public persistence::FileSystem {
     MemFileSystem* fs_;
     std::string path_;
     std::shared_ptr<Inode> inode_;
+    uint64_t generation_;
     bool closed_ = false;
   };
 
@@ -221,7 +246,21 @@ class MemFileSystem final : public persistence::FileSystem {
     size_t pos_ = 0;
   };
 
+  // Under mutex_: whether one more changing operation may happen (counting it).
+  bool TakeOperation() {
+    if (operations_left_ == 0) return false;
+    if (operations_left_ != std::numeric_limits<uint64_t>::max()) --operations_left_;
+    ++operations_;
+    return true;
+  }
+  static absl::Status Dead(const std::string& path) {
+    return absl::UnavailableError("cannot change " + path + ": the process crashed");
+  }
+
   std::mutex mutex_;
+  uint64_t generation_ = 0;
+  uint64_t operations_left_ = std::numeric_limits<uint64_t>::max();
+  uint64_t operations_ = 0;
   std::map<std::string, std::shared_ptr<Inode>> live_;
   std::map<std::string, std::shared_ptr<Inode>> durable_;
   uint64_t space_left_ = std::numeric_limits<uint64_t>::max();

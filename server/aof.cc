@@ -1,0 +1,687 @@
+#include "server/aof.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "gigakv/strings.h"
+#include "persistence/atomic_file.h"
+#include "persistence/log/log_format.h"
+#include "persistence/log/log_reader.h"
+#include "persistence/log/log_record.h"
+#include "persistence/rdb/rdb_file.h"
+#include "protocol/reply_builder.h"
+#include "server/client_state.h"
+#include "server/dispatcher.h"
+#include "server/keyspace.h"
+#include "server/settings.h"
+#include "server/snapshots.h"
+#include "spdlog/spdlog.h"
+
+namespace gigakv::server {
+
+namespace {
+
+using persistence::log::LogReader;
+namespace log = persistence::log;
+
+constexpr size_t kLengthPrefix = 4;
+// A failed write or fsync is retried this often, and logged at most this often (Redis's
+// AOF_WRITE_LOG_ERROR_RATE).
+constexpr int64_t kRetryMs = 1000;
+constexpr int64_t kFailureLogIntervalMs = 30 * 1000;
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string WorkingDirectory() {
+  char cwd[4096];
+  return ::getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : std::string(".");
+}
+
+void PutFixed32(char* p, uint32_t value) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+}
+
+uint32_t GetFixed32(const char* p) {
+  uint32_t value = 0;
+  for (int i = 3; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(p[i]);
+  return value;
+}
+
+// The transaction a thread is encoding (one EXEC's records; groups never interleave on a
+// thread and no other thread publishes meanwhile, server/transaction.h).
+struct GroupBuffer {
+  uint64_t group = 0;
+  size_t effects = 0;
+  std::string payload;
+};
+thread_local GroupBuffer tls_group;
+thread_local uint64_t tls_last_appended = 0;
+
+bool IsGigakvLog(persistence::FileSystem* fs, const std::string& path, bool* empty) {
+  *empty = false;
+  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs->NewSequentialFile(path);
+  if (!file.ok()) return true;  // Reported by the reader.
+  char first = 0;
+  absl::StatusOr<size_t> got = (*file)->Read(1, &first);
+  if (!got.ok()) return true;
+  *empty = *got == 0;
+  return *empty || first == log::kFileMagic[0];
+}
+
+}  // namespace
+
+AppendOnlyLog::AppendOnlyLog(Settings& settings, Keyspace& keyspace, Snapshots& snapshots,
+                             Dispatcher& dispatcher, persistence::FileSystem* fs)
+    : settings_(settings),
+      keyspace_(keyspace),
+      snapshots_(snapshots),
+      dispatcher_(dispatcher),
+      fs_(fs) {
+  keyspace_.changes().AddConsumer(this);
+}
+
+AppendOnlyLog::~AppendOnlyLog() {
+  Close();
+  keyspace_.changes().RemoveConsumer(this);
+}
+
+uint64_t AppendOnlyLog::LastAppendedByThisThread() { return tls_last_appended; }
+
+bool AppendOnlyLog::replies_wait() const {
+  return enabled() && settings_.appendfsync.get() == AppendFsync::kAlways;
+}
+
+std::string AppendOnlyLog::DirectoryPath() const {
+  return persistence::JoinPath(WorkingDirectory(), settings_.appenddirname);
+}
+
+std::string AppendOnlyLog::PathOf(const std::string& name) const {
+  return persistence::JoinPath(DirectoryPath(), name);
+}
+
+// --- Start-up ------------------------------------------------------------------------------------
+
+absl::Status AppendOnlyLog::Open() {
+  if (!settings_.appendonly.get() || enabled()) return absl::OkStatus();
+  const std::string dir = DirectoryPath();
+  if (absl::Status status = fs_->CreateDir(dir); !status.ok()) {
+    return absl::Status(status.code(), StrCat("Can't open or create append-only dir ",
+                                              settings_.appenddirname, ": ", status.message()));
+  }
+  const std::string manifest_path = PathOf(log::ManifestName(settings_.appendfilename));
+  uint64_t valid_end = 0;
+  if (fs_->FileExists(manifest_path)) {
+    std::string text;
+    {
+      absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file =
+          fs_->NewSequentialFile(manifest_path);
+      if (!file.ok()) return file.status();
+      char buffer[4096];
+      while (true) {
+        absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
+        if (!got.ok()) return got.status();
+        if (*got == 0) break;
+        text.append(buffer, *got);
+      }
+    }
+    absl::StatusOr<log::Manifest> manifest = log::ParseManifest(text);
+    if (!manifest.ok()) {
+      return absl::InvalidArgumentError(StrCat("Fatal AOF manifest file error in ", manifest_path,
+                                               ": ", manifest.status().message()));
+    }
+    manifest_ = *std::move(manifest);
+    if (absl::Status status = LoadFiles(&valid_end); !status.ok()) return status;
+  } else if (fs_->FileExists(persistence::JoinPath(WorkingDirectory(), settings_.appendfilename))) {
+    // Starting empty next to a Redis 6 style log would look like data loss.
+    return absl::FailedPreconditionError(
+        StrCat("Found ", settings_.appendfilename,
+               " (a Redis 6 style append-only file) but no manifest in ", settings_.appenddirname,
+               ": gigakv cannot load single-file AOFs yet"));
+  } else {
+    if (absl::Status status = CreateFiles(); !status.ok()) return status;
+  }
+  if (absl::Status status = OpenForAppend(valid_end); !status.ok()) return status;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = false;
+  }
+  keyspace_.changes().SetInterest(this, ChangeConsumer::Interest::kEffects);
+  enabled_.store(true, std::memory_order_release);
+  thread_ = std::thread([this] { Run(); });
+  keyspace_.store().SetExpirySuspended(false);
+  loading_.store(false);
+  return absl::OkStatus();
+}
+
+absl::Status AppendOnlyLog::PersistManifest() {
+  return persistence::WriteFileAtomically(
+      fs_, DirectoryPath(), log::ManifestName(settings_.appendfilename),
+      log::TempManifestName(settings_.appendfilename), log::FormatManifest(manifest_));
+}
+
+absl::Status AppendOnlyLog::CreateFiles() {
+  manifest_ = log::Manifest();
+  const std::string base = log::AddBase(&manifest_, settings_.appendfilename);
+  std::string bytes;
+  persistence::rdb::RdbWriter::Options options;
+  options.compress = settings_.rdbcompression.get();
+  options.checksum = settings_.rdbchecksum.get();
+  persistence::rdb::RdbWriter writer(
+      [&bytes](std::string_view piece) {
+        bytes.append(piece);
+        return absl::OkStatus();
+      },
+      options);
+  persistence::rdb::RdbFileInfo info;
+  info.ctime = keyspace_.NowMs() / 1000;
+  info.aof_base = true;
+  if (absl::Status status = persistence::rdb::WriteRdbFile(writer, info, {}); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = persistence::WriteFileAtomically(
+          fs_, DirectoryPath(), base, StrCat("temp-rewriteaof-", ::getpid(), ".aof"), bytes);
+      !status.ok()) {
+    return status;
+  }
+  spdlog::info("Creating AOF base file {} on server start", base);
+  return absl::OkStatus();
+}
+
+absl::Status AppendOnlyLog::LoadFiles(uint64_t* valid_end) {
+  loading_.store(true);
+  keyspace_.store().SetExpirySuspended(true);
+  uint64_t total = 0;
+  if (manifest_.base) {
+    absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(manifest_.base->name));
+    if (size.ok()) total += *size;
+  }
+  for (const log::ManifestFile& file : manifest_.incrs) {
+    absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(file.name));
+    if (size.ok()) total += *size;
+  }
+  loading_total_bytes_.store(total);
+  loading_loaded_bytes_.store(0);
+  const int64_t start_ms = SteadyMs();
+  if (manifest_.base) {
+    const std::string& name = manifest_.base->name;
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".rdb") != 0) {
+      return absl::FailedPreconditionError(
+          StrCat("The AOF base file ", name,
+                 " is in Redis's AOF text format: gigakv cannot load it yet (write the base "
+                 "with aof-use-rdb-preamble yes)"));
+    }
+    if (!fs_->FileExists(PathOf(name))) {
+      return absl::NotFoundError(StrCat("The AOF base file ", name, " doesn't exist"));
+    }
+    spdlog::info("Loading the AOF base file {}", name);
+    if (absl::Status status = snapshots_.LoadFile(PathOf(name), /*replace_existing=*/false,
+                                                  /*drop_expired=*/false, fs_);
+        !status.ok()) {
+      return status;
+    }
+    absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(name));
+    base_size_ = size.ok() ? *size : 0;
+    loading_loaded_bytes_.store(base_size_);
+  }
+  closed_logs_size_ = 0;
+  for (size_t i = 0; i < manifest_.incrs.size(); ++i) {
+    const bool last = i + 1 == manifest_.incrs.size();
+    uint64_t end = 0;
+    if (absl::Status status = ReplayLog(manifest_.incrs[i].name, last, &end); !status.ok()) {
+      return status;
+    }
+    if (last) {
+      *valid_end = end;
+    } else {
+      closed_logs_size_ += end;
+    }
+  }
+  spdlog::info("DB loaded from append only file: {:.3f} seconds",
+               static_cast<double>(SteadyMs() - start_ms) / 1000.0);
+  return absl::OkStatus();
+}
+
+absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64_t* valid_end) {
+  const std::string path = PathOf(name);
+  *valid_end = 0;
+  if (!fs_->FileExists(path)) {
+    return absl::NotFoundError(StrCat("The AOF file ", name, " doesn't exist"));
+  }
+  bool empty = false;
+  if (!IsGigakvLog(fs_, path, &empty)) {
+    return absl::FailedPreconditionError(
+        StrCat("The AOF file ", name,
+               " is in Redis's AOF text format: gigakv cannot replay Redis's logs yet"));
+  }
+  if (empty) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs_->NewSequentialFile(path);
+  if (!file.ok()) return file.status();
+  LogReader reader(file->get());
+  log::DecodedRecord decoded;
+  std::string scratch;
+  std::string_view payload;
+  ClientState client(0);
+  protocol::ReplyBuilder reply;
+  std::vector<std::string_view> args;
+  const int databases = keyspace_.store().databases();
+  const uint64_t loaded_before = loading_loaded_bytes_.load();
+  uint64_t records = 0, failed = 0;
+  int64_t last_log_ms = SteadyMs();
+  const int64_t start_ms = last_log_ms;
+  LogReader::Outcome outcome;
+  while ((outcome = reader.ReadRecord(&payload, &scratch)) == LogReader::Outcome::kRecord) {
+    absl::Status status = log::DecodeRecord(payload, &decoded);
+    if (!status.ok()) {
+      return absl::DataLossError(StrCat("Bad file format reading the append only file ", name, ": ",
+                                        status.message(), " (record at offset ",
+                                        reader.record_offset(), ")"));
+    }
+    for (const log::DecodedEffect& effect : decoded.effects_view()) {
+      if (effect.db >= static_cast<uint64_t>(databases)) {
+        return absl::DataLossError(StrCat("The append only file ", name, " selects database ",
+                                          effect.db, " (record at offset ", reader.record_offset(),
+                                          ") but only ", databases, " are configured"));
+      }
+      client.db.store(static_cast<int>(effect.db));
+      args.assign(effect.args.begin(), effect.args.end());
+      reply.buffer().clear();
+      reply.ResetErrorCount();
+      if (absl::Status applied = dispatcher_.Replay(client, args, reply); !applied.ok()) {
+        return absl::DataLossError(StrCat(applied.message(), " ", name, " (record at offset ",
+                                          reader.record_offset(), ")"));
+      }
+      if (reply.errors_sent() > 0 && ++failed <= 10) {
+        spdlog::warn("Replaying {} (record at offset {}): {} answered {}", name,
+                     reader.record_offset(), std::string(args[0]), reply.buffer());
+      }
+    }
+    ++records;
+    if ((records & 1023) == 0) {
+      loading_loaded_bytes_.store(loaded_before + reader.valid_end());
+      const int64_t now_ms = SteadyMs();
+      if (now_ms - last_log_ms >= 1000) {
+        last_log_ms = now_ms;
+        const double seconds = static_cast<double>(now_ms - start_ms) / 1000.0;
+        const uint64_t total = loading_total_bytes_.load();
+        spdlog::info("Loading AOF {}: {} records, {:.0f}% ({:.0f} records/s)", name, records,
+                     total > 0 ? 100.0 * static_cast<double>(loading_loaded_bytes_.load()) /
+                                     static_cast<double>(total)
+                               : 100.0,
+                     seconds > 0 ? static_cast<double>(records) / seconds : 0.0);
+      }
+    }
+  }
+  *valid_end = reader.valid_end();
+  loading_loaded_bytes_.store(loaded_before + reader.valid_end());
+  if (failed > 0) spdlog::warn("{} effects of {} answered an error when replayed", failed, name);
+  switch (outcome) {
+    case LogReader::Outcome::kEnd:
+      return absl::OkStatus();
+    case LogReader::Outcome::kTornTail:
+      if (last && settings_.aof_load_truncated.get()) {
+        spdlog::warn("!!! Warning: short read while loading the AOF file {}!!!", name);
+        spdlog::warn("!!! Truncating the AOF {} at offset {} ({} at offset {}) !!!", name,
+                     reader.valid_end(), reader.problem(), reader.problem_offset());
+        if (absl::Status status = fs_->Truncate(path, reader.valid_end()); !status.ok()) {
+          return absl::Status(status.code(), StrCat("Error truncating the AOF file ", name, ": ",
+                                                    status.message()));
+        }
+        spdlog::warn("AOF {} loaded anyway because aof-load-truncated is enabled", name);
+        return absl::OkStatus();
+      }
+      return absl::DataLossError(StrCat(
+          "Unexpected end of file reading the append only file ", name, " (", reader.problem(),
+          " at offset ", reader.problem_offset(), ")",
+          last ? ". You can: 1) Make a backup of your AOF file, then use gigakv-check-aof --fix "
+                 "<filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' "
+                 "configuration option to yes and restart the server."
+               : ": only the last file may end in a torn record"));
+    case LogReader::Outcome::kCorruption:
+      return absl::DataLossError(StrCat("Bad file format reading the append only file ", name, ": ",
+                                        reader.problem(), " at offset ", reader.problem_offset()));
+    case LogReader::Outcome::kIoError:
+    case LogReader::Outcome::kRecord:
+      break;
+  }
+  return absl::Status(reader.io_status().code(), StrCat("Error reading the append only file ", name,
+                                                        ": ", reader.io_status().message()));
+}
+
+absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {
+  bool new_log = manifest_.incrs.empty();
+  if (!new_log) {
+    bool empty = false;
+    new_log = !IsGigakvLog(fs_, PathOf(manifest_.incrs.back().name), &empty);
+    if (new_log) {
+      // A Redis log (RESP) ends here: gigakv's records go to a log of their own.
+      absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(manifest_.incrs.back().name));
+      closed_logs_size_ += size.ok() ? *size : 0;
+    }
+  }
+  if (new_log) {
+    incr_name_ = log::AddIncr(&manifest_, settings_.appendfilename);
+    valid_end = 0;
+  } else {
+    incr_name_ = manifest_.incrs.back().name;
+  }
+  absl::StatusOr<std::unique_ptr<persistence::WritableFile>> file =
+      fs_->NewAppendableFile(PathOf(incr_name_));
+  if (!file.ok()) {
+    return absl::Status(file.status().code(), StrCat("Can't open the append-only file ", incr_name_,
+                                                     ": ", file.status().message()));
+  }
+  file_ = *std::move(file);
+  writer_ = log::LogWriter(valid_end);
+  if (valid_end == 0) {
+    std::string header;
+    writer_.AddFileHeader(&header);
+    absl::Status status = file_->Append(header);
+    if (status.ok()) status = file_->Sync();
+    if (!status.ok()) return status;
+  }
+  if (new_log || !fs_->FileExists(PathOf(log::ManifestName(settings_.appendfilename)))) {
+    if (absl::Status status = PersistManifest(); !status.ok()) return status;
+  } else if (absl::Status status = fs_->SyncDir(DirectoryPath()); !status.ok()) {
+    return status;
+  }
+  if (manifest_.base && base_size_ == 0) {
+    absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(manifest_.base->name));
+    base_size_ = size.ok() ? *size : 0;
+  }
+  synced_size_ = file_->size();
+  current_size_.store(base_size_ + closed_logs_size_ + file_->size());
+  last_fsync_ms_ = SteadyMs();
+  return absl::OkStatus();
+}
+
+// --- Producers -----------------------------------------------------------------------------------
+
+template <typename Encode>
+uint64_t AppendOnlyLog::Append(size_t size, Encode encode) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t at = pending_.size();
+  pending_.resize(at + kLengthPrefix + size);
+  char* p = pending_.data() + at;
+  PutFixed32(p, static_cast<uint32_t>(size));
+  encode(p + kLengthPrefix);
+  const uint64_t number = appended_.load(std::memory_order_relaxed) + 1;
+  appended_.store(number, std::memory_order_release);
+  tls_last_appended = number;
+  if (thread_idle_) {
+    thread_idle_ = false;
+    wake_.notify_one();
+  }
+  return number;
+}
+
+void AppendOnlyLog::OnChange(const ChangeRecord& record) {
+  if (record.effect.empty()) return;
+  const int db = record.db;
+  if (record.group != 0) {
+    GroupBuffer& group = tls_group;
+    if (group.group != record.group) {
+      group.group = record.group;
+      group.effects = 0;
+      group.payload.assign(1, static_cast<char>(log::RecordKind::kTransaction));
+    }
+    const size_t at = group.payload.size();
+    group.payload.resize(at + log::EncodedEffectSize(db, record.effect));
+    log::EncodeEffect(group.payload.data() + at, db, record.effect);
+    ++group.effects;
+    return;
+  }
+  const size_t size = log::kRecordKindSize + log::EncodedEffectSize(db, record.effect);
+  Append(size, [&](char* p) {
+    *p++ = static_cast<char>(log::RecordKind::kEffect);
+    log::EncodeEffect(p, db, record.effect);
+  });
+}
+
+void AppendOnlyLog::OnGroupEnd(uint64_t group_id) {
+  GroupBuffer& group = tls_group;
+  if (group.group != group_id || group.effects == 0) return;
+  // One effect is an effect: nothing to apply atomically.
+  if (group.effects == 1) group.payload[0] = static_cast<char>(log::RecordKind::kEffect);
+  Append(group.payload.size(),
+         [&](char* p) { std::memcpy(p, group.payload.data(), group.payload.size()); });
+  group.group = 0;
+  group.effects = 0;
+  if (group.payload.capacity() > (1u << 20)) {
+    std::string().swap(group.payload);
+  } else {
+    group.payload.clear();
+  }
+}
+
+// --- Durability ----------------------------------------------------------------------------------
+
+void AppendOnlyLog::WhenDurable(const void* owner, uint64_t record,
+                                std::function<void()> callback) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (enabled() && !stop_ && durable_.load(std::memory_order_acquire) < record) {
+      waiters_.push_back({owner, record, std::move(callback)});
+      return;
+    }
+  }
+  callback();
+}
+
+void AppendOnlyLog::ForgetWaiters(const void* owner) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::erase_if(waiters_, [owner](const Waiter& waiter) { return waiter.owner == owner; });
+  }
+  std::lock_guard<std::mutex> running(callback_mutex_);
+}
+
+void AppendOnlyLog::NotifyDurable(uint64_t record) {
+  durable_.store(record, std::memory_order_release);
+  std::vector<std::function<void()>> ready;
+  std::lock_guard<std::mutex> running(callback_mutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < waiters_.size();) {
+      if (waiters_[i].record <= record) {
+        ready.push_back(std::move(waiters_[i].callback));
+        waiters_[i] = std::move(waiters_.back());
+        waiters_.pop_back();
+      } else {
+        ++i;
+      }
+    }
+  }
+  for (auto& callback : ready) callback();
+}
+
+void AppendOnlyLog::Cron() {
+  if (!writes_refused()) return;
+  // Once a second, as Redis's serverCron retries a failed AOF write.
+  const int64_t now_ms = SteadyMs();
+  if (now_ms - last_retry_request_ms_.load() < kRetryMs) return;
+  last_retry_request_ms_.store(now_ms);
+  std::lock_guard<std::mutex> lock(mutex_);
+  retry_requested_ = true;
+  wake_.notify_one();
+}
+
+// --- The log thread ------------------------------------------------------------------------------
+
+void AppendOnlyLog::Run() {
+  std::string taken;
+  int64_t last_timestamp_s = -1;
+  while (true) {
+    uint64_t last = 0;
+    bool stopping = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      const AppendFsync policy = settings_.appendfsync.get();
+      // With nothing to do the thread sleeps until a record arrives; everysec wakes once a
+      // second for its fsync, a failure for its retry.
+      if (!stop_ && pending_.empty()) {
+        thread_idle_ = true;
+        const bool timed = write_failed_.load() || resync_needed_ ||
+                           (policy == AppendFsync::kEverysec && !unsynced_.empty()) ||
+                           !batch_.empty();
+        if (timed) {
+          wake_.wait_for(lock, std::chrono::milliseconds(kRetryMs));
+        } else {
+          wake_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+        }
+        thread_idle_ = false;
+      }
+      taken.swap(pending_);
+      pending_.clear();
+      last = appended_.load(std::memory_order_acquire);
+      stopping = stop_;
+    }
+    if (!taken.empty()) {
+      if (settings_.aof_timestamp_enabled.get()) {
+        const int64_t now_s = keyspace_.NowMs() / 1000;
+        if (now_s != last_timestamp_s) {
+          last_timestamp_s = now_s;
+          std::string record;
+          log::AppendTimestampRecord(static_cast<uint64_t>(now_s), &record);
+          writer_.AddRecord(record, &batch_);
+        }
+      }
+      for (size_t at = 0; at < taken.size();) {
+        const uint32_t size = GetFixed32(taken.data() + at);
+        writer_.AddRecord(std::string_view(taken).substr(at + kLengthPrefix, size), &batch_);
+        at += kLengthPrefix + size;
+      }
+      batch_last_ = last;
+      if (taken.capacity() > (8u << 20)) std::string().swap(taken);
+      taken.clear();
+    }
+    buffer_length_.store(batch_.size(), std::memory_order_relaxed);
+    const bool ok = WriteAndSync(stopping);
+    if (stopping) {
+      // Closing: everything is written and fsynced, or the disk failed once more (logged).
+      if (!ok) spdlog::warn("Closing the AOF with records it could not write: {}", last_error());
+      break;
+    }
+    if (!ok) {
+      // The retry comes with the cron (Cron) or after a second.
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait_for(lock, std::chrono::milliseconds(kRetryMs),
+                     [this] { return stop_ || retry_requested_; });
+      retry_requested_ = false;
+    }
+  }
+}
+
+bool AppendOnlyLog::WriteAndSync(bool force_sync) {
+  const AppendFsync policy = settings_.appendfsync.get();
+  const int64_t now_ms = SteadyMs();
+  auto fail = [&](const absl::Status& status, std::string_view what) {
+    if (!write_failed_.exchange(true) || now_ms - last_failure_log_ms_ >= kFailureLogIntervalMs) {
+      last_failure_log_ms_ = now_ms;
+      spdlog::warn("Error {} the AOF file {}: {}", what, incr_name_, std::string(status.message()));
+    }
+    const std::string message(status.message());
+    const size_t colon = message.rfind(": ");
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    last_error_ = colon == std::string::npos ? message : message.substr(colon + 2);
+    return false;
+  };
+  if (resync_needed_) {
+    // The kernel may have dropped the pages of a failed fsync: write them again.
+    absl::Status status = fs_->Truncate(PathOf(incr_name_), synced_size_);
+    if (status.ok()) {
+      absl::StatusOr<std::unique_ptr<persistence::WritableFile>> file =
+          fs_->NewAppendableFile(PathOf(incr_name_));
+      if (!file.ok()) return fail(file.status(), "reopening");
+      file_ = *std::move(file);
+      status = file_->Append(unsynced_);
+    }
+    if (!status.ok()) return fail(status, "writing");
+    resync_needed_ = false;
+  }
+  if (!batch_.empty()) {
+    const uint64_t before = file_->size();
+    const absl::Status status = file_->Append(batch_);
+    const uint64_t written = file_->size() - before;
+    if (policy != AppendFsync::kNo) unsynced_.append(batch_, 0, written);
+    batch_.erase(0, written);
+    current_size_.store(base_size_ + closed_logs_size_ + file_->size());
+    if (!status.ok()) return fail(status, "writing to");
+    written_last_ = batch_last_;
+    buffer_length_.store(0, std::memory_order_relaxed);
+  }
+  const bool sync =
+      force_sync ||
+      (!unsynced_.empty() && (policy == AppendFsync::kAlways || (policy == AppendFsync::kEverysec &&
+                                                                 now_ms - last_fsync_ms_ >= 1000)));
+  if (sync) {
+    if (absl::Status status = file_->Sync(); !status.ok()) {
+      resync_needed_ = true;
+      return fail(status, "fsyncing");
+    }
+    synced_size_ = file_->size();
+    last_fsync_ms_ = now_ms;
+    if (unsynced_.capacity() > (8u << 20)) std::string().swap(unsynced_);
+    unsynced_.clear();
+  }
+  if (write_failed_.exchange(false)) {
+    spdlog::warn("AOF write error looks solved, gigakv can write again.");
+  }
+  // With always, a record counts once fsynced; otherwise once written.
+  if (policy != AppendFsync::kAlways || unsynced_.empty()) {
+    if (written_last_ > durable_.load(std::memory_order_relaxed)) NotifyDurable(written_last_);
+  }
+  return true;
+}
+
+void AppendOnlyLog::Close() {
+  if (!enabled()) return;
+  keyspace_.changes().SetInterest(this, ChangeConsumer::Interest::kNone);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+  enabled_.store(false, std::memory_order_release);
+  if (file_ != nullptr) (void)file_->Close();
+  file_.reset();
+  // Nobody waits for a log that is gone.
+  std::vector<Waiter> waiters;
+  std::lock_guard<std::mutex> running(callback_mutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waiters.swap(waiters_);
+  }
+  for (Waiter& waiter : waiters) waiter.callback();
+}
+
+std::string AppendOnlyLog::last_error() const {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  return last_error_;
+}
+
+AppendOnlyLog::Info AppendOnlyLog::info() const {
+  Info info;
+  info.enabled = enabled();
+  info.last_write_ok = !writes_refused();
+  info.current_size = current_size_.load();
+  info.base_size = base_size_;
+  info.buffer_length = buffer_length_.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    info.buffer_length += pending_.size();
+  }
+  info.delayed_fsync = delayed_fsync_.load();
+  info.loading = loading();
+  info.loading_loaded_bytes = loading_loaded_bytes_.load();
+  info.loading_total_bytes = loading_total_bytes_.load();
+  return info;
+}
+
+}  // namespace gigakv::server

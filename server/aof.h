@@ -1,0 +1,195 @@
+// The append-only log: every write's deterministic effect, in checksummed records
+// (persistence/log/), in Redis 7's multi-part directory (`dir`/`appenddirname`: an RDB base, the
+// incremental logs, a manifest; persistence/log/manifest.h), replayed at start.
+//
+//   producers   every I/O thread and the cron publish changes on the keyspace's change stream
+//               under their shard locks; this consumer encodes each effect (an EXEC's as one
+//               transaction record) into one shared buffer, in the order the locks applied
+//               them, and numbers it: appended() is the last number handed out
+//   log thread  takes the buffer, frames it (log_writer.h), writes it with one write() and,
+//               by appendfsync, fsyncs: always -- before any reply that depends on it is sent,
+//               one fsync for every record that arrived meanwhile (group commit: while one fsync
+//               runs the next batch gathers); everysec -- once a second; no -- never
+//   replies     with `always`, an I/O thread sends a batch of replies only once durable() has
+//               reached appended() as it was when the batch ended (WhenDurable): no client sees
+//               a write, its own or another's, before it is in the file
+//   failures    a failed write or fsync is logged and retried every second; meanwhile write
+//               commands get -MISCONF (writes_refused), replies that wait for durability keep
+//               waiting (nothing unwritten is acknowledged), read-only replies go out. After a
+//               failed fsync the bytes since the last good one are written again (the kernel
+//               may have dropped them).
+//   start-up    Open: loads the manifest's base and logs into the store (expiry suspended:
+//               effects were applied before their keys expired), cuts a torn tail of the last
+//               log when aof-load-truncated is yes, refuses damage anywhere else; creates a
+//               base, a log and the manifest for a new directory; then appends to the last log
+//
+// Threading: OnChange/OnGroupEnd run on producers' threads (under shard locks: they only copy
+// into the buffer); Open, Close and Cron on the server's threads; one log thread. Every method
+// is thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gigakv/change_stream.h"
+#include "persistence/file_system.h"
+#include "persistence/log/log_writer.h"
+#include "persistence/log/manifest.h"
+
+namespace gigakv::server {
+
+class Dispatcher;
+class Keyspace;
+class Settings;
+class Snapshots;
+
+class AppendOnlyLog : public ChangeConsumer {
+ public:
+  // `fs` (not owned): the file layer (tests inject theirs). Everything must outlive the log.
+  AppendOnlyLog(Settings& settings, Keyspace& keyspace, Snapshots& snapshots,
+                Dispatcher& dispatcher, persistence::FileSystem* fs);
+  ~AppendOnlyLog() override;  // Close().
+  AppendOnlyLog(const AppendOnlyLog&) = delete;
+  AppendOnlyLog& operator=(const AppendOnlyLog&) = delete;
+
+  // With appendonly yes: loads the directory into the (empty) store and starts logging (see
+  // the file comment). An error stops start-up; it names the file, the offset and the problem.
+  absl::Status Open();
+  // Writes and fsyncs what is buffered, stops the log thread and detaches from the change
+  // stream. Idempotent.
+  void Close();
+  bool enabled() const { return enabled_.load(std::memory_order_acquire); }
+  bool loading() const { return loading_.load(std::memory_order_relaxed); }
+
+  // --- Durability ------------------------------------------------------------------------------
+  // Numbers of records: the last appended, the last known to be in the file by the current
+  // appendfsync's standard (fsynced for always; written for everysec and no).
+  uint64_t appended() const { return appended_.load(std::memory_order_acquire); }
+  uint64_t durable() const { return durable_.load(std::memory_order_acquire); }
+  // Whether replies must wait for durable() (appendfsync always while logging).
+  bool replies_wait() const;
+  // Calls `callback` on the log thread once durable() >= `record` (at once, on this thread, if
+  // it already is or the log is closed). One callback per waiting I/O thread is the intent:
+  // they are kept in a list. `owner` names the waiter for ForgetWaiters.
+  void WhenDurable(const void* owner, uint64_t record, std::function<void()> callback);
+  // Drops `owner`'s callbacks; when it returns, none of them runs or will run (an I/O thread
+  // that shuts down).
+  void ForgetWaiters(const void* owner);
+  // The number of the last record the calling thread appended (0 if none): a connection
+  // compares it before and after its batch to know whether the batch wrote.
+  static uint64_t LastAppendedByThisThread();
+
+  // -MISCONF: the last write or fsync of the log failed and has not been retried successfully.
+  bool writes_refused() const { return write_failed_.load(std::memory_order_relaxed); }
+  // The reason of the last failure (strerror's text), for the -MISCONF reply.
+  std::string last_error() const;
+
+  // Once per cron tick: wakes the log thread to retry after a failure.
+  void Cron();
+
+  // INFO persistence.
+  struct Info {
+    bool enabled = false;
+    bool last_write_ok = true;
+    uint64_t current_size = 0;  // Base plus logs, bytes.
+    uint64_t base_size = 0;
+    uint64_t buffer_length = 0;  // Bytes waiting to be written.
+    uint64_t delayed_fsync = 0;
+    bool loading = false;
+    uint64_t loading_loaded_bytes = 0;
+    uint64_t loading_total_bytes = 0;
+  };
+  Info info() const;
+
+  // ChangeConsumer: encode into the buffer (producers' threads).
+  void OnChange(const ChangeRecord& record) override;
+  void OnGroupEnd(uint64_t group) override;
+
+ private:
+  struct Waiter {
+    const void* owner;
+    uint64_t record;
+    std::function<void()> callback;
+  };
+
+  std::string DirectoryPath() const;
+  std::string PathOf(const std::string& name) const;
+  absl::Status PersistManifest();
+  // Creates a base (the current, empty, dataset) and a log for a directory without a manifest.
+  absl::Status CreateFiles();
+  // Loads the manifest's base and logs; *valid_end: the last log's valid prefix.
+  absl::Status LoadFiles(uint64_t* valid_end);
+  // Replays one log file; `last`: a torn tail may be cut. *valid_end: its valid prefix.
+  absl::Status ReplayLog(const std::string& name, bool last, uint64_t* valid_end);
+  absl::Status OpenForAppend(uint64_t valid_end);
+
+  // Appends one framed-to-be record (payload given by `encode`, of `size` bytes) to the
+  // buffer and returns its number. Producers' threads.
+  template <typename Encode>
+  uint64_t Append(size_t size, Encode encode);
+
+  void Run();  // The log thread.
+  // Writes batch_ (after a failed fsync, first the unsynced bytes before it again) and fsyncs
+  // per appendfsync, or always when `force_sync`; false on failure (state kept for a retry).
+  bool WriteAndSync(bool force_sync);
+  void NotifyDurable(uint64_t record);
+
+  Settings& settings_;
+  Keyspace& keyspace_;
+  Snapshots& snapshots_;
+  Dispatcher& dispatcher_;
+  persistence::FileSystem* fs_;
+
+  std::atomic<bool> enabled_{false};
+  std::atomic<bool> loading_{false};
+  std::atomic<uint64_t> loading_loaded_bytes_{0};
+  std::atomic<uint64_t> loading_total_bytes_{0};
+
+  // The manifest and the file being appended to: the log thread's, and Open's before it runs.
+  persistence::log::Manifest manifest_;
+  std::string incr_name_;
+  std::unique_ptr<persistence::WritableFile> file_;
+  persistence::log::LogWriter writer_;
+  uint64_t base_size_ = 0;
+  uint64_t closed_logs_size_ = 0;  // Incremental logs before the current one.
+  std::atomic<uint64_t> current_size_{0};
+
+  // The shared buffer: records as fixed32 length + payload, numbered up to appended_.
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::string pending_;           // Guarded by mutex_.
+  bool thread_idle_ = false;      // The log thread waits for records: notify it.
+  bool stop_ = false;             // Guarded by mutex_.
+  bool retry_requested_ = false;  // Guarded by mutex_: Cron asks for a retry after a failure.
+  std::atomic<int64_t> last_retry_request_ms_{0};
+  std::vector<Waiter> waiters_;  // Guarded by mutex_.
+  std::mutex callback_mutex_;    // Held while callbacks run (ForgetWaiters waits for them).
+  std::atomic<uint64_t> appended_{0};
+  std::atomic<uint64_t> durable_{0};
+
+  // The log thread's own state.
+  std::string batch_;           // Framed bytes not yet written.
+  uint64_t batch_last_ = 0;     // Number of the last record in batch_ (or written).
+  std::string unsynced_;        // Written since the last good fsync (rewritten after a failure).
+  uint64_t synced_size_ = 0;    // File size at the last good fsync.
+  uint64_t written_last_ = 0;   // Number of the last record written.
+  bool resync_needed_ = false;  // An fsync failed: truncate to synced_size_ and write again.
+  int64_t last_fsync_ms_ = 0;
+  std::atomic<bool> write_failed_{false};
+  std::atomic<uint64_t> delayed_fsync_{0};
+  std::atomic<uint64_t> buffer_length_{0};
+  int64_t last_failure_log_ms_ = 0;
+  mutable std::mutex error_mutex_;
+  std::string last_error_;  // Guarded by error_mutex_.
+  std::thread thread_;
+};
+
+}  // namespace gigakv::server

@@ -1,0 +1,298 @@
+// The append-only log in process (server/aof.h) over the in-memory file layer: what a restart
+// replays, what a power loss keeps, what a failing or full disk does to writes (-MISCONF,
+// nothing acknowledged that is not in the file), torn tails and damage, and a crash at every
+// step of creating the directory.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "persistence/log/log_reader.h"
+#include "support/keyspace_digest.h"
+#include "support/mem_file_system.h"
+
+namespace gigakv::testing {
+namespace {
+
+class AofTest : public ::testing::Test {
+ protected:
+  // A server on fs_ with the log on (appendfsync `fsync`), opened: nullptr and *status set if
+  // Open failed.
+  std::unique_ptr<server::Server> Start(
+      const std::string& fsync = "always", absl::Status* status = nullptr,
+      const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+    auto config = std::make_unique<server::Config>();
+    (void)config->SetOne("shards", "16", false);
+    (void)config->SetOne("save", "", false);
+    (void)config->SetOne("appendonly", "yes", false);
+    (void)config->SetOne("appendfsync", fsync, false);
+    for (const auto& [name, value] : extra) EXPECT_TRUE(config->SetOne(name, value, false).ok());
+    server::ServerOptions options;
+    options.clock = &clock_;
+    options.file_system = &fs_;
+    auto server = std::make_unique<server::Server>(*config, options);
+    configs_.push_back(std::move(config));
+    absl::Status opened = server->aof().Open();
+    if (status != nullptr) *status = opened;
+    if (!opened.ok()) {
+      if (status == nullptr) ADD_FAILURE() << opened;
+      return nullptr;
+    }
+    return server;
+  }
+
+  static void WaitDurable(server::Server& server) {
+    for (int i = 0; i < 5000 && server.aof().durable() < server.aof().appended(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_GE(server.aof().durable(), server.aof().appended());
+  }
+
+  template <typename Predicate>
+  static bool Eventually(Predicate predicate) {
+    for (int i = 0; i < 5000; ++i) {
+      if (predicate()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return predicate();
+  }
+
+  std::string IncrPath() const {
+    char cwd[4096];
+    return std::string(::getcwd(cwd, sizeof(cwd))) + "/appendonlydir/appendonly.aof.1.incr.gkv";
+  }
+
+  ManualClock clock_;
+  MemFileSystem fs_;
+  std::vector<std::unique_ptr<server::Config>> configs_;
+};
+
+void FillSomething(InProcessClient& client) {
+  ASSERT_EQ(client.Reply({"SET", "a", "1"}), "+OK");
+  client.Run({"RPUSH", "list", "x", "y", "z"});
+  client.Run({"SADD", "set", "m1", "m2", "7"});
+  client.Run({"HSET", "hash", "f", "v", "g", "w"});
+  client.Run({"ZADD", "zset", "1.5", "a", "-2", "b"});
+  client.Run({"SET", "ttl", "v", "PX", "100000"});
+  client.Run({"MULTI"});
+  client.Run({"INCR", "counter"});
+  client.Run({"INCRBY", "counter", "41"});
+  client.Run({"LPUSH", "list", "w"});
+  EXPECT_EQ(client.Run({"EXEC"}).elements.size(), 3u);
+  client.Run({"SPOP", "set"});
+  client.Run({"SELECT", "3"});
+  client.Run({"SET", "in3", "three"});
+  client.Run({"SELECT", "5"});
+  client.Run({"SET", "gone", "x"});
+  client.Run({"FLUSHDB"});
+  client.Run({"SELECT", "0"});
+  client.Run({"SWAPDB", "3", "4"});
+  client.Run({"COPY", "hash", "hash2"});
+  client.Run({"RENAME", "a", "b"});
+  client.Run({"MOVE", "b", "7"});
+  client.Run({"APPEND", "str", "abc"});
+  client.Run({"SETRANGE", "str", "10", "z"});
+}
+
+TEST_F(AofTest, RestartReplaysTheSameDataset) {
+  Digest before;
+  {
+    auto server = Start();
+    ASSERT_NE(server, nullptr);
+    InProcessClient client(*server);
+    FillSomething(client);
+    WaitDurable(*server);
+    before = KeyspaceDigest(*server);
+  }
+  auto server = Start();
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(KeyspaceDigest(*server), before) << DescribeDifference(before, KeyspaceDigest(*server));
+  EXPECT_EQ(before.count("7:b"), 1u);
+  EXPECT_EQ(before.count("4:in3"), 1u);
+}
+
+TEST_F(AofTest, ExpiredKeysDoNotChangeWhatLaterEffectsMean) {
+  {
+    auto server = Start();
+    InProcessClient client(*server);
+    // The key expires between the two runs: replaying APPEND must find it, not create "x".
+    client.Run({"SET", "k", "v", "PX", "500"});
+    client.Run({"APPEND", "k", "x"});
+    WaitDurable(*server);
+  }
+  clock_.AdvanceMs(10'000);
+  auto server = Start();
+  InProcessClient client(*server);
+  EXPECT_EQ(client.Reply({"GET", "k"}), "(nil)");
+  EXPECT_EQ(client.Reply({"EXISTS", "k"}), ":0");
+}
+
+TEST_F(AofTest, APowerLossKeepsEveryDurableRecordAndAPrefixOfTheRest) {
+  {
+    auto server = Start();
+    InProcessClient client(*server);
+    for (int i = 0; i < 100; ++i) client.Run({"SET", "k" + std::to_string(i), "v"});
+    WaitDurable(*server);
+    for (int i = 100; i < 300; ++i) client.Run({"SET", "k" + std::to_string(i), "v"});
+    fs_.PowerLoss();  // Before the log thread may have written the last ones.
+  }
+  auto server = Start();
+  ASSERT_NE(server, nullptr);
+  InProcessClient client(*server);
+  int present = 0;
+  bool gap = false;
+  for (int i = 0; i < 300; ++i) {
+    const bool exists = client.Reply({"EXISTS", "k" + std::to_string(i)}) == ":1";
+    if (i < 100) {
+      ASSERT_TRUE(exists) << i;
+    }
+    if (!exists) gap = true;
+    ASSERT_FALSE(exists && gap) << "record " << i << " survived one before it that did not";
+    present += exists;
+  }
+  EXPECT_GE(present, 100);
+}
+
+TEST_F(AofTest, AFailingFsyncRefusesWritesAndAcknowledgesNothing) {
+  auto server = Start();
+  InProcessClient client(*server);
+  client.Run({"SET", "before", "1"});
+  WaitDurable(*server);
+  fs_.fail_syncs(true);
+  client.Run({"SET", "x", "1"});
+  ASSERT_TRUE(Eventually([&] { return server->aof().writes_refused(); }));
+  EXPECT_LT(server->aof().durable(), server->aof().appended());  // Not acknowledged.
+  EXPECT_EQ(client.Reply({"SET", "y", "1"}),
+            "-MISCONF Errors writing to the AOF file: Input/output error");
+  EXPECT_EQ(client.Reply({"PING"}), "-MISCONF Errors writing to the AOF file: Input/output error");
+  EXPECT_EQ(client.Reply({"GET", "before"}), "\"1\"");  // Reads go on.
+  EXPECT_NE(client.Run({"INFO", "persistence"}).str.find("aof_last_write_status:err"),
+            std::string::npos);
+  fs_.fail_syncs(false);
+  server->aof().Cron();
+  ASSERT_TRUE(Eventually([&] { return !server->aof().writes_refused(); }));
+  WaitDurable(*server);
+  EXPECT_EQ(client.Reply({"SET", "z", "1"}), "+OK");
+  WaitDurable(*server);
+  server.reset();
+  server = Start();
+  InProcessClient again(*server);
+  EXPECT_EQ(again.Reply({"MGET", "before", "x", "y", "z"}), "[\"1\", \"1\", (nil), \"1\"]");
+}
+
+TEST_F(AofTest, AFullDiskWritesTheRestOnceThereIsRoom) {
+  auto server = Start();
+  InProcessClient client(*server);
+  WaitDurable(*server);
+  fs_.set_space_left(40);  // Part of the next record only.
+  const std::string value(200, 'v');
+  client.Run({"SET", "big", value});
+  ASSERT_TRUE(Eventually([&] { return server->aof().writes_refused(); }));
+  EXPECT_EQ(client.Reply({"SET", "other", "1"}),
+            "-MISCONF Errors writing to the AOF file: No space left on device");
+  fs_.set_space_left(UINT64_MAX);
+  server->aof().Cron();
+  ASSERT_TRUE(Eventually([&] { return !server->aof().writes_refused(); }));
+  WaitDurable(*server);
+  server.reset();
+  // The file is whole: its records read to a clean end.
+  auto source = *fs_.NewSequentialFile(IncrPath());
+  persistence::log::LogReader reader(source.get());
+  std::string scratch;
+  std::string_view record;
+  int records = 0;
+  persistence::log::LogReader::Outcome outcome;
+  while ((outcome = reader.ReadRecord(&record, &scratch)) ==
+         persistence::log::LogReader::Outcome::kRecord) {
+    ++records;
+  }
+  EXPECT_EQ(outcome, persistence::log::LogReader::Outcome::kEnd);
+  EXPECT_EQ(records, 1);
+  server = Start();
+  InProcessClient again(*server);
+  EXPECT_EQ(again.Run({"GET", "big"}).str, value);
+}
+
+TEST_F(AofTest, ATornTailIsCutAndADamagedMiddleStopsStartUp) {
+  {
+    auto server = Start();
+    InProcessClient client(*server);
+    for (int i = 0; i < 5000; ++i) client.Run({"SET", "k" + std::to_string(i), "value"});
+    WaitDurable(*server);
+  }
+  const std::string whole = fs_.Contents(IncrPath());
+  ASSERT_GT(whole.size(), 3 * 32768u);
+  // A torn last record: refused with aof-load-truncated no, cut with yes.
+  fs_.SetContents(IncrPath(), whole.substr(0, whole.size() - 3));
+  absl::Status status;
+  EXPECT_EQ(Start("always", &status, {{"aof-load-truncated", "no"}}), nullptr);
+  EXPECT_NE(std::string(status.message()).find("Unexpected end of file"), std::string::npos)
+      << status;
+  {
+    auto server = Start();
+    ASSERT_NE(server, nullptr);
+    InProcessClient client(*server);
+    EXPECT_EQ(client.Reply({"DBSIZE"}), ":4999");
+    client.Run({"SET", "after", "cut"});
+    WaitDurable(*server);
+  }
+  {
+    auto server = Start();
+    InProcessClient client(*server);
+    EXPECT_EQ(client.Reply({"GET", "after"}), "\"cut\"");
+  }
+  // A flipped byte in the first block: the rest still verifies, so it is not a torn tail.
+  std::string damaged = fs_.Contents(IncrPath());
+  damaged[100] = static_cast<char>(damaged[100] ^ 0x40);
+  fs_.SetContents(IncrPath(), damaged);
+  EXPECT_EQ(Start("always", &status), nullptr);
+  EXPECT_NE(std::string(status.message())
+                .find("Bad file format reading the append only file "
+                      "appendonly.aof.1.incr.gkv"),
+            std::string::npos)
+      << status;
+}
+
+TEST_F(AofTest, ACrashAtAnyStepOfCreatingTheDirectoryLeavesOneThatOpens) {
+  uint64_t steps = 0;
+  {
+    const uint64_t start = fs_.operations();
+    auto server = Start();
+    InProcessClient client(*server);
+    client.Run({"SET", "a", "1"});
+    WaitDurable(*server);
+    steps = fs_.operations() - start;
+  }
+  ASSERT_GT(steps, 3u);
+  for (uint64_t crash_at = 0; crash_at <= steps; ++crash_at) {
+    fs_.~MemFileSystem();
+    new (&fs_) MemFileSystem();
+    fs_.set_operations_left(crash_at);
+    bool acknowledged = false;
+    {
+      absl::Status status;
+      auto server = Start("always", &status);
+      if (server != nullptr) {
+        InProcessClient client(*server);
+        client.Run({"SET", "a", "1"});
+        for (int i = 0; i < 200 && server->aof().durable() < server->aof().appended(); ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        acknowledged = server->aof().durable() >= server->aof().appended();
+      }
+      fs_.PowerLoss();
+    }
+    absl::Status status;
+    auto server = Start("always", &status);
+    ASSERT_NE(server, nullptr) << "crash after " << crash_at << " steps: " << status;
+    InProcessClient client(*server);
+    if (acknowledged) {
+      EXPECT_EQ(client.Reply({"GET", "a"}), "\"1\"") << crash_at;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gigakv::testing
