@@ -31,6 +31,8 @@ constexpr size_t kLengthPrefix = 4;
 // AOF_WRITE_LOG_ERROR_RATE).
 constexpr int64_t kRetryMs = 1000;
 constexpr int64_t kFailureLogIntervalMs = 30 * 1000;
+// everysec and no: after a write, the log thread lets records gather this long.
+constexpr auto kBatchingPause = std::chrono::milliseconds(1);
 
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -560,6 +562,7 @@ void AppendOnlyLog::Run() {
       if (taken.capacity() > (8u << 20)) std::string().swap(taken);
       taken.clear();
     }
+    const bool taken_nothing = batch_.empty();
     buffer_length_.store(batch_.size(), std::memory_order_relaxed);
     const bool ok = WriteAndSync(stopping);
     if (stopping) {
@@ -573,6 +576,12 @@ void AppendOnlyLog::Run() {
       wake_.wait_for(lock, std::chrono::milliseconds(kRetryMs),
                      [this] { return stop_ || retry_requested_; });
       retry_requested_ = false;
+    } else if (!taken_nothing && settings_.appendfsync.get() != AppendFsync::kAlways) {
+      // everysec and no: nobody waits for the write, so under load the records of a
+      // millisecond go in one write, and producers do not wake this thread record by record
+      // (it is not idle meanwhile). Like Redis's one write per event loop round.
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait_for(lock, kBatchingPause, [this] { return stop_; });
     }
   }
 }
