@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Append-only log restart, gigakv against Debian's redis-server, side by side in one run.
+
+For each round and each server (pinned to --server-cpu): a fresh server with `appendonly yes`
+(appendfsync everysec, no save points, no automatic rewrite) is loaded with the workload's
+commands (1M SETs of 10-byte keys and values by default), given a moment to write them, and
+stopped; a new server then starts on a copy of its appendonlydir. Reported: the log's size on
+disk, and the load time both servers log ("DB loaded from append only file: N seconds"), with
+the wall time from exec to the first PONG as a cross-check. Rounds alternate between the
+servers; medians and the per-round ratios gigakv/redis with their spread. Standard library
+only (server helpers from memory.py). Run with --help for options.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from memory import Connection, Server, stop_all, stop_server  # noqa: E402
+from rdb import load  # noqa: E402
+
+AOF_ARGS = ["--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+            "--auto-aof-rewrite-percentage", "0"]
+
+
+def dir_bytes(path):
+    return sum(os.path.getsize(os.path.join(path, name)) for name in os.listdir(path))
+
+
+def measure(label, binary, workload, n, server_cpu):
+    server = Server(label, binary, AOF_ARGS, server_cpu)
+    result = {}
+    try:
+        conn = Connection(server.port)
+        load(conn, workload, n)
+        conn.close()
+        time.sleep(1.5)  # Written and fsynced (everysec).
+        stop_server(server.proc)
+        log_dir = os.path.join(server.dir, "appendonlydir")
+        result["log_bytes"] = dir_bytes(log_dir)
+        saved = server.dir + ".appendonlydir"
+        shutil.copytree(log_dir, saved)
+    finally:
+        server.stop()
+    try:
+        start = time.monotonic()
+        reloaded = Server(label, binary, AOF_ARGS, server_cpu,
+                          prepare_dir=lambda d: shutil.copytree(
+                              saved, os.path.join(d, "appendonlydir")))
+        result["ready_s"] = time.monotonic() - start
+        conn = Connection(reloaded.port)
+        result["keys"] = conn.call("DBSIZE")
+        conn.close()
+        with open(reloaded.log_path, errors="replace") as f:
+            match = re.findall(r"DB loaded from append only file: ([0-9.]+) seconds", f.read())
+        result["load_s"] = float(match[-1]) if match else float("nan")
+        reloaded.stop()
+    finally:
+        shutil.rmtree(saved, ignore_errors=True)
+    return result
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", default="build/gigakv-server")
+    parser.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
+    parser.add_argument("--keys", type=int, default=1_000_000)
+    parser.add_argument("--workloads", default="strings")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--server-cpu", type=int, default=0)
+    args = parser.parse_args(argv)
+    fields = ["log_bytes", "load_s", "ready_s"]
+    try:
+        for workload in args.workloads.split(","):
+            rows = {"gigakv": [], "redis": []}
+            for round_number in range(args.rounds):
+                order = [("gigakv", args.server), ("redis", args.redis)]
+                if round_number % 2:
+                    order.reverse()
+                for label, binary in order:
+                    result = measure(label, binary, workload, args.keys, args.server_cpu)
+                    rows[label].append(result)
+                    print(f"{workload} round {round_number + 1} {label}: " +
+                          ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                    for k, v in result.items()), flush=True)
+            print(f"\n== {workload} ({args.keys} keys), medians ==")
+            print(f"{'figure':<14}{'gigakv':>12}{'redis':>12}{'ratio':>9}{'spread':>16}")
+            for field in fields:
+                g = [r[field] for r in rows["gigakv"]]
+                r = [r[field] for r in rows["redis"]]
+                ratios = [a / b for a, b in zip(g, r) if b]
+                print(f"{field:<14}{statistics.median(g):>12.4g}{statistics.median(r):>12.4g}"
+                      f"{statistics.median(ratios):>9.2f}"
+                      f"{min(ratios):>8.2f}-{max(ratios):.2f}")
+    finally:
+        stop_all()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
