@@ -149,6 +149,7 @@ absl::Status AppendOnlyLog::Open() {
     if (absl::Status status = CreateFiles(); !status.ok()) return status;
   }
   if (absl::Status status = OpenForAppend(valid_end); !status.ok()) return status;
+  RemoveLeftovers();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = false;
@@ -159,6 +160,22 @@ absl::Status AppendOnlyLog::Open() {
   keyspace_.store().SetExpirySuspended(false);
   loading_.store(false);
   return absl::OkStatus();
+}
+
+void AppendOnlyLog::RemoveLeftovers() {
+  // A rewrite a crash interrupted leaves its temp base; one that finished but crashed before
+  // deleting its history leaves history files in the manifest.
+  absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(DirectoryPath());
+  if (names.ok()) {
+    for (const std::string& name : *names) {
+      if (name.rfind("temp-rewriteaof-", 0) == 0 ||
+          name == log::TempManifestName(settings_.appendfilename)) {
+        spdlog::info("Removing the leftover file {}", name);
+        (void)fs_->RemoveFile(PathOf(name));
+      }
+    }
+  }
+  DeleteHistory();
 }
 
 absl::Status AppendOnlyLog::PersistManifest() {
@@ -363,7 +380,7 @@ absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {
     if (new_log) {
       // A Redis log (RESP) ends here: gigakv's records go to a log of their own.
       absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(manifest_.incrs.back().name));
-      closed_logs_size_ += size.ok() ? *size : 0;
+      closed_logs_size_.fetch_add(size.ok() ? *size : 0);
     }
   }
   if (new_log) {
@@ -398,6 +415,7 @@ absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {
   }
   synced_size_ = file_->size();
   current_size_.store(base_size_ + closed_logs_size_ + file_->size());
+  rewrite_base_size_.store(current_size_.load());
   last_fsync_ms_ = SteadyMs();
   return absl::OkStatus();
 }
@@ -503,6 +521,26 @@ void AppendOnlyLog::NotifyDurable(uint64_t record) {
 }
 
 void AppendOnlyLog::Cron() {
+  if (rewrite_finished_.exchange(false)) {
+    std::lock_guard<std::mutex> guard(rewrite_mutex_);
+    if (rewrite_thread_.joinable() && !rewrite_running_.load()) rewrite_thread_.join();
+  }
+  if (!rewrite_running_.load()) {
+    if (rewrite_scheduled_.load() && !snapshots_.background_save_in_progress()) {
+      (void)StartRewrite();
+    } else if (enabled() && settings_.auto_aof_rewrite_percentage.get() > 0) {
+      // As Redis: once the log outgrew min-size and grew by the percentage over its size after
+      // the last rewrite (or at start).
+      const uint64_t size = current_size_.load();
+      const uint64_t base = std::max<uint64_t>(rewrite_base_size_.load(), 1);
+      const int64_t growth = static_cast<int64_t>(size * 100 / base) - 100;
+      if (size > static_cast<uint64_t>(settings_.auto_aof_rewrite_min_size.get()) &&
+          growth >= settings_.auto_aof_rewrite_percentage.get()) {
+        spdlog::info("Starting automatic rewriting of AOF on {}% growth", growth);
+        (void)StartRewrite();
+      }
+    }
+  }
   if (!writes_refused()) return;
   // Once a second, as Redis's serverCron retries a failed AOF write.
   const int64_t now_ms = SteadyMs();
@@ -526,7 +564,7 @@ void AppendOnlyLog::Run() {
       const AppendFsync policy = settings_.appendfsync.get();
       // With nothing to do the thread sleeps until a record arrives; everysec wakes once a
       // second for its fsync, a failure for its retry.
-      if (!stop_ && pending_.empty()) {
+      if (!stop_ && pending_.empty() && !switch_requested_) {
         thread_idle_ = true;
         const bool timed = write_failed_.load() || resync_needed_ ||
                            (policy == AppendFsync::kEverysec && !unsynced_.empty()) ||
@@ -534,7 +572,7 @@ void AppendOnlyLog::Run() {
         if (timed) {
           wake_.wait_for(lock, std::chrono::milliseconds(kRetryMs));
         } else {
-          wake_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+          wake_.wait(lock, [this] { return stop_ || !pending_.empty() || switch_requested_; });
         }
         thread_idle_ = false;
       }
@@ -543,7 +581,8 @@ void AppendOnlyLog::Run() {
       last = appended_.load(std::memory_order_acquire);
       stopping = stop_;
     }
-    if (!taken.empty()) {
+    const uint64_t first = batch_last_ + 1;
+    if (!taken.empty() || last >= first) {
       if (settings_.aof_timestamp_enabled.get()) {
         const int64_t now_s = keyspace_.NowMs() / 1000;
         if (now_s != last_timestamp_s) {
@@ -553,14 +592,18 @@ void AppendOnlyLog::Run() {
           writer_.AddRecord(record, &batch_);
         }
       }
-      for (size_t at = 0; at < taken.size();) {
-        const uint32_t size = GetFixed32(taken.data() + at);
-        writer_.AddRecord(std::string_view(taken).substr(at + kLengthPrefix, size), &batch_);
-        at += kLengthPrefix + size;
-      }
+      FrameRecords(taken, first);
       batch_last_ = last;
       if (taken.capacity() > (8u << 20)) std::string().swap(taken);
       taken.clear();
+    }
+    {
+      bool switch_now = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        switch_now = switch_requested_ && switch_after_ <= batch_last_;
+      }
+      if (switch_now) SwitchLog();
     }
     const bool taken_nothing = batch_.empty();
     buffer_length_.store(batch_.size(), std::memory_order_relaxed);
@@ -584,6 +627,70 @@ void AppendOnlyLog::Run() {
       wake_.wait_for(lock, kBatchingPause, [this] { return stop_; });
     }
   }
+}
+
+void AppendOnlyLog::FrameRecords(const std::string& taken, uint64_t first) {
+  uint64_t number = first;
+  for (size_t at = 0; at < taken.size(); ++number) {
+    bool switch_now = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      switch_now = switch_requested_ && switch_after_ < number;
+    }
+    if (switch_now) {
+      batch_last_ = number - 1;
+      SwitchLog();
+    }
+    const uint32_t size = GetFixed32(taken.data() + at);
+    writer_.AddRecord(std::string_view(taken).substr(at + kLengthPrefix, size), &batch_);
+    at += kLengthPrefix + size;
+  }
+}
+
+bool AppendOnlyLog::SwitchLog() {
+  // The old log is written out first: its records stay in it.
+  bool ok = WriteAndSync(/*force_sync=*/true);
+  std::string name;
+  std::unique_ptr<persistence::WritableFile> file;
+  if (ok) {
+    std::lock_guard<std::mutex> lock(manifest_mutex_);
+    const persistence::log::Manifest before = manifest_;
+    name = log::AddIncr(&manifest_, settings_.appendfilename);
+    absl::StatusOr<std::unique_ptr<persistence::WritableFile>> created =
+        fs_->NewWritableFile(PathOf(name));
+    absl::Status status = created.status();
+    std::string header;
+    log::LogWriter writer;
+    if (status.ok()) {
+      file = *std::move(created);
+      writer.AddFileHeader(&header);
+      status = file->Append(header);
+    }
+    if (status.ok()) status = file->Sync();
+    if (status.ok()) status = PersistManifest();
+    if (!status.ok()) {
+      spdlog::warn("Can't open the new append-only file {} for the rewrite: {}", name,
+                   std::string(status.message()));
+      manifest_ = before;
+      if (file != nullptr) (void)fs_->RemoveFile(PathOf(name));
+      ok = false;
+    } else {
+      closed_logs_size_ += file_->size();
+      (void)file_->Close();
+      file_ = std::move(file);
+      writer_ = writer;
+      incr_name_ = name;
+      synced_size_ = file_->size();
+      unsynced_.clear();
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    switch_requested_ = false;
+    switch_state_ = ok ? 1 : -1;
+  }
+  switch_done_cv_.notify_all();
+  return ok;
 }
 
 bool AppendOnlyLog::WriteAndSync(bool force_sync) {
@@ -648,7 +755,186 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
   return true;
 }
 
+// --- Rewrite -------------------------------------------------------------------------------------
+
+absl::StatusOr<AppendOnlyLog::RewriteStart> AppendOnlyLog::StartRewrite() {
+  std::lock_guard<std::mutex> guard(rewrite_mutex_);
+  if (rewrite_running_.load()) {
+    return absl::FailedPreconditionError(
+        "Background append only file rewriting already in progress");
+  }
+  if (snapshots_.background_save_in_progress()) {
+    rewrite_scheduled_.store(true);
+    return RewriteStart::kScheduled;
+  }
+  if (rewrite_thread_.joinable()) rewrite_thread_.join();
+  const bool logging = enabled();
+  if (absl::Status status = fs_->CreateDir(DirectoryPath()); !status.ok()) return status;
+  std::string base;
+  {
+    std::lock_guard<std::mutex> lock(manifest_mutex_);
+    if (!logging) {
+      // The log is off: the rewrite writes a base (and manifest) after whatever is on disk.
+      manifest_ = log::Manifest();
+      const std::string path = PathOf(log::ManifestName(settings_.appendfilename));
+      absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file =
+          fs_->FileExists(path) ? fs_->NewSequentialFile(path)
+                                : absl::StatusOr<std::unique_ptr<persistence::SequentialFile>>(
+                                      absl::NotFoundError(""));
+      if (file.ok()) {
+        std::string text;
+        char buffer[4096];
+        while (true) {
+          absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
+          if (!got.ok() || *got == 0) break;
+          text.append(buffer, *got);
+        }
+        absl::StatusOr<log::Manifest> parsed = log::ParseManifest(text);
+        if (parsed.ok()) manifest_ = *std::move(parsed);
+      }
+    }
+    base = StrCat(settings_.appendfilename, ".", manifest_.base_seq + 1, ".base.rdb");
+  }
+  absl::StatusOr<std::unique_ptr<persistence::rdb::RdbSnapshot>> snapshot =
+      snapshots_.BeginSnapshot(/*aof_base=*/true, [&] {
+        if (!logging) return;
+        // Nothing publishes now: records up to here are in the snapshot, the rest go to the
+        // new log.
+        std::lock_guard<std::mutex> lock(mutex_);
+        switch_requested_ = true;
+        switch_after_ = appended_.load();
+        switch_state_ = 0;
+        wake_.notify_one();
+      });
+  if (!snapshot.ok()) {
+    if (!absl::IsFailedPrecondition(snapshot.status())) return snapshot.status();
+    rewrite_scheduled_.store(true);  // Another snapshot holds the store.
+    return RewriteStart::kScheduled;
+  }
+  rewrite_scheduled_.store(false);
+  rewrite_running_.store(true);
+  rewrite_finished_.store(false);
+  rewrite_start_ms_.store(SteadyMs());
+  rewrites_.fetch_add(1);
+  rewrite_snapshot_ = snapshot->get();
+  spdlog::info("Background append only file rewriting started");
+  rewrite_thread_ = std::thread(
+      [this, taken = *std::move(snapshot), base]() mutable { RunRewrite(std::move(taken), base); });
+  return RewriteStart::kStarted;
+}
+
+void AppendOnlyLog::RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> snapshot,
+                               std::string base) {
+  const bool logging = enabled();
+  const std::string dir = DirectoryPath();
+  persistence::AtomicFile file(fs_);
+  const std::string temp = StrCat("temp-rewriteaof-bg-", ::getpid(), ".aof");
+  absl::Status status = file.Open(dir, base, temp);
+  uint64_t base_bytes = 0;
+  if (status.ok()) {
+    const bool incremental = settings_.aof_rewrite_incremental_fsync.get();
+    uint64_t unsynced = 0;
+    status = snapshot->WriteTo([&](std::string_view bytes) -> absl::Status {
+      if (absl::Status appended = file.Append(bytes); !appended.ok()) return appended;
+      base_bytes += bytes.size();
+      unsynced += bytes.size();
+      if (incremental && unsynced >= (4u << 20)) {  // Redis's REDIS_AUTOSYNC_BYTES.
+        unsynced = 0;
+        return file.SyncData();
+      }
+      return absl::OkStatus();
+    });
+    if (status.ok()) status = file.Commit();
+  }
+  if (!status.ok()) file.Abort();
+  {
+    std::lock_guard<std::mutex> guard(rewrite_mutex_);
+    rewrite_snapshot_ = nullptr;
+  }
+  snapshot.reset();
+  if (logging) {
+    // The log thread moves to the new log promptly (it was woken at the instant).
+    std::unique_lock<std::mutex> lock(mutex_);
+    switch_done_cv_.wait(lock, [this] { return switch_state_ != 0 || stop_; });
+    if (status.ok() && switch_state_ != 1) {
+      status = absl::InternalError("could not open a new append-only file");
+    }
+  }
+  if (status.ok()) {
+    std::lock_guard<std::mutex> lock(manifest_mutex_);
+    const log::Manifest before = manifest_;
+    const std::string added = log::AddBase(&manifest_, settings_.appendfilename);
+    if (added != base) status = absl::InternalError("the manifest changed during the rewrite");
+    if (logging) {
+      // Every log but the one the switch opened is in the new base.
+      std::vector<log::ManifestFile> keep;
+      for (log::ManifestFile& incr : manifest_.incrs) {
+        if (incr.name == incr_name_) {
+          keep.push_back(std::move(incr));
+        } else {
+          incr.type = 'h';
+          manifest_.history.push_back(std::move(incr));
+        }
+      }
+      manifest_.incrs = std::move(keep);
+    } else {
+      log::RetireIncrs(&manifest_);
+    }
+    if (status.ok()) status = PersistManifest();
+    if (!status.ok()) manifest_ = before;
+  }
+  const int64_t elapsed_s = (SteadyMs() - rewrite_start_ms_.load() + 500) / 1000;
+  last_rewrite_time_s_.store(elapsed_s);
+  if (status.ok()) {
+    spdlog::info("Successfully renamed the temporary AOF base file {} into {}", temp, base);
+    base_size_.store(base_bytes);
+    closed_logs_size_.store(0);
+    uint64_t incr_bytes = 0;
+    if (logging) {
+      absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(incr_name_));
+      incr_bytes = size.ok() ? *size : 0;
+    }
+    current_size_.store(base_bytes + incr_bytes);
+    rewrite_base_size_.store(base_bytes + incr_bytes);
+    DeleteHistory();
+    last_rewrite_ok_.store(true);
+    rewrite_failures_.store(0);
+    spdlog::info("Background AOF rewrite finished successfully");
+  } else {
+    if (!absl::IsCancelled(status)) {
+      spdlog::warn("Background AOF rewrite failed: {}", std::string(status.message()));
+      last_rewrite_ok_.store(false);
+      rewrite_failures_.fetch_add(1);
+    }
+  }
+  rewrite_running_.store(false);
+  rewrite_finished_.store(true);
+}
+
+void AppendOnlyLog::DeleteHistory() {
+  std::lock_guard<std::mutex> lock(manifest_mutex_);
+  if (manifest_.history.empty()) return;
+  for (const log::ManifestFile& file : manifest_.history) {
+    spdlog::info("Removing the history file {} in the background", file.name);
+    (void)fs_->RemoveFile(PathOf(file.name));
+  }
+  manifest_.history.clear();
+  if (absl::Status status = PersistManifest(); !status.ok()) {
+    spdlog::warn("Error persisting the AOF manifest without history: {}",
+                 std::string(status.message()));
+  }
+}
+
+void AppendOnlyLog::AbortRewrite() {
+  {
+    std::lock_guard<std::mutex> guard(rewrite_mutex_);
+    if (rewrite_snapshot_ != nullptr) rewrite_snapshot_->Cancel();
+  }
+  if (rewrite_thread_.joinable()) rewrite_thread_.join();
+}
+
 void AppendOnlyLog::Close() {
+  AbortRewrite();
   if (!enabled()) return;
   keyspace_.changes().SetInterest(this, ChangeConsumer::Interest::kNone);
   {
@@ -690,6 +976,14 @@ AppendOnlyLog::Info AppendOnlyLog::info() const {
   info.loading = loading();
   info.loading_loaded_bytes = loading_loaded_bytes_.load();
   info.loading_total_bytes = loading_total_bytes_.load();
+  info.rewrite_in_progress = rewrite_running_.load();
+  info.rewrite_scheduled = rewrite_scheduled_.load();
+  info.last_rewrite_time_s = last_rewrite_time_s_.load();
+  info.current_rewrite_time_s =
+      info.rewrite_in_progress ? (SteadyMs() - rewrite_start_ms_.load()) / 1000 : -1;
+  info.last_rewrite_ok = last_rewrite_ok_.load();
+  info.rewrites = rewrites_.load();
+  info.rewrites_consecutive_failures = rewrite_failures_.load();
   return info;
 }
 

@@ -43,6 +43,7 @@
 #include "persistence/file_system.h"
 #include "persistence/log/log_writer.h"
 #include "persistence/log/manifest.h"
+#include "persistence/rdb/rdb_snapshot.h"
 
 namespace gigakv::server {
 
@@ -92,7 +93,25 @@ class AppendOnlyLog : public ChangeConsumer {
   // The reason of the last failure (strerror's text), for the -MISCONF reply.
   std::string last_error() const;
 
-  // Once per cron tick: wakes the log thread to retry after a failure.
+  // --- Rewrite -------------------------------------------------------------------------------
+  // BGREWRITEAOF, and the automatic rewrite by size: without fork, a new base is written from
+  // a point-in-time snapshot of the store (Snapshots::BeginSnapshot) by a background thread
+  // while the log thread, at the snapshot's instant, moves on to a new incremental log (listed
+  // in the manifest at once, so a crash at any step leaves the old base, the old logs and the
+  // new log: the dataset). When the base is in place the manifest switches to it (the old
+  // base and logs become history) and the history files are deleted.
+  enum class RewriteStart { kStarted, kScheduled };
+  // FailedPrecondition "Background append only file rewriting already in progress"; kScheduled
+  // while a background save holds the store's one snapshot (Cron starts it later).
+  absl::StatusOr<RewriteStart> StartRewrite();
+  void ScheduleRewrite() { rewrite_scheduled_.store(true); }
+  bool rewrite_in_progress() const { return rewrite_running_.load(); }
+  // Stops a running rewrite (its temp file is removed) and waits for it.
+  void AbortRewrite();
+
+  // Once per cron tick: wakes the log thread to retry after a failure; joins a finished
+  // rewrite, starts a scheduled one or the automatic one (auto-aof-rewrite-percentage and
+  // -min-size, as Redis).
   void Cron();
 
   // INFO persistence.
@@ -106,6 +125,13 @@ class AppendOnlyLog : public ChangeConsumer {
     bool loading = false;
     uint64_t loading_loaded_bytes = 0;
     uint64_t loading_total_bytes = 0;
+    bool rewrite_in_progress = false;
+    bool rewrite_scheduled = false;
+    int64_t last_rewrite_time_s = -1;
+    int64_t current_rewrite_time_s = -1;
+    bool last_rewrite_ok = true;
+    uint64_t rewrites = 0;
+    uint64_t rewrites_consecutive_failures = 0;
   };
   Info info() const;
 
@@ -137,6 +163,15 @@ class AppendOnlyLog : public ChangeConsumer {
   uint64_t Append(size_t size, Encode encode);
 
   void Run();  // The log thread.
+  // Frames records [first number, ...] of `taken` into batch_; at the requested switch point
+  // writes the old log out and moves to the new one (SwitchLog).
+  void FrameRecords(const std::string& taken, uint64_t first);
+  // The log thread, at the rewrite's instant: a new incremental log, in the manifest at once.
+  bool SwitchLog();
+  void RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> snapshot, std::string base);
+  void DeleteHistory();
+  // At start: temp files of an interrupted rewrite, and history files still listed.
+  void RemoveLeftovers();
   // Writes batch_ (after a failed fsync, first the unsynced bytes before it again) and fsyncs
   // per appendfsync, or always when `force_sync`; false on failure (state kept for a retry).
   bool WriteAndSync(bool force_sync);
@@ -158,8 +193,8 @@ class AppendOnlyLog : public ChangeConsumer {
   std::string incr_name_;
   std::unique_ptr<persistence::WritableFile> file_;
   persistence::log::LogWriter writer_;
-  uint64_t base_size_ = 0;
-  uint64_t closed_logs_size_ = 0;  // Incremental logs before the current one.
+  std::atomic<uint64_t> base_size_{0};
+  std::atomic<uint64_t> closed_logs_size_{0};  // Incremental logs before the current one.
   std::atomic<uint64_t> current_size_{0};
 
   // The shared buffer: records as fixed32 length + payload, numbered up to appended_.
@@ -186,6 +221,28 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<bool> write_failed_{false};
   std::atomic<uint64_t> delayed_fsync_{0};
   std::atomic<uint64_t> buffer_length_{0};
+
+  // The manifest is shared by the log thread (SwitchLog) and the rewrite thread.
+  std::mutex manifest_mutex_;
+  // Rewrite: the switch the log thread makes at the snapshot's instant (guarded by mutex_).
+  bool switch_requested_ = false;
+  uint64_t switch_after_ = 0;  // Records up to this number go to the old log.
+  // Set by the log thread once it switched (or could not); the rewrite thread waits on it.
+  std::condition_variable switch_done_cv_;
+  int switch_state_ = 0;      // Guarded by mutex_: 0 pending, 1 done, -1 failed.
+  std::mutex rewrite_mutex_;  // Starts and ends of rewrites.
+  std::thread rewrite_thread_;
+  persistence::rdb::RdbSnapshot* rewrite_snapshot_ = nullptr;  // Guarded by rewrite_mutex_.
+  std::atomic<bool> rewrite_running_{false};
+  std::atomic<bool> rewrite_finished_{false};
+  std::atomic<bool> rewrite_scheduled_{false};
+  std::atomic<int64_t> rewrite_start_ms_{0};
+  std::atomic<int64_t> last_rewrite_time_s_{-1};
+  std::atomic<bool> last_rewrite_ok_{true};
+  std::atomic<uint64_t> rewrites_{0};
+  std::atomic<uint64_t> rewrite_failures_{0};
+  // Redis's aof_rewrite_base_size: the log's size after the last rewrite (or at start).
+  std::atomic<uint64_t> rewrite_base_size_{0};
   int64_t last_failure_log_ms_ = 0;
   mutable std::mutex error_mutex_;
   std::string last_error_;  // Guarded by error_mutex_.

@@ -34,6 +34,14 @@ inline constexpr std::string_view kAuthNotConfigured =
     "sure your configuration is correct?";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
 inline constexpr std::string_view kBgsaveInProgress = "ERR Background save already in progress";
+inline constexpr std::string_view kBgsaveWhileAofRewrite =
+    "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in "
+    "order to schedule a BGSAVE whenever possible.";
+inline constexpr std::string_view kAofRewriteInProgress =
+    "ERR Background append only file rewriting already in progress";
+inline constexpr std::string_view kAofRewriteFailed =
+    "ERR Can't execute an AOF background rewriting. Please check the server logs for more "
+    "information.";
 inline constexpr std::string_view kMisconf =
     "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
     "disk. Commands that may modify the data set are disabled, because this instance is "

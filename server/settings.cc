@@ -117,6 +117,7 @@ void Settings::Load(const Config& config) {
   aof_load_truncated.set(flag("aof-load-truncated"));
   aof_timestamp_enabled.set(flag("aof-timestamp-enabled"));
   no_appendfsync_on_rewrite.set(flag("no-appendfsync-on-rewrite"));
+  aof_rewrite_incremental_fsync.set(flag("aof-rewrite-incremental-fsync"));
   auto_aof_rewrite_percentage.set(integer("auto-aof-rewrite-percentage"));
   auto_aof_rewrite_min_size.set(integer("auto-aof-rewrite-min-size"));
   {

@@ -147,6 +147,7 @@ class Settings {
   Live<bool> aof_load_truncated;
   Live<bool> aof_timestamp_enabled;
   Live<bool> no_appendfsync_on_rewrite;
+  Live<bool> aof_rewrite_incremental_fsync;
   Live<int64_t> auto_aof_rewrite_percentage;
   Live<int64_t> auto_aof_rewrite_min_size;
 

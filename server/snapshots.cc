@@ -63,15 +63,14 @@ Snapshots::~Snapshots() { AbortBackgroundSave(); }
 
 uint64_t Snapshots::TotalDirty() const { return stats_.totals().dirty; }
 
-absl::StatusOr<std::unique_ptr<Snapshots::Job>> Snapshots::BeginJob() {
-  auto job = std::make_unique<Job>();
-  job->directory = WorkingDirectory();
-  job->filename = settings_.dbfilename.get();
+absl::StatusOr<std::unique_ptr<rdb::RdbSnapshot>> Snapshots::BeginSnapshot(
+    bool aof_base, const std::function<void()>& at_instant) {
   rdb::SnapshotOptions options;
   options.writer.compress = settings_.rdbcompression.get();
   options.writer.checksum = settings_.rdbchecksum.get();
   options.info.ctime = keyspace_.NowMs() / 1000;
   options.info.used_mem = keyspace_.UsedMemory();
+  options.info.aof_base = aof_base;
   switch (settings_.maxmemory_policy.get()) {
     case Store::EvictionPolicy::kAllKeysLru:
     case Store::EvictionPolicy::kVolatileLru:
@@ -86,17 +85,27 @@ absl::StatusOr<std::unique_ptr<Snapshots::Job>> Snapshots::BeginJob() {
   }
   options.lfu_decay_minutes = settings_.lfu_decay_minutes.get();
   options.key_delay_us = [this] { return settings_.rdb_key_save_delay_us.get(); };
-  job->snapshot = std::make_unique<rdb::RdbSnapshot>(keyspace_.store(), std::move(options));
-  {
-    // The instant: no EXEC is half done (every I/O thread is between batches) and every shard
-    // is marked at once. Inside an EXEC the caller already holds every slot.
-    std::optional<TransactionGate::ExclusiveScope> exclusive;
-    if (!TransactionGate::ThisThreadIsExclusive()) exclusive.emplace(gate_);
-    if (!job->snapshot->Begin()) {
-      return absl::FailedPreconditionError("Background save already in progress");
-    }
-    job->dirty_at_begin = TotalDirty();
+  auto snapshot = std::make_unique<rdb::RdbSnapshot>(keyspace_.store(), std::move(options));
+  // The instant: no EXEC is half done and nothing publishes (every I/O thread is between
+  // batches, the cron waits) and every shard is marked at once. Inside an EXEC the caller
+  // already holds every slot.
+  std::optional<TransactionGate::ExclusiveScope> exclusive;
+  if (!TransactionGate::ThisThreadIsExclusive()) exclusive.emplace(gate_);
+  if (!snapshot->Begin()) {
+    return absl::FailedPreconditionError("Background save already in progress");
   }
+  if (at_instant) at_instant();
+  return snapshot;
+}
+
+absl::StatusOr<std::unique_ptr<Snapshots::Job>> Snapshots::BeginJob() {
+  auto job = std::make_unique<Job>();
+  job->directory = WorkingDirectory();
+  job->filename = settings_.dbfilename.get();
+  absl::StatusOr<std::unique_ptr<rdb::RdbSnapshot>> snapshot =
+      BeginSnapshot(/*aof_base=*/false, [&] { job->dirty_at_begin = TotalDirty(); });
+  if (!snapshot.ok()) return snapshot.status();
+  job->snapshot = *std::move(snapshot);
   job->start_ms = SteadyMs();
   job->start_s = keyspace_.NowMs() / 1000;
   current_keys_total_.store(job->snapshot->keys_at_begin());

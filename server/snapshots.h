@@ -29,6 +29,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -93,6 +94,13 @@ class Snapshots {
   absl::Status LoadFile(const std::string& path, bool replace_existing, bool drop_expired,
                         persistence::FileSystem* fs = persistence::PosixFileSystem());
   bool loading() const { return loading_.load(std::memory_order_relaxed); }
+
+  // A point-in-time snapshot of the store as this server's settings write it (compression,
+  // checksum, the eviction policy's access fields), its instant taken now: `at_instant` runs
+  // at that instant, while no write can happen (the append-only log's rewrite switches files
+  // there). FailedPrecondition while another snapshot runs (one capture at a time).
+  absl::StatusOr<std::unique_ptr<persistence::rdb::RdbSnapshot>> BeginSnapshot(
+      bool aof_base, const std::function<void()>& at_instant);
 
   // INFO persistence.
   struct Info {

@@ -211,13 +211,13 @@ void PersistenceSection(const CommandServices& server, std::string* out) {
   Field(out, "rdb_last_load_keys_expired", info.last_load_keys_expired);
   Field(out, "rdb_last_load_keys_loaded", info.last_load_keys_loaded);
   Field(out, "aof_enabled", aof.enabled ? 1 : 0);
-  Field(out, "aof_rewrite_in_progress", 0);
-  Field(out, "aof_rewrite_scheduled", 0);
-  Field(out, "aof_last_rewrite_time_sec", -1);
-  Field(out, "aof_current_rewrite_time_sec", -1);
-  Field(out, "aof_last_bgrewrite_status", "ok");
-  Field(out, "aof_rewrites", 0);
-  Field(out, "aof_rewrites_consecutive_failures", 0);
+  Field(out, "aof_rewrite_in_progress", aof.rewrite_in_progress ? 1 : 0);
+  Field(out, "aof_rewrite_scheduled", aof.rewrite_scheduled ? 1 : 0);
+  Field(out, "aof_last_rewrite_time_sec", aof.last_rewrite_time_s);
+  Field(out, "aof_current_rewrite_time_sec", aof.current_rewrite_time_s);
+  Field(out, "aof_last_bgrewrite_status", aof.last_rewrite_ok ? "ok" : "err");
+  Field(out, "aof_rewrites", aof.rewrites);
+  Field(out, "aof_rewrites_consecutive_failures", aof.rewrites_consecutive_failures);
   Field(out, "aof_last_write_status", aof.last_write_ok ? "ok" : "err");
   for (std::string_view name :
        {"aof_last_cow_size", "module_fork_in_progress", "module_fork_last_cow_size"}) {
@@ -226,7 +226,7 @@ void PersistenceSection(const CommandServices& server, std::string* out) {
   if (aof.enabled) {
     Field(out, "aof_current_size", aof.current_size);
     Field(out, "aof_base_size", aof.base_size);
-    Field(out, "aof_pending_rewrite", 0);
+    Field(out, "aof_pending_rewrite", aof.rewrite_scheduled ? 1 : 0);
     Field(out, "aof_buffer_length", aof.buffer_length);
     Field(out, "aof_pending_bio_fsync", 0);
     Field(out, "aof_delayed_fsync", aof.delayed_fsync);

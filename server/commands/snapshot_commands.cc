@@ -1,6 +1,7 @@
 // Snapshot commands: SAVE, BGSAVE [SCHEDULE], LASTSAVE. The work is Snapshots' (snapshots.h);
 // these parse, choose Redis 7.0's reply and report. SHUTDOWN's save, FLUSHALL's and DEBUG
 // RELOAD live with their commands (server_commands.cc) and call Snapshots too.
+#include "server/aof.h"
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/commands/args.h"
@@ -35,6 +36,12 @@ void CmdBgsave(CommandContext& ctx) {
   if (snapshots.background_save_in_progress()) {
     return ctx.reply.Error(errors::kBgsaveInProgress);
   }
+  if (ctx.services.aof().rewrite_in_progress() && !ctx.client.in_exec) {
+    // The store's one snapshot is the log's rewrite: as Redis with an AOF child.
+    if (!schedule) return ctx.reply.Error(errors::kBgsaveWhileAofRewrite);
+    snapshots.ScheduleBackgroundSave();
+    return ctx.reply.SimpleString("Background saving scheduled");
+  }
   if (ctx.client.in_exec) {
     snapshots.ScheduleBackgroundSave();
     return ctx.reply.SimpleString("Background saving scheduled");
@@ -52,6 +59,26 @@ void CmdBgsave(CommandContext& ctx) {
   ctx.reply.Error("ERR");
 }
 
+// BGREWRITEAOF: a new base for the append-only log, written in the background (server/aof.h).
+void CmdBgrewriteaof(CommandContext& ctx) {
+  AppendOnlyLog& aof = ctx.services.aof();
+  if (aof.rewrite_in_progress()) return ctx.reply.Error(errors::kAofRewriteInProgress);
+  if (ctx.client.in_exec) {
+    aof.ScheduleRewrite();
+    return ctx.reply.SimpleString("Background append only file rewriting scheduled");
+  }
+  absl::StatusOr<AppendOnlyLog::RewriteStart> started = aof.StartRewrite();
+  if (!started.ok()) {
+    if (absl::IsFailedPrecondition(started.status())) {
+      return ctx.reply.Error(errors::kAofRewriteInProgress);
+    }
+    return ctx.reply.Error(errors::kAofRewriteFailed);
+  }
+  ctx.reply.SimpleString(*started == AppendOnlyLog::RewriteStart::kStarted
+                             ? "Background append only file rewriting started"
+                             : "Background append only file rewriting scheduled");
+}
+
 void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.lifecycle().lastsave_s()); }
 
 }  // namespace
@@ -61,6 +88,7 @@ const std::vector<CommandBinding>& SnapshotCommands() {
       {"save", CmdSave},
       {"bgsave", CmdBgsave},
       {"lastsave", CmdLastSave},
+      {"bgrewriteaof", CmdBgrewriteaof},
   };
   return kCommands;
 }

@@ -234,3 +234,56 @@ def test_torn_tail_with_aof_load_truncated_no_refuses_to_start(server_factory):
     with pytest.raises(Exception):
         server.start()
     assert "Unexpected end of file reading the append only file" in server.log_text()
+
+
+def _rewrite_done(client) -> bool:
+    info = client.info("persistence")
+    return info["aof_rewrite_in_progress"] == 0 and info["aof_rewrite_scheduled"] == 0
+
+
+def test_rewrite_keeps_the_dataset_and_replaces_the_files(server_factory):
+    server = server_factory(*AOF_ARGS, "--appendfsync", "always")
+    client = server.client()
+    _exercise_everything(client)
+    client.config_set("rdb-key-save-delay", "500")  # Writes land while the base is written.
+    assert client.bgrewriteaof() in (True, b"Background append only file rewriting started")
+    for i in range(200):
+        client.set(f"during:{i}", i)
+    client.delete("s0:1")
+    client.rpush("renamed", "tail")
+    client.config_set("rdb-key-save-delay", "0")
+    wait_until(lambda: _rewrite_done(client), 60, message="the rewrite to finish")
+    info = client.info("persistence")
+    assert info["aof_last_bgrewrite_status"] == "ok"
+    assert info["aof_rewrites"] == 1
+    directory = server.workdir / "appendonlydir"
+    assert sorted(p.name for p in directory.iterdir()) == [
+        "appendonly.aof.2.base.rdb", "appendonly.aof.2.incr.gkv", "appendonly.aof.manifest"]
+    client.set("after", "rewrite")
+    before = dump_dataset(client)
+    before.pop((0, b"gone-later"), None)
+    _kill(server)
+    _start_again(server)
+    after = dump_dataset(server.client())
+    after.pop((0, b"gone-later"), None)
+    assert after == before
+
+
+def test_sigkill_during_a_rewrite_loses_nothing_acknowledged(server_factory):
+    server = server_factory(*AOF_ARGS, "--appendfsync", "always")
+    client = server.client()
+    fill_every_type(client)
+    client.config_set("rdb-key-save-delay", "2000")  # About 2 s for the ~900 keys.
+    client.bgrewriteaof()
+    for i in range(100):
+        client.set(f"during:{i}", i)
+    assert client.info("persistence")["aof_rewrite_in_progress"] == 1
+    before = dump_dataset(client)
+    _kill(server)
+    directory = server.workdir / "appendonlydir"
+    names = sorted(p.name for p in directory.iterdir())
+    # The old base and log, the new log (already in the manifest), the unfinished base.
+    assert "appendonly.aof.2.incr.gkv" in names and "appendonly.aof.1.base.rdb" in names
+    _start_again(server)
+    assert dump_dataset(server.client()) == before
+    assert not [p.name for p in directory.iterdir() if p.name.startswith("temp-")]
