@@ -63,8 +63,9 @@ struct GroupBuffer {
   std::string payload;
 };
 thread_local GroupBuffer tls_group;
-thread_local uint64_t tls_last_appended = 0;
 
+// Whether `path` holds gigakv's log format (an empty file: whether its name says so; Redis's
+// .incr.aof files hold RESP).
 bool IsGigakvLog(persistence::FileSystem* fs, const std::string& path, bool* empty) {
   *empty = false;
   absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs->NewSequentialFile(path);
@@ -73,7 +74,8 @@ bool IsGigakvLog(persistence::FileSystem* fs, const std::string& path, bool* emp
   absl::StatusOr<size_t> got = (*file)->Read(1, &first);
   if (!got.ok()) return true;
   *empty = *got == 0;
-  return *empty || first == log::kFileMagic[0];
+  if (*empty) return path.size() >= 4 && path.compare(path.size() - 4, 4, ".gkv") == 0;
+  return first == log::kFileMagic[0];
 }
 
 }  // namespace
@@ -92,8 +94,6 @@ AppendOnlyLog::~AppendOnlyLog() {
   Close();
   keyspace_.changes().RemoveConsumer(this);
 }
-
-uint64_t AppendOnlyLog::LastAppendedByThisThread() { return tls_last_appended; }
 
 bool AppendOnlyLog::replies_wait() const {
   return enabled() && settings_.appendfsync.get() == AppendFsync::kAlways;
@@ -273,7 +273,7 @@ absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64
     return absl::NotFoundError(StrCat("The AOF file ", name, " doesn't exist"));
   }
   bool empty = false;
-  if (!IsGigakvLog(fs_, path, &empty)) {
+  if (!IsGigakvLog(fs_, path, &empty) && !empty) {
     return absl::FailedPreconditionError(
         StrCat("The AOF file ", name,
                " is in Redis's AOF text format: gigakv cannot replay Redis's logs yet"));
@@ -386,6 +386,7 @@ absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {
   if (new_log) {
     incr_name_ = log::AddIncr(&manifest_, settings_.appendfilename);
     valid_end = 0;
+    spdlog::info("Creating AOF incr file {} on server start", incr_name_);
   } else {
     incr_name_ = manifest_.incrs.back().name;
   }
@@ -432,7 +433,6 @@ uint64_t AppendOnlyLog::Append(size_t size, Encode encode) {
   encode(p + kLengthPrefix);
   const uint64_t number = appended_.load(std::memory_order_relaxed) + 1;
   appended_.store(number, std::memory_order_release);
-  tls_last_appended = number;
   if (thread_idle_) {
     thread_idle_ = false;
     wake_.notify_one();
@@ -724,7 +724,11 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
     const uint64_t before = file_->size();
     const absl::Status status = file_->Append(batch_);
     const uint64_t written = file_->size() - before;
-    if (policy != AppendFsync::kNo) unsynced_.append(batch_, 0, written);
+    if (policy != AppendFsync::kNo) {
+      unsynced_.append(batch_, 0, written);
+    } else if (unsynced_.empty()) {
+      synced_size_ = file_->size();  // Nothing kept to write again: the OS has it.
+    }
     batch_.erase(0, written);
     current_size_.store(base_size_ + closed_logs_size_ + file_->size());
     if (!status.ok()) return fail(status, "writing to");

@@ -84,9 +84,6 @@ class AppendOnlyLog : public ChangeConsumer {
   // Drops `owner`'s callbacks; when it returns, none of them runs or will run (an I/O thread
   // that shuts down).
   void ForgetWaiters(const void* owner);
-  // The number of the last record the calling thread appended (0 if none): a connection
-  // compares it before and after its batch to know whether the batch wrote.
-  static uint64_t LastAppendedByThisThread();
 
   // -MISCONF: the last write or fsync of the log failed and has not been retried successfully.
   bool writes_refused() const { return write_failed_.load(std::memory_order_relaxed); }

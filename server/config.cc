@@ -40,7 +40,7 @@ constexpr std::string_view kNoCluster =
 constexpr std::string_view kNoTls = "Accepted for compatibility; no effect: gigakv serves no TLS.";
 constexpr std::string_view kNoSnapshots =
     "Accepted for compatibility; no effect yet: gigakv never forks, and its append-only log has "
-    "no rewrite yet (docs/persistence.md).";
+    "no use for it (docs/persistence.md).";
 constexpr std::string_view kAppendOnlyLog = "The append-only log (docs/log-format.md).";
 constexpr std::string_view kNoScripting =
     "Accepted for compatibility; no effect: gigakv runs no scripts.";

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -281,6 +282,12 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
       {
         // Stores collections the command wrote back inline when it ends (collection_access.h).
         InlineCommandScope inline_scope(keyspace.store());
+        // The log keeps a command's effects together (MSET, SUNIONSTORE's DEL and SADD): one
+        // record, replayed all or nothing, as Redis logs one command.
+        std::optional<ChangeStream::Group> effects_group;
+        if ((spec->flags & kWrite) && server.aof().enabled()) {
+          effects_group.emplace(keyspace.changes());
+        }
         try {
           spec->handler(ctx);
         } catch (const std::exception& e) {
@@ -360,9 +367,18 @@ absl::Status Dispatcher::Replay(ClientState& client, const std::vector<std::stri
     return absl::InvalidArgumentError(
         StrCat("Wrong number of arguments for '", spec->name, "' reading the append only file"));
   }
+  if (!(spec->flags & kWrite)) {
+    // Only writes are effects: a log holding SHUTDOWN or CLIENT PAUSE is not one gigakv wrote.
+    return absl::InvalidArgumentError(
+        StrCat("Command '", spec->name, "' is not a write, reading the append only file"));
+  }
   CommandContext ctx{args, reply, client, server_.services(), server_.keyspace().store(), *spec};
   InlineCommandScope inline_scope(server_.keyspace().store());
-  spec->handler(ctx);
+  try {
+    spec->handler(ctx);
+  } catch (const std::exception& e) {
+    return absl::InternalError(StrCat("Error replaying '", spec->name, "': ", e.what()));
+  }
   return absl::OkStatus();
 }
 

@@ -47,6 +47,15 @@ Server::Server(Config& config, ServerOptions options)
       aof_(settings_, keyspace_, snapshots_, dispatcher_,
            options.file_system != nullptr ? options.file_system : persistence::PosixFileSystem()) {
   CalibrateCycleClockOnce();
+  config_.AddApplier([this](std::string_view name) {
+    if (name == "appendonly" && settings_.appendonly.get() != aof_.enabled()) {
+      // Turning the log on needs a base of the live dataset first, off a clean close: not
+      // yet done at runtime, and silently ignoring it would lose data at the next restart.
+      return absl::FailedPreconditionError(
+          "appendonly can't be changed at runtime yet; set it in the config file and restart");
+    }
+    return absl::OkStatus();
+  });
 }
 
 Server::~Server() = default;

@@ -55,12 +55,12 @@ bool LogReader::ReadBlock() {
   return *got > 0;
 }
 
-bool LogReader::FragmentVerifies(size_t pos, size_t* end) const {
+bool LogReader::FragmentVerifies(size_t pos, size_t* end, uint8_t* type) const {
   if (pos > block_.size() || block_.size() - pos < kFragmentHeaderSize) return false;
   const char* header = block_.data() + pos;
   const size_t length = static_cast<uint8_t>(header[4]) | (static_cast<uint8_t>(header[5]) << 8);
-  const uint8_t type = static_cast<uint8_t>(header[6]);
-  if (type == kZeroType || type > kMaxFragmentType) return false;
+  *type = static_cast<uint8_t>(header[6]);
+  if (*type == kZeroType || *type > kMaxFragmentType) return false;
   if (block_.size() - pos - kFragmentHeaderSize < length) return false;
   *end = pos + kFragmentHeaderSize + length;
   return Verifies(DecodeFixed32(header), header[6],
@@ -68,11 +68,24 @@ bool LogReader::FragmentVerifies(size_t pos, size_t* end) const {
 }
 
 bool LogReader::AnythingVerifiesAfter(size_t next_in_block) {
+  // Evidence of damage in the middle is a later record that is intact from its start (FULL or
+  // FIRST): the rest of the damaged record itself (a MIDDLE or LAST in a later block) may have
+  // reached the disk while an earlier page of it did not, which is a torn write all the same.
   size_t end;
-  if (next_in_block != kNoPosition && FragmentVerifies(next_in_block, &end)) return true;
+  uint8_t type;
+  auto starts_record = [&](size_t pos) {
+    return FragmentVerifies(pos, &end, &type) && (type == kFullType || type == kFirstType);
+  };
+  if (next_in_block != kNoPosition && starts_record(next_in_block)) return true;
   while (!(blocks_started_ && last_block_)) {
     if (!ReadBlock()) return false;
-    if (FragmentVerifies(0, &end)) return true;
+    // Within a block every fragment after the first starts a record; the first may continue
+    // one from the block before.
+    size_t pos = 0;
+    while (FragmentVerifies(pos, &end, &type)) {
+      if (type == kFullType || type == kFirstType) return true;
+      pos = end;
+    }
   }
   return false;
 }

@@ -3,9 +3,10 @@
 //
 // A torn tail is what a crash leaves at the end of the last file: a partial header or fragment,
 // a record whose last fragment never arrived, a fragment that fails its checksum or zero-filled
-// space, with nothing after it that verifies. Damage followed by anything that still verifies
-// (a later fragment in the same block, or the first fragment of a later block: every block
-// begins with one) is corruption in the middle of the file. Records before the first problem
+// space, with no intact record start after it. Damage followed by a record that verifies from
+// its start (a FULL or FIRST fragment later in the same block or in a later block; a later
+// piece of the damaged record itself does not count, as pages of one write may reach the disk
+// out of order) is corruption in the middle of the file. Records before the first problem
 // are returned as they are; the reader stops at the first problem (it never skips damage: a
 // record lost in the middle of a log changes what the rest means).
 //
@@ -65,8 +66,9 @@ class LogReader {
   bool ReadBlock();  // False at the end of the file or on an I/O error (io_status_ set).
   // Whether anything after the damage at the current position verifies. Consumes the file.
   bool AnythingVerifiesAfter(size_t next_in_block);
-  // Whether the fragment at `pos` of the current block is intact.
-  bool FragmentVerifies(size_t pos, size_t* end) const;
+  // Whether the fragment at `pos` of the current block is intact (*end: the byte after it,
+  // *type: its type).
+  bool FragmentVerifies(size_t pos, size_t* end, uint8_t* type) const;
   Outcome Fail(Outcome outcome, uint64_t offset, std::string problem);
   Outcome Damaged(uint64_t offset, std::string problem, size_t next_in_block);
 

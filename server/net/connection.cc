@@ -257,6 +257,7 @@ void Connection::OnUnblocked(std::string reply) {
   client_->blocked.store(false);
   block_timer_.cancel();
   reply_.buffer().append(reply);
+  NoteOutput();
   ProcessInput();
   ContinueAfterInput();
 }
@@ -284,6 +285,7 @@ void Connection::OnPushedOutput(std::string output) {
     return;
   }
   reply_.buffer().append(output);
+  NoteOutput();
   client_->output_buffer_bytes.store(PendingOutputBytes(), std::memory_order_relaxed);
   CheckOutputBufferLimit();  // A monitor that does not read is disconnected, as in Redis.
   if (closed_) return;
@@ -300,15 +302,6 @@ void Connection::ProcessInput() {
   }
   // An EXEC running on another thread finishes before this batch starts (transaction.h).
   TransactionGate::BatchScope gate(server_.transaction_gate());
-  // Whether this batch wrote: its replies then wait for the log record (appendfsync always).
-  struct RecordWatch {
-    uint64_t& last;
-    const uint64_t before = AppendOnlyLog::LastAppendedByThisThread();
-    ~RecordWatch() {
-      const uint64_t after = AppendOnlyLog::LastAppendedByThisThread();
-      if (after != before) last = after;
-    }
-  } record_watch{last_record_};
   Dispatcher::TimedBatch timed_batch;
   // Small collections written by this batch are stored back inline once, at its end.
   InlineCommandScope inline_batch(server_.keyspace().store());
@@ -345,7 +338,12 @@ void Connection::ProcessInput() {
     }
   }
   client_->query_buffer_bytes.store(end_ - begin_, std::memory_order_relaxed);
+  NoteOutput();
   CheckOutputBufferLimit();
+}
+
+void Connection::NoteOutput() {
+  if (server_.aof().replies_wait()) output_needs_ = server_.aof().appended();
 }
 
 void Connection::CheckQueryBufferLimit() {
@@ -418,7 +416,10 @@ void Connection::FinishWrite(bool failed) {
     return;
   }
   if (!reply_.buffer().empty()) {
-    DoWrite();  // Replies that arrived while writing (a blocked client's wake-up).
+    // Replies that arrived while writing (a blocked client's wake-up): through the thread's
+    // queue, which holds them until the log has what they may show.
+    write_pending_ = true;
+    owner_.QueueWrite(shared_from_this());
   } else if (close_after_write_) {
     Close();
   } else {

@@ -53,8 +53,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   void OnEvents();
 
   ClientState& client() { return *client_; }
-  // The last log record this connection's commands appended (AppendOnlyLog), 0 if none.
-  uint64_t last_record() const { return last_record_; }
+  // The log record (AppendOnlyLog::appended) as it was when output was last added: with
+  // appendfsync always, no byte of the pending output may be sent before it is durable (the
+  // output may show any write applied until then, this client's or another's).
+  uint64_t output_needs() const { return output_needs_; }
 
  private:
   friend class IoThread;  // FlushPendingWrites calls DoWrite.
@@ -138,7 +140,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   size_t begin_ = 0;
   size_t end_ = 0;
   std::string out_;
-  uint64_t last_record_ = 0;
+  uint64_t output_needs_ = 0;
+  // Output was added: it needs what the log has appended so far.
+  void NoteOutput();
   bool closed_ = false;
   bool close_after_write_ = false;
   bool read_pending_ = false;

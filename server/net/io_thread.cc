@@ -72,14 +72,12 @@ void IoThread::FlushPendingWrites() {
   batch.swap(pending_writes_);
   AppendOnlyLog& aof = server_.aof();
   if (aof.replies_wait()) {
-    // No reply may show a write before the log has it: every reply of this round waits for
-    // the records appended so far (Redis sends its replies after the fsync of its event loop
-    // round). While the log is failing, only replies of batches that wrote wait.
-    const bool failing = aof.writes_refused();
-    const uint64_t appended = aof.appended();
+    // No reply may show a write before the log has it: a connection's output waits for the
+    // records appended when it was produced (Redis sends its replies after the fsync of its
+    // event loop round). While the log fails, that means every reply waits (Redis exits).
     const uint64_t durable = aof.durable();
     for (auto& connection : batch) {
-      const uint64_t needed = failing ? connection->last_record() : appended;
+      const uint64_t needed = connection->output_needs();
       if (needed > durable) {
         durable_waits_.push_back({needed, std::move(connection)});
       } else {
@@ -111,6 +109,9 @@ void IoThread::OnDurable() {
   const bool release_all = !aof.enabled();
   std::vector<std::shared_ptr<Connection>> ready;
   for (size_t i = 0; i < durable_waits_.size();) {
+    // Output added while waiting may need more (a blocked client served meanwhile).
+    durable_waits_[i].record =
+        std::max(durable_waits_[i].record, durable_waits_[i].connection->output_needs());
     if (release_all || durable_waits_[i].record <= durable) {
       ready.push_back(std::move(durable_waits_[i].connection));
       durable_waits_[i] = std::move(durable_waits_.back());

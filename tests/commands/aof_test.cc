@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "persistence/log/log_reader.h"
+#include "persistence/log/log_record.h"
 #include "support/keyspace_digest.h"
 #include "support/mem_file_system.h"
 
@@ -292,6 +293,44 @@ TEST_F(AofTest, ACrashAtAnyStepOfCreatingTheDirectoryLeavesOneThatOpens) {
       EXPECT_EQ(client.Reply({"GET", "a"}), "\"1\"") << crash_at;
     }
   }
+}
+
+TEST_F(AofTest, OneCommandsEffectsAreOneRecord) {
+  auto server = Start();
+  InProcessClient client(*server);
+  std::vector<std::string> mset = {"MSET"};
+  for (int i = 0; i < 50; ++i) {
+    mset.push_back("k" + std::to_string(i));
+    mset.push_back("v");
+  }
+  client.Run(mset);
+  client.Run({"SADD", "a", "1", "2"});
+  client.Run({"SUNIONSTORE", "a", "a", "a"});  // DEL a, then SADD a: together.
+  WaitDurable(*server);
+  server.reset();
+  auto source = *fs_.NewSequentialFile(IncrPath());
+  persistence::log::LogReader reader(source.get());
+  std::string scratch;
+  std::string_view payload;
+  std::vector<size_t> effects;
+  persistence::log::DecodedRecord decoded;
+  while (reader.ReadRecord(&payload, &scratch) == persistence::log::LogReader::Outcome::kRecord) {
+    ASSERT_TRUE(persistence::log::DecodeRecord(payload, &decoded).ok());
+    effects.push_back(decoded.effect_count);
+  }
+  ASSERT_EQ(effects.size(), 3u);
+  EXPECT_EQ(effects[0], 50u);
+  EXPECT_EQ(effects[1], 1u);
+  EXPECT_GE(effects[2], 1u);
+}
+
+TEST_F(AofTest, AppendonlyCannotBeChangedAtRuntimeYet) {
+  auto server = Start();
+  InProcessClient client(*server);
+  const std::string reply = client.Reply({"CONFIG", "SET", "appendonly", "no"});
+  EXPECT_NE(reply.find("appendonly can't be changed at runtime yet"), std::string::npos) << reply;
+  EXPECT_EQ(client.Reply({"CONFIG", "GET", "appendonly"}), "[\"appendonly\", \"yes\"]");
+  EXPECT_TRUE(server->aof().enabled());
 }
 
 void WaitRewriteEnd(server::Server& server) {
