@@ -111,6 +111,9 @@ std::string AppendOnlyLog::PathOf(const std::string& name) const {
 
 absl::Status AppendOnlyLog::Open() {
   if (!settings_.appendonly.get() || enabled()) return absl::OkStatus();
+  // Clients that connect meanwhile get -LOADING: a write accepted before the log listens
+  // would not be logged (on a new directory too, while its files are created).
+  loading_.store(true);
   const std::string dir = DirectoryPath();
   if (absl::Status status = fs_->CreateDir(dir); !status.ok()) {
     return absl::Status(status.code(), StrCat("Can't open or create append-only dir ",

@@ -166,6 +166,21 @@ def measure(label, binary, workload, n, server_cpu, client_cpu):
         server.stop()
 
 
+def print_medians(title, fields, runs):
+    """Medians of each figure for gigakv and redis, and the median and spread of the per-round
+    ratios gigakv/redis."""
+    print(f"\n== {title}, medians ==")
+    print(f"{'figure':22} {'gigakv':>12} {'redis':>12} {'ratio':>8} {'spread':>15}")
+    for k in fields:
+        ours = [r[k] for r in runs["gigakv"]]
+        theirs = [r[k] for r in runs["redis"]]
+        ratios = [a / b for a, b in zip(ours, theirs) if b]
+        spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
+        ratio = f"{statistics.median(ratios):.2f}" if ratios else "-"
+        print(f"{k:22} {statistics.median(ours):12.4g} {statistics.median(theirs):12.4g} "
+              f"{ratio:>8} {spread:>15}")
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -190,16 +205,7 @@ def main(argv):
                     print(f"{workload} round {round_index + 1} {label}: " + ", ".join(
                         f"{k}={result[k]:.4g}" for k in fields + ["dataset_rss", "cow_size",
                                                                     "probe_count"]), flush=True)
-            print(f"\n== {workload} ({runs['gigakv'][0]['items']} items), medians ==")
-            print(f"{'figure':22} {'gigakv':>12} {'redis':>12} {'ratio':>8} {'spread':>15}")
-            for k in fields:
-                ours = [r[k] for r in runs["gigakv"]]
-                theirs = [r[k] for r in runs["redis"]]
-                ratios = [a / b for a, b in zip(ours, theirs) if b]
-                spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
-                ratio = f"{statistics.median(ratios):.2f}" if ratios else "-"
-                print(f"{k:22} {statistics.median(ours):12.4g} {statistics.median(theirs):12.4g} "
-                      f"{ratio:>8} {spread:>15}")
+            print_medians(f"{workload} ({runs['gigakv'][0]['items']} items)", fields, runs)
             for label in ("gigakv", "redis"):
                 extra = statistics.median(r["bgsave_extra_bytes"] for r in runs[label])
                 rss = statistics.median(r["dataset_rss"] for r in runs[label])

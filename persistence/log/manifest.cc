@@ -14,17 +14,6 @@ namespace {
 
 constexpr size_t kMaxLine = 1024;  // Redis's MANIFEST_MAX_LINE.
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // sdsneedsrepr: a name with blanks, quotes, backslashes or unprintable bytes is quoted.
 bool NeedsRepr(std::string_view name) {
   for (char c : name) {
