@@ -416,10 +416,15 @@ void Connection::FinishWrite(bool failed) {
     return;
   }
   if (!reply_.buffer().empty()) {
-    // Replies that arrived while writing (a blocked client's wake-up): through the thread's
-    // queue, which holds them until the log has what they may show.
-    write_pending_ = true;
-    owner_.QueueWrite(shared_from_this());
+    // Replies that arrived while writing (a blocked client's wake-up). With appendfsync
+    // always they go through the thread's queue, which holds them until the log has what
+    // they may show.
+    if (server_.aof().replies_wait()) {
+      write_pending_ = true;
+      owner_.QueueWrite(shared_from_this());
+    } else {
+      DoWrite();
+    }
   } else if (close_after_write_) {
     Close();
   } else {
