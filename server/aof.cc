@@ -524,6 +524,7 @@ void AppendOnlyLog::NotifyDurable(uint64_t record) {
 }
 
 void AppendOnlyLog::Cron() {
+  if (disable_requested_.exchange(false)) Close();
   if (rewrite_finished_.exchange(false)) {
     std::lock_guard<std::mutex> guard(rewrite_mutex_);
     if (rewrite_thread_.joinable() && !rewrite_running_.load()) rewrite_thread_.join();
@@ -670,7 +671,9 @@ bool AppendOnlyLog::SwitchLog() {
       status = file->Append(header);
     }
     if (status.ok()) status = file->Sync();
-    if (status.ok()) status = PersistManifest();
+    // Turning on at runtime, the manifest lists the log only with the base that goes with it
+    // (Redis's temporary INCR of AOF_WAIT_REWRITE).
+    if (status.ok() && !enabling_.load()) status = PersistManifest();
     if (!status.ok()) {
       spdlog::warn("Can't open the new append-only file {} for the rewrite: {}", name,
                    std::string(status.message()));
@@ -678,8 +681,10 @@ bool AppendOnlyLog::SwitchLog() {
       if (file != nullptr) (void)fs_->RemoveFile(PathOf(name));
       ok = false;
     } else {
-      closed_logs_size_ += file_->size();
-      (void)file_->Close();
+      if (file_ != nullptr) {
+        closed_logs_size_ += file_->size();
+        (void)file_->Close();
+      }
       file_ = std::move(file);
       writer_ = writer;
       incr_name_ = name;
@@ -697,17 +702,21 @@ bool AppendOnlyLog::SwitchLog() {
 }
 
 bool AppendOnlyLog::WriteAndSync(bool force_sync) {
+  if (file_ == nullptr) return true;  // Turning on at runtime: no log before the first switch.
   const AppendFsync policy = settings_.appendfsync.get();
   const int64_t now_ms = SteadyMs();
   auto fail = [&](const absl::Status& status, std::string_view what) {
-    if (!write_failed_.exchange(true) || now_ms - last_failure_log_ms_ >= kFailureLogIntervalMs) {
-      last_failure_log_ms_ = now_ms;
-      spdlog::warn("Error {} the AOF file {}: {}", what, incr_name_, std::string(status.message()));
-    }
+    // The reason first: a writer refused for writes_refused() reads it.
     const std::string message(status.message());
     const size_t colon = message.rfind(": ");
-    std::lock_guard<std::mutex> lock(error_mutex_);
-    last_error_ = colon == std::string::npos ? message : message.substr(colon + 2);
+    {
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      last_error_ = colon == std::string::npos ? message : message.substr(colon + 2);
+    }
+    if (!write_failed_.exchange(true) || now_ms - last_failure_log_ms_ >= kFailureLogIntervalMs) {
+      last_failure_log_ms_ = now_ms;
+      spdlog::warn("Error {} the AOF file {}: {}", what, incr_name_, message);
+    }
     return false;
   };
   if (resync_needed_) {
@@ -764,6 +773,67 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
 
 // --- Rewrite -------------------------------------------------------------------------------------
 
+void AppendOnlyLog::LoadManifestFromDisk() {
+  manifest_ = log::Manifest();
+  const std::string path = PathOf(log::ManifestName(settings_.appendfilename));
+  if (!fs_->FileExists(path)) return;
+  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs_->NewSequentialFile(path);
+  if (!file.ok()) return;
+  std::string text;
+  char buffer[4096];
+  while (true) {
+    absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
+    if (!got.ok() || *got == 0) break;
+    text.append(buffer, *got);
+  }
+  absl::StatusOr<log::Manifest> parsed = log::ParseManifest(text);
+  if (parsed.ok()) manifest_ = *std::move(parsed);
+}
+
+absl::Status AppendOnlyLog::Enable() {
+  if (enabled()) return absl::OkStatus();
+  if (rewrite_running_.load() || snapshots_.background_save_in_progress()) {
+    return absl::FailedPreconditionError(
+        "a background save or rewrite is in progress: try again once it ends");
+  }
+  if (absl::Status status = fs_->CreateDir(DirectoryPath()); !status.ok()) return status;
+  {
+    std::lock_guard<std::mutex> lock(manifest_mutex_);
+    LoadManifestFromDisk();
+  }
+  file_.reset();
+  writer_ = log::LogWriter();
+  batch_.clear();
+  unsynced_.clear();
+  resync_needed_ = false;
+  write_failed_.store(false);
+  synced_size_ = 0;
+  base_size_.store(0);
+  closed_logs_size_.store(0);
+  // Records before the instant are not this log's: nothing waits for them.
+  batch_last_ = written_last_ = appended_.load();
+  durable_.store(appended_.load());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = false;
+    pending_.clear();
+  }
+  if (thread_.joinable()) thread_.join();
+  enabling_.store(true);
+  enabled_.store(true, std::memory_order_release);
+  thread_ = std::thread([this] { Run(); });
+  absl::StatusOr<RewriteStart> started = StartRewrite();
+  if (!started.ok() || *started != RewriteStart::kStarted) {
+    enabling_.store(false);
+    rewrite_scheduled_.store(false);
+    Close();
+    return started.ok() ? absl::FailedPreconditionError("a background save is in progress")
+                        : started.status();
+  }
+  spdlog::info("Background append only file rewriting started to turn the AOF on");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<AppendOnlyLog::RewriteStart> AppendOnlyLog::StartRewrite() {
   std::lock_guard<std::mutex> guard(rewrite_mutex_);
   if (rewrite_running_.load()) {
@@ -780,33 +850,17 @@ absl::StatusOr<AppendOnlyLog::RewriteStart> AppendOnlyLog::StartRewrite() {
   std::string base;
   {
     std::lock_guard<std::mutex> lock(manifest_mutex_);
-    if (!logging) {
-      // The log is off: the rewrite writes a base (and manifest) after whatever is on disk.
-      manifest_ = log::Manifest();
-      const std::string path = PathOf(log::ManifestName(settings_.appendfilename));
-      absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file =
-          fs_->FileExists(path) ? fs_->NewSequentialFile(path)
-                                : absl::StatusOr<std::unique_ptr<persistence::SequentialFile>>(
-                                      absl::NotFoundError(""));
-      if (file.ok()) {
-        std::string text;
-        char buffer[4096];
-        while (true) {
-          absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
-          if (!got.ok() || *got == 0) break;
-          text.append(buffer, *got);
-        }
-        absl::StatusOr<log::Manifest> parsed = log::ParseManifest(text);
-        if (parsed.ok()) manifest_ = *std::move(parsed);
-      }
-    }
+    if (!logging) LoadManifestFromDisk();
     base = StrCat(settings_.appendfilename, ".", manifest_.base_seq + 1, ".base.rdb");
   }
   absl::StatusOr<std::unique_ptr<persistence::rdb::RdbSnapshot>> snapshot =
       snapshots_.BeginSnapshot(/*aof_base=*/true, [&] {
         if (!logging) return;
         // Nothing publishes now: records up to here are in the snapshot, the rest go to the
-        // new log.
+        // new log. Turning on at runtime, the log starts listening here.
+        if (enabling_.load()) {
+          keyspace_.changes().SetInterest(this, ChangeConsumer::Interest::kEffects);
+        }
         std::lock_guard<std::mutex> lock(mutex_);
         switch_requested_ = true;
         switch_after_ = appended_.load();
@@ -904,6 +958,7 @@ void AppendOnlyLog::RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> sn
     current_size_.store(base_bytes + incr_bytes);
     rewrite_base_size_.store(base_bytes + incr_bytes);
     DeleteHistory();
+    if (enabling_.exchange(false)) spdlog::info("AOF is now on (appendonly yes)");
     last_rewrite_ok_.store(true);
     rewrite_failures_.store(0);
     spdlog::info("Background AOF rewrite finished successfully");
@@ -912,6 +967,11 @@ void AppendOnlyLog::RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> sn
       spdlog::warn("Background AOF rewrite failed: {}", std::string(status.message()));
       last_rewrite_ok_.store(false);
       rewrite_failures_.fetch_add(1);
+    }
+    if (enabling_.load()) {
+      // Without its base the log is of no use: the cron turns it off again.
+      spdlog::warn("Turning the AOF on failed: it stays off");
+      disable_requested_.store(true);
     }
   }
   rewrite_running_.store(false);

@@ -65,8 +65,13 @@ class AppendOnlyLog : public ChangeConsumer {
   // the file comment). An error stops start-up; it names the file, the offset and the problem.
   absl::Status Open();
   // Writes and fsyncs what is buffered, stops the log thread and detaches from the change
-  // stream. Idempotent.
+  // stream. Idempotent. CONFIG SET appendonly no.
   void Close();
+  // CONFIG SET appendonly yes: starts logging at a snapshot's instant and writes that snapshot
+  // as the base; the manifest lists the new log only once its base is in place (a crash
+  // before leaves the directory as it was). FailedPrecondition while a background save or
+  // rewrite runs. If the base cannot be written the log goes off again (logged).
+  absl::Status Enable();
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }
   bool loading() const { return loading_.load(std::memory_order_relaxed); }
 
@@ -167,6 +172,7 @@ class AppendOnlyLog : public ChangeConsumer {
   bool SwitchLog();
   void RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> snapshot, std::string base);
   void DeleteHistory();
+  void LoadManifestFromDisk();  // manifest_ from the directory (empty if none); manifest lock.
   // At start: temp files of an interrupted rewrite, and history files still listed.
   void RemoveLeftovers();
   // Writes batch_ (after a failed fsync, first the unsynced bytes before it again) and fsyncs
@@ -231,6 +237,8 @@ class AppendOnlyLog : public ChangeConsumer {
   std::thread rewrite_thread_;
   persistence::rdb::RdbSnapshot* rewrite_snapshot_ = nullptr;  // Guarded by rewrite_mutex_.
   std::atomic<bool> rewrite_running_{false};
+  std::atomic<bool> enabling_{false};           // Enable()'s rewrite has not finished.
+  std::atomic<bool> disable_requested_{false};  // It failed: Cron closes the log.
   std::atomic<bool> rewrite_finished_{false};
   std::atomic<bool> rewrite_scheduled_{false};
   std::atomic<int64_t> rewrite_start_ms_{0};

@@ -48,12 +48,11 @@ Server::Server(Config& config, ServerOptions options)
            options.file_system != nullptr ? options.file_system : persistence::PosixFileSystem()) {
   CalibrateCycleClockOnce();
   config_.AddApplier([this](std::string_view name) {
-    if (name == "appendonly" && settings_.appendonly.get() != aof_.enabled()) {
-      // Turning the log on needs a base of the live dataset first, off a clean close: not
-      // yet done at runtime, and silently ignoring it would lose data at the next restart.
-      return absl::FailedPreconditionError(
-          "appendonly can't be changed at runtime yet; set it in the config file and restart");
-    }
+    if (name != "appendonly") return absl::OkStatus();
+    // As Redis: on, a base of the live dataset first (in the background); off, fsynced and
+    // closed now.
+    if (settings_.appendonly.get() && !aof_.enabled()) return aof_.Enable();
+    if (!settings_.appendonly.get() && aof_.enabled()) aof_.Close();
     return absl::OkStatus();
   });
 }

@@ -324,15 +324,6 @@ TEST_F(AofTest, OneCommandsEffectsAreOneRecord) {
   EXPECT_GE(effects[2], 1u);
 }
 
-TEST_F(AofTest, AppendonlyCannotBeChangedAtRuntimeYet) {
-  auto server = Start();
-  InProcessClient client(*server);
-  const std::string reply = client.Reply({"CONFIG", "SET", "appendonly", "no"});
-  EXPECT_NE(reply.find("appendonly can't be changed at runtime yet"), std::string::npos) << reply;
-  EXPECT_EQ(client.Reply({"CONFIG", "GET", "appendonly"}), "[\"appendonly\", \"yes\"]");
-  EXPECT_TRUE(server->aof().enabled());
-}
-
 void WaitRewriteEnd(server::Server& server) {
   for (int i = 0; i < 10000 && server.aof().rewrite_in_progress(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -432,6 +423,38 @@ TEST_F(AofTest, ACrashAtAnyStepOfARewriteLeavesEveryDurableWrite) {
       EXPECT_EQ(client.Reply({"GET", "during"}), "\"x\"") << crash_at;
     }
   }
+}
+
+TEST_F(AofTest, AppendonlyTurnsOnAndOffAtRuntime) {
+  Digest before;
+  {
+    auto server = Start("always", nullptr, {{"appendonly", "no"}});
+    ASSERT_NE(server, nullptr);
+    EXPECT_FALSE(server->aof().enabled());
+    InProcessClient client(*server);
+    for (int i = 0; i < 500; ++i) client.Run({"SET", "k" + std::to_string(i), "before"});
+    client.Run({"RPUSH", "list", "a"});
+    EXPECT_EQ(client.Reply({"CONFIG", "SET", "appendonly", "yes"}), "+OK");
+    EXPECT_TRUE(server->aof().enabled());
+    for (int i = 0; i < 500; i += 3) client.Run({"SET", "k" + std::to_string(i), "during"});
+    WaitRewriteEnd(*server);
+    EXPECT_TRUE(server->aof().info().last_rewrite_ok);
+    client.Run({"RPUSH", "list", "b"});
+    WaitDurable(*server);
+    before = KeyspaceDigest(*server);
+    // Off: fsynced and closed; writes are no longer logged.
+    EXPECT_EQ(client.Reply({"CONFIG", "SET", "appendonly", "no"}), "+OK");
+    EXPECT_FALSE(server->aof().enabled());
+    client.Run({"SET", "unlogged", "x"});
+  }
+  char cwd[4096];
+  const std::string dir = std::string(::getcwd(cwd, sizeof(cwd))) + "/appendonlydir/";
+  EXPECT_EQ(fs_.Contents(dir + "appendonly.aof.manifest"),
+            "file appendonly.aof.1.base.rdb seq 1 type b\n"
+            "file appendonly.aof.1.incr.gkv seq 1 type i\n");
+  auto server = Start();
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(KeyspaceDigest(*server), before) << DescribeDifference(before, KeyspaceDigest(*server));
 }
 
 }  // namespace

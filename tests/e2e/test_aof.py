@@ -287,3 +287,27 @@ def test_sigkill_during_a_rewrite_loses_nothing_acknowledged(server_factory):
     _start_again(server)
     assert dump_dataset(server.client()) == before
     assert not [p.name for p in directory.iterdir() if p.name.startswith("temp-")]
+
+
+def test_config_set_appendonly_turns_the_log_on_and_off(server_factory):
+    server = server_factory("--save", "", "--appendfsync", "always")
+    client = server.client()
+    fill_every_type(client)
+    assert client.config_set("appendonly", "yes")
+    client.set("right-after", "1")
+    wait_until(lambda: _rewrite_done(client), 60, message="the base to be written")
+    info = client.info("persistence")
+    assert info["aof_enabled"] == 1 and info["aof_last_bgrewrite_status"] == "ok"
+    directory = server.workdir / "appendonlydir"
+    assert (directory / "appendonly.aof.manifest").read_text() == (
+        "file appendonly.aof.1.base.rdb seq 1 type b\n"
+        "file appendonly.aof.1.incr.gkv seq 1 type i\n")
+    client.set("later", "2")
+    before = dump_dataset(client)
+    _kill(server)
+    server.argv += ["--appendonly", "yes"]
+    _start_again(server)
+    client = server.client()
+    assert dump_dataset(client) == before
+    assert client.config_set("appendonly", "no")
+    assert client.info("persistence")["aof_enabled"] == 0
