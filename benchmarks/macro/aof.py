@@ -13,7 +13,6 @@ Rounds alternate between the servers; medians and the per-round ratios gigakv/re
 spread. Standard library only (server helpers from memory.py). Run with --help for options.
 """
 
-import argparse
 import array
 import multiprocessing
 import os
@@ -24,7 +23,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from memory import Connection, Server, stop_all, stop_server  # noqa: E402
-from rdb import info_field, load, percentile, print_medians, probe  # noqa: E402
+from rdb import (info_field, load, percentile, print_medians, probe,  # noqa: E402
+                 side_by_side_parser)
 
 AOF_ARGS = ["--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
             "--auto-aof-rewrite-percentage", "0"]
@@ -93,16 +93,7 @@ def measure(label, binary, workload, n, server_cpu, client_cpu):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--server", default="build/gigakv-server")
-    parser.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
-    parser.add_argument("--keys", type=int, default=1_000_000)
-    parser.add_argument("--workloads", default="strings")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--server-cpu", type=int, default=0)
-    parser.add_argument("--client-cpu", type=int, default=1)
-    args = parser.parse_args(argv)
+    args = side_by_side_parser(__doc__, "strings").parse_args(argv)
     fields = ["log_bytes", "load_s", "ready_s", "rewrite_s", "probe_p50_ms", "probe_p99_ms",
               "probe_max_ms"]
     try:

@@ -166,6 +166,20 @@ def measure(label, binary, workload, n, server_cpu, client_cpu):
         server.stop()
 
 
+def side_by_side_parser(doc, workloads):
+    """The options of the side-by-side persistence benchmarks (rdb.py, aof.py)."""
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", default="build/gigakv-server")
+    parser.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
+    parser.add_argument("--keys", type=int, default=1_000_000, help="strings / hash fields")
+    parser.add_argument("--workloads", default=workloads)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--server-cpu", type=int, default=0)
+    parser.add_argument("--client-cpu", type=int, default=1)
+    return parser
+
+
 def print_medians(title, fields, runs):
     """Medians of each figure for gigakv and redis, and the median and spread of the per-round
     ratios gigakv/redis."""
@@ -182,16 +196,7 @@ def print_medians(title, fields, runs):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--server", default="build/gigakv-server")
-    parser.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
-    parser.add_argument("--keys", type=int, default=1_000_000, help="strings / hash fields")
-    parser.add_argument("--workloads", default=",".join(WORKLOADS))
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--server-cpu", type=int, default=0)
-    parser.add_argument("--client-cpu", type=int, default=1)
-    args = parser.parse_args(argv)
+    args = side_by_side_parser(__doc__, ",".join(WORKLOADS)).parse_args(argv)
     fields = ["save_s", "file_bytes", "load_s", "bgsave_s", "bgsave_extra_bytes", "probe_p99_ms",
               "probe_max_ms"]
     try:
