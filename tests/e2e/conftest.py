@@ -16,6 +16,7 @@ died on its own during a test (a crash) makes the test error at teardown, with i
 Environment:
 - GIGAKV_SERVER: the gigakv-server binary (default: <repo>/build/gigakv-server).
 - GIGAKV_CHECK_RDB: the gigakv-check-rdb binary (default: next to the gigakv-server binary).
+- GIGAKV_CHECK_AOF: the gigakv-check-aof binary (default: next to the gigakv-server binary).
 - GIGAKV_FIXTURES_DIR: the shared test data (default: <repo>/../shared/fixtures); tests that read
   it are skipped, saying so, when it is absent.
 - GIGAKV_E2E_TARGET=redis: run the suite against Debian's redis-server instead of gigakv, to check
@@ -80,6 +81,17 @@ def check_rdb_binary(gigakv_binary) -> Path:
     if not os.access(path, os.X_OK):
         pytest.fail(f"gigakv-check-rdb binary not found at {path}; build it or set "
                     "GIGAKV_CHECK_RDB")
+    return path
+
+
+@pytest.fixture(scope="session")
+def check_aof_binary(gigakv_binary) -> Path:
+    """gigakv-check-aof, built next to gigakv-server."""
+    default = Path(gigakv_binary).parent / "gigakv-check-aof"
+    path = Path(os.environ.get("GIGAKV_CHECK_AOF", default))
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"gigakv-check-aof binary not found at {path}; build it or set "
+                    "GIGAKV_CHECK_AOF")
     return path
 
 

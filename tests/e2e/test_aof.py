@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import signal
+import subprocess
 import threading
 import time
 
@@ -311,3 +312,38 @@ def test_config_set_appendonly_turns_the_log_on_and_off(server_factory):
     assert dump_dataset(client) == before
     assert client.config_set("appendonly", "no")
     assert client.info("persistence")["aof_enabled"] == 0
+
+
+def test_check_aof_reports_dumps_counts_and_fixes(server_factory, check_aof_binary):
+    server = server_factory(*AOF_ARGS, "--appendfsync", "always")
+    client = server.client()
+    client.set("a", "hello world")
+    client.rpush("l", "x", "y")
+    client.mset({"m1": "1", "m2": "2"})
+    _kill(server)
+    manifest = server.workdir / "appendonlydir" / "appendonly.aof.manifest"
+
+    def check(*args):
+        return subprocess.run([str(check_aof_binary), *args, str(manifest)], capture_output=True,
+                              text=True, timeout=60)
+
+    result = check("--dump", "--stats")
+    assert result.returncode == 0, result.stdout
+    assert 'db 0: SET a "hello world"' in result.stdout
+    assert "MULTI\ndb 0: SET m1 1\ndb 0: SET m2 2\nEXEC\n" in result.stdout
+    assert "All AOF files and manifest are valid" in result.stdout
+    assert "SET                  3" in result.stdout
+    log = server.workdir / "appendonlydir" / "appendonly.aof.1.incr.gkv"
+    log.write_bytes(log.read_bytes()[:-3])
+    result = check()
+    assert result.returncode == 1
+    assert "AOF appendonly.aof.1.incr.gkv: torn tail at offset" in result.stdout
+    result = check("--fix", "--yes")
+    assert result.returncode == 0, result.stdout
+    assert "Successfully cut appendonly.aof.1.incr.gkv" in result.stdout
+    assert check().returncode == 0
+    _start_again(server)
+    client = server.client()
+    assert client.get("a") == b"hello world"
+    assert client.lrange("l", 0, -1) == [b"x", b"y"]
+    assert client.exists("m1", "m2") == 0  # The cut record: the whole MSET, as one.

@@ -1,0 +1,223 @@
+// gigakv-check-aof [--fix [--yes]] [--dump] [--stats] <manifest | log file> — checks an
+// append-only directory as redis-check-aof checks Redis's: the manifest, its RDB base
+// (rdb_check.h) and every incremental log in order (log_check.h). Prints each file's verdict and
+// exits 0 when all are sound, or names the first bad record (file, offset, reason) and exits 1.
+// --fix cuts the last log at its first problem (after asking; --yes answers for scripts); a
+// problem in an earlier file cannot be fixed by cutting. --dump prints the records as commands,
+// --stats counts effects per command. A Redis log (RESP) in the manifest is reported as not
+// checked (redis-check-aof reads those).
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gigakv/strings.h"
+#include "persistence/file_system.h"
+#include "persistence/log/log_check.h"
+#include "persistence/log/log_format.h"
+#include "persistence/log/manifest.h"
+#include "persistence/rdb/rdb_check.h"
+#include "persistence/rdb/rdb_io.h"
+
+namespace {
+
+using namespace std::string_view_literals;
+namespace persistence = gigakv::persistence;
+namespace log = gigakv::persistence::log;
+using gigakv::StrCat;
+
+constexpr std::string_view kUsage =
+    "Usage: gigakv-check-aof [--fix [--yes]] [--dump] [--stats] <file.manifest | log-file>\n"
+    "Checks gigakv's append-only files: the manifest, its RDB base and every incremental log,\n"
+    "or a single log file. Exit status 0 when all are sound, 1 otherwise.\n"
+    "  --fix      cut the last log at its first bad record (asks first)\n"
+    "  --yes      answer yes to --fix's question\n"
+    "  --dump     print every record as commands\n"
+    "  --stats    count the effects per command\n"
+    "  -h, --help print this help\n"sv;
+
+struct Options {
+  bool fix = false;
+  bool yes = false;
+  bool dump = false;
+  bool stats = false;
+  std::string path;
+};
+
+persistence::FileSystem* Fs() { return persistence::PosixFileSystem(); }
+
+bool ReadAll(const std::string& path, std::string* out) {
+  auto file = Fs()->NewSequentialFile(path);
+  if (!file.ok()) return false;
+  char buffer[65536];
+  while (true) {
+    absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
+    if (!got.ok()) return false;
+    if (*got == 0) return true;
+    out->append(buffer, *got);
+  }
+}
+
+bool CheckBase(const std::string& path, const std::string& name) {
+  auto file = Fs()->NewSequentialFile(path);
+  if (!file.ok()) {
+    std::printf("BASE AOF %s can't be opened: %s\n", name.c_str(),
+                std::string(file.status().message()).c_str());
+    return false;
+  }
+  persistence::SequentialFile* source = file->get();
+  persistence::rdb::RdbReader reader(
+      [source](char* buffer, size_t capacity) { return source->Read(capacity, buffer); });
+  persistence::rdb::RdbCheckOptions options;
+  const persistence::rdb::RdbCheckReport report = persistence::rdb::CheckRdb(reader, options);
+  if (!report.status.ok()) {
+    std::fputs(persistence::rdb::FormatRdbCheckReport(report, name).c_str(), stdout);
+    std::printf("BASE AOF %s is not valid\n", name.c_str());
+    return false;
+  }
+  std::printf("BASE AOF %s is valid (%llu keys)\n", name.c_str(),
+              static_cast<unsigned long long>(report.keys()));
+  return true;
+}
+
+bool Confirm(const Options& options, const std::string& question) {
+  std::printf("%s Continue? [y/N]: ", question.c_str());
+  if (options.yes) {
+    std::printf("y (--yes)\n");
+    return true;
+  }
+  std::fflush(stdout);
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+// Checks one log; `last`: --fix may cut it. Returns whether it is (now) sound.
+bool CheckIncr(const std::string& path, const std::string& name, bool last, const Options& options,
+               std::map<std::string, uint64_t>* stats) {
+  auto file = Fs()->NewSequentialFile(path);
+  if (!file.ok()) {
+    std::printf("AOF %s can't be opened: %s\n", name.c_str(),
+                std::string(file.status().message()).c_str());
+    return false;
+  }
+  char first = 0;
+  {
+    auto peek = Fs()->NewSequentialFile(path);
+    absl::StatusOr<size_t> got = peek.ok() ? (*peek)->Read(1, &first) : absl::StatusOr<size_t>(0);
+    if (got.ok() && *got == 1 && first == '*') {
+      std::printf("AOF %s is a Redis AOF (RESP): not checked here, use redis-check-aof\n",
+                  name.c_str());
+      return true;
+    }
+  }
+  std::string dump;
+  const log::LogCheckResult result = log::CheckLog(**file, options.dump ? &dump : nullptr);
+  std::fputs(dump.c_str(), stdout);
+  for (const auto& [command, count] : result.per_command) (*stats)[command] += count;
+  if (result.outcome == log::LogReader::Outcome::kEnd) {
+    std::printf("INCR AOF %s is valid (%llu records)\n", name.c_str(),
+                static_cast<unsigned long long>(result.records));
+    return true;
+  }
+  const char* kind = result.outcome == log::LogReader::Outcome::kTornTail  ? "torn tail"
+                     : result.outcome == log::LogReader::Outcome::kIoError ? "read error"
+                                                                           : "bad record";
+  std::printf("AOF %s: %s at offset %llu: %s (%llu good records before it)\n", name.c_str(), kind,
+              static_cast<unsigned long long>(result.problem_offset), result.problem.c_str(),
+              static_cast<unsigned long long>(result.records));
+  if (!options.fix) return false;
+  if (!last) {
+    std::printf("Only the last AOF file can be fixed by cutting it: %s is not the last\n",
+                name.c_str());
+    return false;
+  }
+  absl::StatusOr<uint64_t> size = Fs()->FileSize(path);
+  const uint64_t removed = size.ok() && *size > result.valid_end ? *size - result.valid_end : 0;
+  if (!Confirm(options, StrCat("This will cut ", name, " at offset ", result.valid_end,
+                               ", removing ", removed, " bytes."))) {
+    std::printf("Not fixed.\n");
+    return false;
+  }
+  if (absl::Status status = Fs()->Truncate(path, result.valid_end); !status.ok()) {
+    std::printf("Failed to cut %s: %s\n", name.c_str(), std::string(status.message()).c_str());
+    return false;
+  }
+  std::printf("Successfully cut %s at offset %llu\n", name.c_str(),
+              static_cast<unsigned long long>(result.valid_end));
+  return true;
+}
+
+int Run(const Options& options) {
+  std::map<std::string, uint64_t> stats;
+  bool ok = true;
+  const std::string& path = options.path;
+  if (path.size() > 9 && path.compare(path.size() - 9, 9, ".manifest") == 0) {
+    std::string text;
+    if (!ReadAll(path, &text)) {
+      std::printf("Can't read the AOF manifest %s\n", path.c_str());
+      return 1;
+    }
+    absl::StatusOr<log::Manifest> manifest = log::ParseManifest(text);
+    if (!manifest.ok()) {
+      std::printf("Invalid AOF manifest %s: %s\n", path.c_str(),
+                  std::string(manifest.status().message()).c_str());
+      return 1;
+    }
+    const std::string dir = persistence::DirName(path);
+    std::printf("Start checking Multi Part AOF\n");
+    if (manifest->base) {
+      std::printf("Start to check BASE AOF (RDB format).\n");
+      ok = CheckBase(persistence::JoinPath(dir, manifest->base->name), manifest->base->name);
+    }
+    std::printf("Start to check INCR files.\n");
+    for (size_t i = 0; ok && i < manifest->incrs.size(); ++i) {
+      const std::string& name = manifest->incrs[i].name;
+      ok = CheckIncr(persistence::JoinPath(dir, name), name, i + 1 == manifest->incrs.size(),
+                     options, &stats);
+    }
+    if (ok) std::printf("All AOF files and manifest are valid\n");
+  } else {
+    ok = CheckIncr(path, path, /*last=*/true, options, &stats);
+  }
+  if (options.stats) {
+    for (const auto& [command, count] : stats) {
+      std::printf("%-20s %llu\n", command.c_str(), static_cast<unsigned long long>(count));
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h"sv || arg == "--help"sv) {
+      std::fputs(std::string(kUsage).c_str(), stdout);
+      return 0;
+    }
+    if (arg == "--fix"sv) {
+      options.fix = true;
+    } else if (arg == "--yes"sv) {
+      options.yes = true;
+    } else if (arg == "--dump"sv) {
+      options.dump = true;
+    } else if (arg == "--stats"sv) {
+      options.stats = true;
+    } else if (options.path.empty() && !arg.empty() && arg[0] != '-') {
+      options.path = std::string(arg);
+    } else {
+      std::fputs(std::string(kUsage).c_str(), stderr);
+      return 1;
+    }
+  }
+  if (options.path.empty()) {
+    std::fputs(std::string(kUsage).c_str(), stderr);
+    return 1;
+  }
+  return Run(options);
+}
