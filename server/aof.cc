@@ -525,10 +525,7 @@ void AppendOnlyLog::NotifyDurable(uint64_t record) {
 
 void AppendOnlyLog::Cron() {
   if (disable_requested_.exchange(false)) Close();
-  if (rewrite_finished_.exchange(false)) {
-    std::lock_guard<std::mutex> guard(rewrite_mutex_);
-    if (rewrite_thread_.joinable() && !rewrite_running_.load()) rewrite_thread_.join();
-  }
+  if (rewrite_finished_.exchange(false)) JoinRewriteThread();
   if (!rewrite_running_.load()) {
     if (rewrite_scheduled_.load() && !snapshots_.background_save_in_progress()) {
       (void)StartRewrite();
@@ -791,7 +788,11 @@ void AppendOnlyLog::LoadManifestFromDisk() {
 }
 
 absl::Status AppendOnlyLog::Enable() {
+  // The lock covers the set-up only: the rewrite below waits for every I/O thread's batch,
+  // and one of them may be closing the log meanwhile.
+  std::unique_lock<std::mutex> closing(close_mutex_);
   if (enabled()) return absl::OkStatus();
+  disable_requested_.store(false);
   if (rewrite_running_.load() || snapshots_.background_save_in_progress()) {
     return absl::FailedPreconditionError(
         "a background save or rewrite is in progress: try again once it ends");
@@ -822,6 +823,7 @@ absl::Status AppendOnlyLog::Enable() {
   enabling_.store(true);
   enabled_.store(true, std::memory_order_release);
   thread_ = std::thread([this] { Run(); });
+  closing.unlock();
   absl::StatusOr<RewriteStart> started = StartRewrite();
   if (!started.ok() || *started != RewriteStart::kStarted) {
     enabling_.store(false);
@@ -835,18 +837,27 @@ absl::Status AppendOnlyLog::Enable() {
 }
 
 absl::StatusOr<AppendOnlyLog::RewriteStart> AppendOnlyLog::StartRewrite() {
-  std::lock_guard<std::mutex> guard(rewrite_mutex_);
-  if (rewrite_running_.load()) {
+  // Claimed before the snapshot's instant, with no lock held: the instant waits for every I/O
+  // thread to finish its batch, and one of them may be asking for a rewrite too (it must get
+  // "already in progress", not wait behind a lock).
+  bool idle = false;
+  if (!rewrite_running_.compare_exchange_strong(idle, true)) {
     return absl::FailedPreconditionError(
         "Background append only file rewriting already in progress");
   }
+  auto release = [this](auto result) {
+    rewrite_running_.store(false);
+    return result;
+  };
   if (snapshots_.background_save_in_progress()) {
     rewrite_scheduled_.store(true);
-    return RewriteStart::kScheduled;
+    return release(absl::StatusOr<RewriteStart>(RewriteStart::kScheduled));
   }
-  if (rewrite_thread_.joinable()) rewrite_thread_.join();
+  JoinRewriteThread();
   const bool logging = enabled();
-  if (absl::Status status = fs_->CreateDir(DirectoryPath()); !status.ok()) return status;
+  if (absl::Status status = fs_->CreateDir(DirectoryPath()); !status.ok()) {
+    return release(absl::StatusOr<RewriteStart>(status));
+  }
   std::string base;
   {
     std::lock_guard<std::mutex> lock(manifest_mutex_);
@@ -868,17 +879,22 @@ absl::StatusOr<AppendOnlyLog::RewriteStart> AppendOnlyLog::StartRewrite() {
         wake_.notify_one();
       });
   if (!snapshot.ok()) {
-    if (!absl::IsFailedPrecondition(snapshot.status())) return snapshot.status();
+    if (!absl::IsFailedPrecondition(snapshot.status())) {
+      return release(absl::StatusOr<RewriteStart>(snapshot.status()));
+    }
     rewrite_scheduled_.store(true);  // Another snapshot holds the store.
-    return RewriteStart::kScheduled;
+    return release(absl::StatusOr<RewriteStart>(RewriteStart::kScheduled));
   }
   rewrite_scheduled_.store(false);
-  rewrite_running_.store(true);
   rewrite_finished_.store(false);
   rewrite_start_ms_.store(SteadyMs());
   rewrites_.fetch_add(1);
-  rewrite_snapshot_ = snapshot->get();
+  {
+    std::lock_guard<std::mutex> guard(rewrite_mutex_);
+    rewrite_snapshot_ = snapshot->get();
+  }
   spdlog::info("Background append only file rewriting started");
+  std::lock_guard<std::mutex> join_guard(rewrite_join_mutex_);
   rewrite_thread_ = std::thread(
       [this, taken = *std::move(snapshot), base]() mutable { RunRewrite(std::move(taken), base); });
   return RewriteStart::kStarted;
@@ -968,7 +984,7 @@ void AppendOnlyLog::RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> sn
       last_rewrite_ok_.store(false);
       rewrite_failures_.fetch_add(1);
     }
-    if (enabling_.load()) {
+    if (enabling_.load() && !absl::IsCancelled(status)) {
       // Without its base the log is of no use: the cron turns it off again.
       spdlog::warn("Turning the AOF on failed: it stays off");
       disable_requested_.store(true);
@@ -997,11 +1013,22 @@ void AppendOnlyLog::AbortRewrite() {
     std::lock_guard<std::mutex> guard(rewrite_mutex_);
     if (rewrite_snapshot_ != nullptr) rewrite_snapshot_->Cancel();
   }
+  JoinRewriteThread();
+}
+
+void AppendOnlyLog::JoinRewriteThread() {
+  std::lock_guard<std::mutex> guard(rewrite_join_mutex_);
   if (rewrite_thread_.joinable()) rewrite_thread_.join();
 }
 
 void AppendOnlyLog::Close() {
+  std::lock_guard<std::mutex> closing(close_mutex_);
+  CloseLocked();
+}
+
+void AppendOnlyLog::CloseLocked() {
   AbortRewrite();
+  enabling_.store(false);
   if (!enabled()) return;
   keyspace_.changes().SetInterest(this, ChangeConsumer::Interest::kNone);
   {

@@ -172,6 +172,8 @@ class AppendOnlyLog : public ChangeConsumer {
   bool SwitchLog();
   void RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> snapshot, std::string base);
   void DeleteHistory();
+  void JoinRewriteThread();     // Under rewrite_join_mutex_ (never held across the gate).
+  void CloseLocked();           // Close's work; close_mutex_ held.
   void LoadManifestFromDisk();  // manifest_ from the directory (empty if none); manifest lock.
   // At start: temp files of an interrupted rewrite, and history files still listed.
   void RemoveLeftovers();
@@ -232,11 +234,13 @@ class AppendOnlyLog : public ChangeConsumer {
   uint64_t switch_after_ = 0;  // Records up to this number go to the old log.
   // Set by the log thread once it switched (or could not); the rewrite thread waits on it.
   std::condition_variable switch_done_cv_;
-  int switch_state_ = 0;      // Guarded by mutex_: 0 pending, 1 done, -1 failed.
-  std::mutex rewrite_mutex_;  // Starts and ends of rewrites.
+  int switch_state_ = 0;           // Guarded by mutex_: 0 pending, 1 done, -1 failed.
+  std::mutex rewrite_mutex_;       // Guards rewrite_snapshot_ (briefly; never across the gate).
+  std::mutex rewrite_join_mutex_;  // Guards rewrite_thread_: its start and its joins.
+  std::mutex close_mutex_;         // Close and Enable, from the cron and CONFIG SET.
   std::thread rewrite_thread_;
   persistence::rdb::RdbSnapshot* rewrite_snapshot_ = nullptr;  // Guarded by rewrite_mutex_.
-  std::atomic<bool> rewrite_running_{false};
+  std::atomic<bool> rewrite_running_{false};    // Claimed by StartRewrite: starting or running.
   std::atomic<bool> enabling_{false};           // Enable()'s rewrite has not finished.
   std::atomic<bool> disable_requested_{false};  // It failed: Cron closes the log.
   std::atomic<bool> rewrite_finished_{false};

@@ -347,3 +347,47 @@ def test_check_aof_reports_dumps_counts_and_fixes(server_factory, check_aof_bina
     assert client.get("a") == b"hello world"
     assert client.lrange("l", 0, -1) == [b"x", b"y"]
     assert client.exists("m1", "m2") == 0  # The cut record: the whole MSET, as one.
+
+
+def test_concurrent_rewrites_and_quick_toggles_neither_hang_nor_lose_the_log(server_factory):
+    server = server_factory(*AOF_ARGS, "--appendfsync", "always", "--io-threads", "2")
+    fill_every_type(server.client())
+    stop = threading.Event()
+    replies: list = []
+
+    def hammer():
+        client = redis.Redis(host="127.0.0.1", port=server.port, socket_timeout=10)
+        try:
+            while not stop.is_set():
+                try:
+                    replies.append(client.bgrewriteaof())
+                except redis.ResponseError as error:
+                    replies.append(str(error))
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=hammer) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    time.sleep(2)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads), "BGREWRITEAOF hung"
+    client = server.client()
+    assert client.ping()
+    assert any("already in progress" in str(reply) for reply in replies)
+    wait_until(lambda: _rewrite_done(client), 60, message="the last rewrite to finish")
+    # Off, on, off, on in one pipeline: the log ends up on, and stays on.
+    pipe = client.pipeline(transaction=False)
+    for value in ("no", "yes", "no", "yes"):
+        pipe.config_set("appendonly", value)
+    pipe.execute()
+    wait_until(lambda: _rewrite_done(client), 60, message="the turn-on rewrite to finish")
+    time.sleep(0.5)  # A cron tick or more.
+    assert client.info("persistence")["aof_enabled"] == 1
+    client.set("last", "write")
+    before = dump_dataset(client)
+    _kill(server)
+    _start_again(server)
+    assert dump_dataset(server.client()) == before
