@@ -73,26 +73,24 @@ def gigakv_binary() -> Path:
     return path
 
 
+def _tool_binary(gigakv_binary, name: str, variable: str) -> Path:
+    """A tool built next to gigakv-server (or where `variable` says)."""
+    path = Path(os.environ.get(variable, Path(gigakv_binary).parent / name))
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"{name} binary not found at {path}; build it or set {variable}")
+    return path
+
+
 @pytest.fixture(scope="session")
 def check_rdb_binary(gigakv_binary) -> Path:
     """gigakv-check-rdb, built next to gigakv-server."""
-    default = Path(gigakv_binary).parent / "gigakv-check-rdb"
-    path = Path(os.environ.get("GIGAKV_CHECK_RDB", default))
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"gigakv-check-rdb binary not found at {path}; build it or set "
-                    "GIGAKV_CHECK_RDB")
-    return path
+    return _tool_binary(gigakv_binary, "gigakv-check-rdb", "GIGAKV_CHECK_RDB")
 
 
 @pytest.fixture(scope="session")
 def check_aof_binary(gigakv_binary) -> Path:
     """gigakv-check-aof, built next to gigakv-server."""
-    default = Path(gigakv_binary).parent / "gigakv-check-aof"
-    path = Path(os.environ.get("GIGAKV_CHECK_AOF", default))
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"gigakv-check-aof binary not found at {path}; build it or set "
-                    "GIGAKV_CHECK_AOF")
-    return path
+    return _tool_binary(gigakv_binary, "gigakv-check-aof", "GIGAKV_CHECK_AOF")
 
 
 @pytest.fixture(scope="session")
