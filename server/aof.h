@@ -73,6 +73,9 @@ class AppendOnlyLog : public ChangeConsumer {
   // rewrite runs. If the base cannot be written the log goes off again (logged).
   absl::Status Enable();
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }
+  // Before serving, when Open will run: clients get -LOADING from the first connection on, so
+  // no write lands before the log listens. Open ends it.
+  void BeginLoading() { loading_.store(true); }
   bool loading() const { return loading_.load(std::memory_order_relaxed); }
 
   // --- Durability ------------------------------------------------------------------------------

@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
     return absl::OkStatus();
   });
   gigakv::server::Network network(server);
+  if (server.settings().appendonly.get()) server.aof().BeginLoading();
   status = network.Start();
   if (!status.ok()) {
     spdlog::critical("{}", std::string(status.message()));
