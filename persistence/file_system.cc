@@ -198,6 +198,19 @@ FileSystem* PosixFileSystem() {
   return fs;
 }
 
+absl::StatusOr<std::string> ReadFile(FileSystem* fs, const std::string& path) {
+  absl::StatusOr<std::unique_ptr<SequentialFile>> file = fs->NewSequentialFile(path);
+  if (!file.ok()) return file.status();
+  std::string text;
+  char buffer[16 * 1024];
+  while (true) {
+    absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
+    if (!got.ok()) return got.status();
+    if (*got == 0) return text;
+    text.append(buffer, *got);
+  }
+}
+
 std::string JoinPath(std::string_view dir, std::string_view name) {
   if (dir.empty() || (!name.empty() && name.front() == '/')) return std::string(name);
   std::string path(dir);

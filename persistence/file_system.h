@@ -78,6 +78,9 @@ class FileSystem {
 // The process's real file system. Never null; lives as long as the process.
 FileSystem* PosixFileSystem();
 
+// The whole of a (small) file, read through `fs`: a manifest, a test's file.
+absl::StatusOr<std::string> ReadFile(FileSystem* fs, const std::string& path);
+
 // "dir/name", or `name` itself when it is absolute or dir is empty.
 std::string JoinPath(std::string_view dir, std::string_view name);
 // The directory part of `path` ("" for a bare name).

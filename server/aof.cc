@@ -122,20 +122,9 @@ absl::Status AppendOnlyLog::Open() {
   const std::string manifest_path = PathOf(log::ManifestName(settings_.appendfilename));
   uint64_t valid_end = 0;
   if (fs_->FileExists(manifest_path)) {
-    std::string text;
-    {
-      absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file =
-          fs_->NewSequentialFile(manifest_path);
-      if (!file.ok()) return file.status();
-      char buffer[4096];
-      while (true) {
-        absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
-        if (!got.ok()) return got.status();
-        if (*got == 0) break;
-        text.append(buffer, *got);
-      }
-    }
-    absl::StatusOr<log::Manifest> manifest = log::ParseManifest(text);
+    absl::StatusOr<std::string> text = persistence::ReadFile(fs_, manifest_path);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<log::Manifest> manifest = log::ParseManifest(*text);
     if (!manifest.ok()) {
       return absl::InvalidArgumentError(StrCat("Fatal AOF manifest file error in ", manifest_path,
                                                ": ", manifest.status().message()));
@@ -774,16 +763,9 @@ void AppendOnlyLog::LoadManifestFromDisk() {
   manifest_ = log::Manifest();
   const std::string path = PathOf(log::ManifestName(settings_.appendfilename));
   if (!fs_->FileExists(path)) return;
-  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs_->NewSequentialFile(path);
-  if (!file.ok()) return;
-  std::string text;
-  char buffer[4096];
-  while (true) {
-    absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
-    if (!got.ok() || *got == 0) break;
-    text.append(buffer, *got);
-  }
-  absl::StatusOr<log::Manifest> parsed = log::ParseManifest(text);
+  absl::StatusOr<std::string> text = persistence::ReadFile(fs_, path);
+  if (!text.ok()) return;
+  absl::StatusOr<log::Manifest> parsed = log::ParseManifest(*text);
   if (parsed.ok()) manifest_ = *std::move(parsed);
 }
 

@@ -48,18 +48,6 @@ struct Options {
 
 persistence::FileSystem* Fs() { return persistence::PosixFileSystem(); }
 
-bool ReadAll(const std::string& path, std::string* out) {
-  auto file = Fs()->NewSequentialFile(path);
-  if (!file.ok()) return false;
-  char buffer[65536];
-  while (true) {
-    absl::StatusOr<size_t> got = (*file)->Read(sizeof(buffer), buffer);
-    if (!got.ok()) return false;
-    if (*got == 0) return true;
-    out->append(buffer, *got);
-  }
-}
-
 bool CheckBase(const std::string& path, const std::string& name) {
   auto file = Fs()->NewSequentialFile(path);
   if (!file.ok()) {
@@ -155,12 +143,13 @@ int Run(const Options& options) {
   bool ok = true;
   const std::string& path = options.path;
   if (path.size() > 9 && path.compare(path.size() - 9, 9, ".manifest") == 0) {
-    std::string text;
-    if (!ReadAll(path, &text)) {
-      std::printf("Can't read the AOF manifest %s\n", path.c_str());
+    absl::StatusOr<std::string> text = persistence::ReadFile(Fs(), path);
+    if (!text.ok()) {
+      std::printf("Can't read the AOF manifest %s: %s\n", path.c_str(),
+                  std::string(text.status().message()).c_str());
       return 1;
     }
-    absl::StatusOr<log::Manifest> manifest = log::ParseManifest(text);
+    absl::StatusOr<log::Manifest> manifest = log::ParseManifest(*text);
     if (!manifest.ok()) {
       std::printf("Invalid AOF manifest %s: %s\n", path.c_str(),
                   std::string(manifest.status().message()).c_str());
