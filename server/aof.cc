@@ -10,6 +10,7 @@
 #include "persistence/log/log_format.h"
 #include "persistence/log/log_reader.h"
 #include "persistence/log/log_record.h"
+#include "persistence/log/redis_aof_reader.h"
 #include "persistence/rdb/rdb_file.h"
 #include "protocol/reply_builder.h"
 #include "server/client_state.h"
@@ -121,6 +122,7 @@ absl::Status AppendOnlyLog::Open() {
   }
   const std::string manifest_path = PathOf(log::ManifestName(settings_.appendfilename));
   uint64_t valid_end = 0;
+  if (absl::Status status = UpgradeSingleFile(); !status.ok()) return status;
   if (fs_->FileExists(manifest_path)) {
     absl::StatusOr<std::string> text = persistence::ReadFile(fs_, manifest_path);
     if (!text.ok()) return text.status();
@@ -131,12 +133,6 @@ absl::Status AppendOnlyLog::Open() {
     }
     manifest_ = *std::move(manifest);
     if (absl::Status status = LoadFiles(&valid_end); !status.ok()) return status;
-  } else if (fs_->FileExists(persistence::JoinPath(WorkingDirectory(), settings_.appendfilename))) {
-    // Starting empty next to a Redis 6 style log would look like data loss.
-    return absl::FailedPreconditionError(
-        StrCat("Found ", settings_.appendfilename,
-               " (a Redis 6 style append-only file) but no manifest in ", settings_.appenddirname,
-               ": gigakv cannot load single-file AOFs yet"));
   } else {
     if (absl::Status status = CreateFiles(); !status.ok()) return status;
   }
@@ -151,6 +147,40 @@ absl::Status AppendOnlyLog::Open() {
   thread_ = std::thread([this] { Run(); });
   keyspace_.store().SetExpirySuspended(false);
   loading_.store(false);
+  return absl::OkStatus();
+}
+
+absl::Status AppendOnlyLog::UpgradeSingleFile() {
+  const std::string& name = settings_.appendfilename;
+  const std::string legacy = persistence::JoinPath(WorkingDirectory(), name);
+  if (!fs_->FileExists(legacy)) return absl::OkStatus();
+  // Redis 7's three cases: no manifest; an empty one; one whose only file is this base, not yet
+  // moved (an upgrade interrupted between the manifest and the rename).
+  const std::string manifest_path = PathOf(log::ManifestName(name));
+  if (fs_->FileExists(manifest_path)) {
+    absl::StatusOr<std::string> text = persistence::ReadFile(fs_, manifest_path);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<log::Manifest> manifest = log::ParseManifest(*text);
+    if (!manifest.ok()) return absl::OkStatus();  // Open reports it.
+    const bool empty = !manifest->base && manifest->incrs.empty();
+    const bool interrupted = manifest->base && manifest->incrs.empty() &&
+                             manifest->base->name == name && !fs_->FileExists(PathOf(name));
+    if (!empty && !interrupted) return absl::OkStatus();
+  }
+  manifest_ = log::Manifest();
+  manifest_.base = log::ManifestFile{name, 1, 'b'};
+  manifest_.base_seq = 1;
+  if (absl::Status status = PersistManifest(); !status.ok()) return status;
+  if (absl::Status status = fs_->RenameFile(legacy, PathOf(name)); !status.ok()) {
+    return absl::Status(status.code(),
+                        StrCat("Error trying to move the old AOF file ", name, " into dir ",
+                               settings_.appenddirname, ": ", status.message()));
+  }
+  absl::Status status = fs_->SyncDir(DirectoryPath());
+  if (status.ok()) status = fs_->SyncDir(WorkingDirectory());
+  if (!status.ok()) return status;
+  spdlog::info("Successfully migrated an old-style AOF file ({}) into the AOF directory ({}).",
+               name, settings_.appenddirname);
   return absl::OkStatus();
 }
 
@@ -218,22 +248,19 @@ absl::Status AppendOnlyLog::LoadFiles(uint64_t* valid_end) {
   }
   loading_total_bytes_.store(total);
   loading_loaded_bytes_.store(0);
-  const int64_t start_ms = SteadyMs();
+  replay_errors_ = 0;
+  replay_start_ms_ = replay_last_report_ms_ = SteadyMs();
+  const int64_t start_ms = replay_start_ms_;
+  // Redis's files load as Redis loads them (told apart by content: an RDB, RESP commands);
+  // gigakv's base is an RDB, its logs its own format.
+  const size_t files = manifest_.incrs.size() + (manifest_.base ? 1 : 0);
   if (manifest_.base) {
     const std::string& name = manifest_.base->name;
-    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".rdb") != 0) {
-      return absl::FailedPreconditionError(
-          StrCat("The AOF base file ", name,
-                 " is in Redis's AOF text format: gigakv cannot load it yet (write the base "
-                 "with aof-use-rdb-preamble yes)"));
-    }
     if (!fs_->FileExists(PathOf(name))) {
       return absl::NotFoundError(StrCat("The AOF base file ", name, " doesn't exist"));
     }
     spdlog::info("Loading the AOF base file {}", name);
-    if (absl::Status status = snapshots_.LoadFile(PathOf(name), /*replace_existing=*/false,
-                                                  /*drop_expired=*/false, fs_);
-        !status.ok()) {
+    if (absl::Status status = LoadRedisFile(name, /*last=*/files == 1); !status.ok()) {
       return status;
     }
     absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(name));
@@ -242,35 +269,91 @@ absl::Status AppendOnlyLog::LoadFiles(uint64_t* valid_end) {
   }
   closed_logs_size_ = 0;
   for (size_t i = 0; i < manifest_.incrs.size(); ++i) {
+    const std::string& name = manifest_.incrs[i].name;
     const bool last = i + 1 == manifest_.incrs.size();
-    uint64_t end = 0;
-    if (absl::Status status = ReplayLog(manifest_.incrs[i].name, last, &end); !status.ok()) {
-      return status;
+    if (!fs_->FileExists(PathOf(name))) {
+      return absl::NotFoundError(StrCat("The AOF file ", name, " doesn't exist"));
     }
+    bool empty = false;
+    uint64_t end = 0;
+    absl::Status status;
+    if (IsGigakvLog(fs_, PathOf(name), &empty)) {
+      if (!empty) status = ReplayLog(name, last, &end);
+    } else {
+      status = LoadRedisFile(name, last);
+      absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(name));
+      end = size.ok() ? *size : 0;
+    }
+    if (!status.ok()) return status;
     if (last) {
       *valid_end = end;
     } else {
       closed_logs_size_ += end;
     }
   }
+  if (replay_errors_ > 0) spdlog::warn("{} replayed commands answered an error", replay_errors_);
   spdlog::info("DB loaded from append only file: {:.3f} seconds",
                static_cast<double>(SteadyMs() - start_ms) / 1000.0);
   return absl::OkStatus();
 }
 
+absl::Status AppendOnlyLog::ReplayCommand(ClientState& client,
+                                          const std::vector<std::string_view>& args,
+                                          protocol::ReplyBuilder& reply, const std::string& name,
+                                          uint64_t offset) {
+  reply.buffer().clear();
+  reply.ResetErrorCount();
+  if (absl::Status applied = dispatcher_.Replay(client, args, reply); !applied.ok()) {
+    return absl::DataLossError(StrCat(applied.message(), " ", name, " (at offset ", offset, ")"));
+  }
+  if (reply.errors_sent() > 0 && ++replay_errors_ <= 10) {
+    spdlog::warn("Replaying {} (at offset {}): {} answered {}", name, offset, std::string(args[0]),
+                 reply.buffer());
+  }
+  return absl::OkStatus();
+}
+
+void AppendOnlyLog::ReportProgress(const std::string& name, uint64_t loaded_bytes,
+                                   uint64_t records) {
+  loading_loaded_bytes_.store(loaded_bytes);
+  const int64_t now_ms = SteadyMs();
+  if (now_ms - replay_last_report_ms_ < 1000) return;
+  replay_last_report_ms_ = now_ms;
+  const double seconds = static_cast<double>(now_ms - replay_start_ms_) / 1000.0;
+  const uint64_t total = loading_total_bytes_.load();
+  spdlog::info(
+      "Loading AOF {}: {} records, {:.0f}% ({:.0f} records/s)", name, records,
+      total > 0 ? 100.0 * static_cast<double>(loaded_bytes) / static_cast<double>(total) : 100.0,
+      seconds > 0 ? static_cast<double>(records) / seconds : 0.0);
+}
+
+absl::Status AppendOnlyLog::CutTail(const std::string& name, uint64_t valid_end,
+                                    const std::string& problem) {
+  spdlog::warn("!!! Warning: short read while loading the AOF file {}!!!", name);
+  spdlog::warn("!!! Truncating the AOF {} at offset {} ({}) !!!", name, valid_end, problem);
+  if (absl::Status status = fs_->Truncate(PathOf(name), valid_end); !status.ok()) {
+    return absl::Status(status.code(),
+                        StrCat("Error truncating the AOF file ", name, ": ", status.message()));
+  }
+  spdlog::warn("AOF {} loaded anyway because aof-load-truncated is enabled", name);
+  return absl::OkStatus();
+}
+
+namespace {
+
+std::string TruncatedFileError(const std::string& name, const std::string& problem, bool last) {
+  return StrCat("Unexpected end of file reading the append only file ", name, " (", problem, ")",
+                last ? ". You can: 1) Make a backup of your AOF file, then use gigakv-check-aof "
+                       "--fix <filename.manifest>. 2) Alternatively you can set the "
+                       "'aof-load-truncated' configuration option to yes and restart the server."
+                     : ": only the last file may end in a truncated record");
+}
+
+}  // namespace
+
 absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64_t* valid_end) {
   const std::string path = PathOf(name);
   *valid_end = 0;
-  if (!fs_->FileExists(path)) {
-    return absl::NotFoundError(StrCat("The AOF file ", name, " doesn't exist"));
-  }
-  bool empty = false;
-  if (!IsGigakvLog(fs_, path, &empty) && !empty) {
-    return absl::FailedPreconditionError(
-        StrCat("The AOF file ", name,
-               " is in Redis's AOF text format: gigakv cannot replay Redis's logs yet"));
-  }
-  if (empty) return absl::OkStatus();
   absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs_->NewSequentialFile(path);
   if (!file.ok()) return file.status();
   LogReader reader(file->get());
@@ -282,9 +365,7 @@ absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64
   std::vector<std::string_view> args;
   const int databases = keyspace_.store().databases();
   const uint64_t loaded_before = loading_loaded_bytes_.load();
-  uint64_t records = 0, failed = 0;
-  int64_t last_log_ms = SteadyMs();
-  const int64_t start_ms = last_log_ms;
+  uint64_t records = 0;
   LogReader::Outcome outcome;
   while ((outcome = reader.ReadRecord(&payload, &scratch)) == LogReader::Outcome::kRecord) {
     absl::Status status = log::DecodeRecord(payload, &decoded);
@@ -301,58 +382,25 @@ absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64
       }
       client.db.store(static_cast<int>(effect.db));
       args.assign(effect.args.begin(), effect.args.end());
-      reply.buffer().clear();
-      reply.ResetErrorCount();
-      if (absl::Status applied = dispatcher_.Replay(client, args, reply); !applied.ok()) {
-        return absl::DataLossError(StrCat(applied.message(), " ", name, " (record at offset ",
-                                          reader.record_offset(), ")"));
-      }
-      if (reply.errors_sent() > 0 && ++failed <= 10) {
-        spdlog::warn("Replaying {} (record at offset {}): {} answered {}", name,
-                     reader.record_offset(), std::string(args[0]), reply.buffer());
+      if (absl::Status applied = ReplayCommand(client, args, reply, name, reader.record_offset());
+          !applied.ok()) {
+        return applied;
       }
     }
-    ++records;
-    if ((records & 1023) == 0) {
-      loading_loaded_bytes_.store(loaded_before + reader.valid_end());
-      const int64_t now_ms = SteadyMs();
-      if (now_ms - last_log_ms >= 1000) {
-        last_log_ms = now_ms;
-        const double seconds = static_cast<double>(now_ms - start_ms) / 1000.0;
-        const uint64_t total = loading_total_bytes_.load();
-        spdlog::info("Loading AOF {}: {} records, {:.0f}% ({:.0f} records/s)", name, records,
-                     total > 0 ? 100.0 * static_cast<double>(loading_loaded_bytes_.load()) /
-                                     static_cast<double>(total)
-                               : 100.0,
-                     seconds > 0 ? static_cast<double>(records) / seconds : 0.0);
-      }
-    }
+    if ((++records & 1023) == 0) ReportProgress(name, loaded_before + reader.valid_end(), records);
   }
   *valid_end = reader.valid_end();
   loading_loaded_bytes_.store(loaded_before + reader.valid_end());
-  if (failed > 0) spdlog::warn("{} effects of {} answered an error when replayed", failed, name);
   switch (outcome) {
     case LogReader::Outcome::kEnd:
       return absl::OkStatus();
-    case LogReader::Outcome::kTornTail:
+    case LogReader::Outcome::kTornTail: {
+      const std::string problem = StrCat(reader.problem(), " at offset ", reader.problem_offset());
       if (last && settings_.aof_load_truncated.get()) {
-        spdlog::warn("!!! Warning: short read while loading the AOF file {}!!!", name);
-        spdlog::warn("!!! Truncating the AOF {} at offset {} ({} at offset {}) !!!", name,
-                     reader.valid_end(), reader.problem(), reader.problem_offset());
-        if (absl::Status status = fs_->Truncate(path, reader.valid_end()); !status.ok()) {
-          return absl::Status(status.code(), StrCat("Error truncating the AOF file ", name, ": ",
-                                                    status.message()));
-        }
-        spdlog::warn("AOF {} loaded anyway because aof-load-truncated is enabled", name);
-        return absl::OkStatus();
+        return CutTail(name, reader.valid_end(), problem);
       }
-      return absl::DataLossError(StrCat(
-          "Unexpected end of file reading the append only file ", name, " (", reader.problem(),
-          " at offset ", reader.problem_offset(), ")",
-          last ? ". You can: 1) Make a backup of your AOF file, then use gigakv-check-aof --fix "
-                 "<filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' "
-                 "configuration option to yes and restart the server."
-               : ": only the last file may end in a torn record"));
+      return absl::DataLossError(TruncatedFileError(name, problem, last));
+    }
     case LogReader::Outcome::kCorruption:
       return absl::DataLossError(StrCat("Bad file format reading the append only file ", name, ": ",
                                         reader.problem(), " at offset ", reader.problem_offset()));
@@ -362,6 +410,126 @@ absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64
   }
   return absl::Status(reader.io_status().code(), StrCat("Error reading the append only file ", name,
                                                         ": ", reader.io_status().message()));
+}
+
+absl::Status AppendOnlyLog::LoadRedisFile(const std::string& name, bool last) {
+  const std::string path = PathOf(name);
+  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs_->NewSequentialFile(path);
+  if (!file.ok()) return file.status();
+  char signature[5] = {};
+  absl::StatusOr<size_t> got = (*file)->Read(sizeof(signature), signature);
+  if (!got.ok()) return got.status();
+  file->reset();
+  if (*got == 0) return absl::OkStatus();  // Empty: nothing to load (Redis's AOF_EMPTY).
+  uint64_t rdb_end = 0;
+  if (*got == sizeof(signature) && std::string_view(signature, 5) == "REDIS") {
+    spdlog::info("Reading the RDB {} of the AOF file {}",
+                 name == settings_.appendfilename ? "preamble" : "base", name);
+    const uint64_t loaded_before = loading_loaded_bytes_.load();
+    const uint64_t total_before = loading_total_bytes_.load();
+    // The snapshot loader reports its own progress; the log's resumes after it.
+    absl::Status status = snapshots_.LoadFile(path, /*replace_existing=*/false,
+                                              /*drop_expired=*/false, fs_, &rdb_end);
+    loading_total_bytes_.store(total_before);
+    loading_loaded_bytes_.store(loaded_before + rdb_end);
+    if (!status.ok()) return status;
+    absl::StatusOr<uint64_t> size = fs_->FileSize(path);
+    if (size.ok() && *size == rdb_end) return absl::OkStatus();
+    spdlog::info("Reading the remaining AOF tail of {}", name);
+  }
+  return ReplayRedisCommands(name, rdb_end, last);
+}
+
+absl::Status AppendOnlyLog::ReplayRedisCommands(const std::string& name, uint64_t offset,
+                                                bool last) {
+  absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file =
+      fs_->NewSequentialFile(PathOf(name));
+  if (!file.ok()) return file.status();
+  if (offset > 0) {
+    if (absl::Status status = (*file)->Skip(offset); !status.ok()) return status;
+  }
+  log::RedisAofReader reader(file->get(), offset);
+  ClientState client(0);
+  protocol::ReplyBuilder reply;
+  const int databases = keyspace_.store().databases();
+  const uint64_t loaded_before = loading_loaded_bytes_.load() - offset;
+  std::vector<std::string_view> args;
+  // MULTI ... EXEC is applied at EXEC, all or nothing, as Redis's fake client queues it.
+  bool in_multi = false;
+  uint64_t before_multi = offset;
+  std::vector<std::vector<std::string>> queued;
+  std::vector<std::string_view> queued_args;
+  const auto apply = [&](const std::vector<std::string_view>& command,
+                         uint64_t at) -> absl::Status {
+    if (EqualsIgnoreCase(command[0], "select")) {
+      int db = -1;
+      if (command.size() != 2 || !absl::SimpleAtoi(ToAbsl(command[1]), &db) || db < 0 ||
+          db >= databases) {
+        return absl::DataLossError(StrCat("The append only file ", name, " selects database ",
+                                          command.size() > 1 ? command[1] : std::string_view(),
+                                          " (at offset ", at, ") but only ", databases,
+                                          " are configured"));
+      }
+      client.db.store(db);
+      return absl::OkStatus();
+    }
+    return ReplayCommand(client, command, reply, name, at);
+  };
+  uint64_t commands = 0;
+  log::RedisAofReader::Outcome outcome;
+  while ((outcome = reader.ReadCommand(&args)) == log::RedisAofReader::Outcome::kCommand) {
+    const uint64_t at = reader.command_offset();
+    if (EqualsIgnoreCase(args[0], "multi")) {
+      if (in_multi) {
+        return absl::DataLossError(StrCat("Bad file format reading the append only file ", name,
+                                          ": MULTI inside MULTI at offset ", at));
+      }
+      in_multi = true;
+      before_multi = at;
+    } else if (EqualsIgnoreCase(args[0], "exec")) {
+      if (!in_multi) {
+        return absl::DataLossError(StrCat("Bad file format reading the append only file ", name,
+                                          ": EXEC without MULTI at offset ", at));
+      }
+      in_multi = false;
+      for (const std::vector<std::string>& command : queued) {
+        queued_args.assign(command.begin(), command.end());
+        if (absl::Status status = apply(queued_args, at); !status.ok()) return status;
+      }
+      queued.clear();
+    } else if (in_multi) {
+      queued.emplace_back(args.begin(), args.end());
+    } else if (absl::Status status = apply(args, at); !status.ok()) {
+      return status;
+    }
+    if ((++commands & 1023) == 0)
+      ReportProgress(name, loaded_before + reader.valid_end(), commands);
+  }
+  loading_loaded_bytes_.store(loaded_before + reader.valid_end());
+  std::string problem;
+  uint64_t cut_at = reader.valid_end();
+  switch (outcome) {
+    case log::RedisAofReader::Outcome::kEnd:
+      if (!in_multi) return absl::OkStatus();
+      spdlog::warn("Revert incomplete MULTI/EXEC transaction in AOF file {}", name);
+      problem = StrCat("a MULTI at offset ", before_multi, " without its EXEC");
+      cut_at = before_multi;
+      break;
+    case log::RedisAofReader::Outcome::kTruncated:
+      problem = StrCat(reader.problem(), " at offset ", reader.problem_offset());
+      if (in_multi) cut_at = before_multi;
+      break;
+    case log::RedisAofReader::Outcome::kBadFormat:
+      return absl::DataLossError(StrCat("Bad file format reading the append only file ", name, ": ",
+                                        reader.problem(), " at offset ", reader.problem_offset()));
+    case log::RedisAofReader::Outcome::kIoError:
+    case log::RedisAofReader::Outcome::kCommand:
+      return absl::Status(
+          reader.io_status().code(),
+          StrCat("Error reading the append only file ", name, ": ", reader.io_status().message()));
+  }
+  if (last && settings_.aof_load_truncated.get()) return CutTail(name, cut_at, problem);
+  return absl::DataLossError(TruncatedFileError(name, problem, last));
 }
 
 absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {

@@ -45,8 +45,13 @@
 #include "persistence/log/manifest.h"
 #include "persistence/rdb/rdb_snapshot.h"
 
+namespace gigakv::protocol {
+class ReplyBuilder;
+}
+
 namespace gigakv::server {
 
+class ClientState;
 class Dispatcher;
 class Keyspace;
 class Settings;
@@ -160,6 +165,25 @@ class AppendOnlyLog : public ChangeConsumer {
   absl::Status LoadFiles(uint64_t* valid_end);
   // Replays one log file; `last`: a torn tail may be cut. *valid_end: its valid prefix.
   absl::Status ReplayLog(const std::string& name, bool last, uint64_t* valid_end);
+  // Loads a file Redis wrote (its name in the manifest): an RDB (with a Redis 6 file's RESP
+  // tail after it) or RESP commands, as Redis's loadSingleAppendOnlyFile does. `last`: a
+  // truncated tail (or an unfinished MULTI at the end) may be cut.
+  absl::Status LoadRedisFile(const std::string& name, bool last);
+  // Replays the RESP commands of `name` from `offset` (SELECT, MULTI/EXEC all or nothing).
+  absl::Status ReplayRedisCommands(const std::string& name, uint64_t offset, bool last);
+  // Cuts the torn or truncated tail of `name` at `valid_end` (aof-load-truncated), with
+  // Redis's warnings; `problem` says what was found.
+  absl::Status CutTail(const std::string& name, uint64_t valid_end, const std::string& problem);
+  // A Redis 6 style `appendfilename` in `dir` and no directory of files for it: moves it into
+  // the directory as the base of a new manifest, as Redis 7 upgrades it.
+  absl::Status UpgradeSingleFile();
+  // Applies one replayed command (from either format) on the loading client; the first errors
+  // it answers are logged. `where` names the file and offset for errors.
+  absl::Status ReplayCommand(ClientState& client, const std::vector<std::string_view>& args,
+                             protocol::ReplyBuilder& reply, const std::string& name,
+                             uint64_t offset);
+  // Loading progress: the loaded byte count, and a log line at most once a second.
+  void ReportProgress(const std::string& name, uint64_t loaded_bytes, uint64_t records);
   absl::Status OpenForAppend(uint64_t valid_end);
 
   // Appends one framed-to-be record (payload given by `encode`, of `size` bytes) to the
@@ -195,6 +219,10 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<bool> loading_{false};
   std::atomic<uint64_t> loading_loaded_bytes_{0};
   std::atomic<uint64_t> loading_total_bytes_{0};
+  // The loading pass's counters (Open's thread only).
+  uint64_t replay_errors_ = 0;
+  int64_t replay_start_ms_ = 0;
+  int64_t replay_last_report_ms_ = 0;
 
   // The manifest and the file being appended to: the log thread's, and Open's before it runs.
   persistence::log::Manifest manifest_;

@@ -294,7 +294,7 @@ absl::Status Snapshots::Load(bool replace_existing) {
 }
 
 absl::Status Snapshots::LoadFile(const std::string& path, bool replace_existing, bool drop_expired,
-                                 persistence::FileSystem* fs) {
+                                 persistence::FileSystem* fs, uint64_t* bytes_read) {
   absl::StatusOr<std::unique_ptr<persistence::SequentialFile>> file = fs->NewSequentialFile(path);
   if (!file.ok()) {
     if (absl::IsNotFound(file.status())) return absl::NotFoundError(StrCat("no ", path));
@@ -365,6 +365,7 @@ absl::Status Snapshots::LoadFile(const std::string& path, bool replace_existing,
   last_load_loaded_.store(result->keys - result->empty_keys);
   last_load_expired_.store(result->expired_keys);
   loading_loaded_bytes_.store(result->bytes);
+  if (bytes_read != nullptr) *bytes_read = result->bytes;
   loading_loaded_keys_.store(result->keys - result->empty_keys);
   spdlog::info("Done loading RDB, keys loaded: {}, keys expired: {}, empty keys skipped: {}.",
                result->keys - result->empty_keys, result->expired_keys, result->empty_keys);

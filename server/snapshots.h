@@ -90,9 +90,11 @@ class Snapshots {
   absl::Status Load(bool replace_existing);
   // Loads the RDB file at `path` (read through `fs`) as Load does; keys already expired are
   // kept unless `drop_expired` (an append-only log's base: the log's later effects may touch
-  // them).
+  // them). *bytes_read (when given): where the RDB data ended (its checksum trailer included);
+  // a Redis 6 append-only file continues there with RESP commands.
   absl::Status LoadFile(const std::string& path, bool replace_existing, bool drop_expired,
-                        persistence::FileSystem* fs = persistence::PosixFileSystem());
+                        persistence::FileSystem* fs = persistence::PosixFileSystem(),
+                        uint64_t* bytes_read = nullptr);
   bool loading() const { return loading_.load(std::memory_order_relaxed); }
 
   // A point-in-time snapshot of the store as this server's settings write it (compression,

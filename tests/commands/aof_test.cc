@@ -295,6 +295,60 @@ TEST_F(AofTest, ACrashAtAnyStepOfCreatingTheDirectoryLeavesOneThatOpens) {
   }
 }
 
+std::string Resp(const std::vector<std::string>& args) {
+  std::string out = "*" + std::to_string(args.size()) + "\r\n";
+  for (const std::string& arg : args) {
+    out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+  }
+  return out;
+}
+
+// A Redis 6 style appendonly.aof in `dir` is moved into the directory as the base of a new
+// manifest, as Redis 7 upgrades it; a crash at any step of that leaves files that load.
+TEST_F(AofTest, ARedis6FileUpgradesAndACrashAtAnyStepLeavesItLoadable) {
+  char cwd[4096];
+  const std::string legacy = std::string(::getcwd(cwd, sizeof(cwd))) + "/appendonly.aof";
+  const std::string text = "#TS:1700000000\r\n" + Resp({"SELECT", "0"}) + Resp({"SET", "a", "1"}) +
+                           Resp({"RPUSH", "l", "x", "y"}) + Resp({"MULTI"}) + Resp({"INCR", "n"}) +
+                           Resp({"INCR", "n"}) + Resp({"EXEC"}) + Resp({"SELECT", "3"}) +
+                           Resp({"SET", "b", "2"});
+  const auto check = [](server::Server& server, uint64_t crash_at) {
+    InProcessClient client(server);
+    EXPECT_EQ(client.Reply({"GET", "a"}), "\"1\"") << crash_at;
+    EXPECT_EQ(client.Reply({"LLEN", "l"}), ":2") << crash_at;
+    EXPECT_EQ(client.Reply({"GET", "n"}), "\"2\"") << crash_at;
+    client.Run({"SELECT", "3"});
+    EXPECT_EQ(client.Reply({"GET", "b"}), "\"2\"") << crash_at;
+  };
+  uint64_t steps = 0;
+  {
+    fs_.SetContents(legacy, text);
+    const uint64_t start = fs_.operations();
+    auto server = Start();
+    steps = fs_.operations() - start;
+    check(*server, steps);
+    EXPECT_FALSE(fs_.FileExists(legacy));
+    EXPECT_EQ(fs_.Contents(std::string(cwd) + "/appendonlydir/appendonly.aof"), text);
+  }
+  ASSERT_GT(steps, 3u);
+  for (uint64_t crash_at = 0; crash_at <= steps; ++crash_at) {
+    fs_.~MemFileSystem();
+    new (&fs_) MemFileSystem();
+    fs_.SetContents(legacy, text);
+    ASSERT_TRUE(fs_.SyncDir(cwd).ok());
+    fs_.set_operations_left(crash_at);
+    {
+      absl::Status status;
+      auto server = Start("always", &status);
+      fs_.PowerLoss();
+    }
+    absl::Status status;
+    auto server = Start("always", &status);
+    ASSERT_NE(server, nullptr) << "crash after " << crash_at << " steps: " << status;
+    check(*server, crash_at);
+  }
+}
+
 TEST_F(AofTest, OneCommandsEffectsAreOneRecord) {
   auto server = Start();
   InProcessClient client(*server);

@@ -493,6 +493,41 @@ def fill_every_type(client, scale: int = 1):
     client.execute_command("PEXPIREAT", "hashttl", far + 777)
 
 
+def exercise_every_effect(client) -> None:
+    """Writes of every kind whose effects an append-only log must carry faithfully (on top of
+    fill_every_type); leaves (0, b"gone-later") expiring 2 s later."""
+    fill_every_type(client)
+    pipe = client.pipeline(transaction=True)
+    pipe.incr("tx:a")
+    pipe.incr("tx:b")
+    pipe.rpush("tx:list", "1", "2")
+    pipe.execute()
+    client.sadd("spop", *[str(i) for i in range(50)])
+    client.spop("spop", 7)
+    client.srandmember("spop", 3)  # No effect.
+    client.rpush("q", "job1", "job2")
+    client.blpop(["q"], timeout=1)
+    client.execute_command("SELECT", 9)
+    client.set("flushed", "x")
+    client.execute_command("FLUSHDB")
+    client.execute_command("SELECT", 0)
+    client.execute_command("SWAPDB", 2, 3)
+    client.set("mv", "moved")
+    client.execute_command("MOVE", "mv", 6)
+    client.execute_command("COPY", "hash", "hashcopy", "DB", 4)
+    client.rename("list", "renamed")
+    client.set("short", "x", px=50)
+    client.set("gone-later", "x", px=2000)
+    client.append("gone-later", "y")
+    client.incrbyfloat("float", "1.5")
+    client.zincrby("zset", 2, "a")
+    client.hincrby("hash", "n", 5)
+    client.setrange("range", 5, "abc")
+    client.execute_command("PEXPIRE", "hash2-missing", 100)
+    time.sleep(0.1)
+    assert client.get("short") is None  # Expired: a DEL in the log.
+
+
 def key_contents(client, key) -> tuple:
     """(type, value in a canonical form) of one key of the selected database."""
     kind = client.type(key).decode()

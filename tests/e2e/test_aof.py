@@ -16,7 +16,13 @@ import time
 import pytest
 import redis
 
-from e2e_support import ServerProcess, dump_dataset, fill_every_type, wait_until
+from e2e_support import (
+    ServerProcess,
+    dump_dataset,
+    exercise_every_effect,
+    fill_every_type,
+    wait_until,
+)
 
 AOF_ARGS = ("--appendonly", "yes", "--save", "")
 
@@ -39,45 +45,11 @@ def _start_again(server: ServerProcess) -> None:
     server.start()
 
 
-def _exercise_everything(client) -> None:
-    """Writes of every kind whose effects the log must carry faithfully."""
-    fill_every_type(client)
-    pipe = client.pipeline(transaction=True)
-    pipe.incr("tx:a")
-    pipe.incr("tx:b")
-    pipe.rpush("tx:list", "1", "2")
-    pipe.execute()
-    client.sadd("spop", *[str(i) for i in range(50)])
-    client.spop("spop", 7)
-    client.srandmember("spop", 3)  # No effect.
-    client.rpush("q", "job1", "job2")
-    client.blpop(["q"], timeout=1)
-    client.execute_command("SELECT", 9)
-    client.set("flushed", "x")
-    client.execute_command("FLUSHDB")
-    client.execute_command("SELECT", 0)
-    client.execute_command("SWAPDB", 2, 3)
-    client.set("mv", "moved")
-    client.execute_command("MOVE", "mv", 6)
-    client.execute_command("COPY", "hash", "hashcopy", "DB", 4)
-    client.rename("list", "renamed")
-    client.set("short", "x", px=50)
-    client.set("gone-later", "x", px=2000)
-    client.append("gone-later", "y")
-    client.incrbyfloat("float", "1.5")
-    client.zincrby("zset", 2, "a")
-    client.hincrby("hash", "n", 5)
-    client.setrange("range", 5, "abc")
-    client.execute_command("PEXPIRE", "hash2-missing", 100)
-    time.sleep(0.1)
-    assert client.get("short") is None  # Expired: a DEL in the log.
-
-
 @pytest.mark.parametrize("fsync", ["always", "everysec"])
 def test_dataset_survives_sigkill_and_shutdown(server_factory, fsync):
     server = server_factory(*AOF_ARGS, "--appendfsync", fsync)
     client = server.client()
-    _exercise_everything(client)
+    exercise_every_effect(client)
     before = dump_dataset(client)
     # Replayed with the key in place (it had not expired when APPEND ran), then expired.
     assert before.pop((0, b"gone-later"))[1] == b"xy"
@@ -245,7 +217,7 @@ def _rewrite_done(client) -> bool:
 def test_rewrite_keeps_the_dataset_and_replaces_the_files(server_factory):
     server = server_factory(*AOF_ARGS, "--appendfsync", "always")
     client = server.client()
-    _exercise_everything(client)
+    exercise_every_effect(client)
     client.config_set("rdb-key-save-delay", "500")  # Writes land while the base is written.
     assert client.bgrewriteaof() in (True, b"Background append only file rewriting started")
     for i in range(200):
