@@ -184,6 +184,26 @@ absl::Status AppendOnlyLog::UpgradeSingleFile() {
   return absl::OkStatus();
 }
 
+absl::Status AppendOnlyLog::PrepareShutdown(bool force) const {
+  if (!enabling_.load()) return absl::OkStatus();
+  if (force) {
+    spdlog::warn("Writing initial AOF. Exit anyway.");
+    return absl::OkStatus();
+  }
+  spdlog::warn("Writing initial AOF, can't exit.");
+  return absl::FailedPreconditionError("Writing initial AOF, can't exit.");
+}
+
+absl::Status AppendOnlyLog::Reload() {
+  if (!enabled()) return absl::FailedPreconditionError("The append only file is off");
+  if (rewrite_in_progress() || enabling_.load()) {
+    return absl::FailedPreconditionError("Background append only file rewriting in progress");
+  }
+  Close();
+  keyspace_.FreeLater(keyspace_.store().FlushAll());
+  return Open();
+}
+
 void AppendOnlyLog::RemoveLeftovers() {
   // A rewrite a crash interrupted leaves its temp base; one that finished but crashed before
   // deleting its history leaves history files in the manifest.

@@ -78,6 +78,16 @@ class AppendOnlyLog : public ChangeConsumer {
   // rewrite runs. If the base cannot be written the log goes off again (logged).
   absl::Status Enable();
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }
+  // SHUTDOWN and SIGTERM, before anything else: while the base of CONFIG SET appendonly yes is
+  // being written there is no file holding the dataset yet, so shutting down is refused
+  // (FailedPrecondition, logged as Redis's "Writing initial AOF, can't exit.") unless `force`.
+  absl::Status PrepareShutdown(bool force) const;
+  // DEBUG LOADAOF: writes out what is buffered, empties the store (not published: the files
+  // hold the dataset) and loads the directory again as Open does, from the manifest on disk.
+  // The caller holds the transaction gate exclusively (nothing writes meanwhile).
+  // FailedPrecondition when the log is off or a rewrite runs; any other error is Open's, and
+  // leaves the log closed and the store partly loaded (Redis exits then).
+  absl::Status Reload();
   // Before serving, when Open will run: clients get -LOADING from the first connection on, so
   // no write lands before the log listens. Open ends it.
   void BeginLoading() { loading_.store(true); }

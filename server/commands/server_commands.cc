@@ -14,6 +14,7 @@
 #include "gigakv/glob.h"
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
+#include "server/aof.h"
 #include "server/blocking.h"
 #include "server/client_registry.h"
 #include "server/client_state.h"
@@ -28,6 +29,7 @@
 #include "server/slowlog.h"
 #include "server/snapshots.h"
 #include "server/stats.h"
+#include "server/transaction.h"
 #include "spdlog/spdlog.h"
 
 namespace gigakv::server {
@@ -837,9 +839,9 @@ void CmdShutdown(CommandContext& ctx) {
     return ctx.reply.Error(errors::kSyntax);
   }
   if (abort) return ctx.reply.Error("ERR No shutdown in progress.");
-  if (absl::Status status = ctx.snapshots().PrepareShutdown(save, nosave); !status.ok() && !force) {
-    return ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
-  }
+  absl::Status status = ctx.services.aof().PrepareShutdown(force);
+  if (status.ok()) status = ctx.snapshots().PrepareShutdown(save, nosave);
+  if (!status.ok() && !force) return ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   // Like Redis, a successful SHUTDOWN sends no reply: the connection just closes.
   ctx.client.close_after_reply = true;
   ctx.lifecycle().RequestShutdown();
@@ -952,6 +954,22 @@ void DebugReload(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// DEBUG LOADAOF: write the log out, empty the dataset and load the append-only files again.
+// A load that fails midway leaves a dataset that is not the files': the server exits, as Redis.
+void DebugLoadAof(CommandContext& ctx) {
+  std::optional<TransactionGate::ExclusiveScope> exclusive;
+  if (!TransactionGate::ThisThreadIsExclusive()) exclusive.emplace(ctx.transaction_gate());
+  absl::Status status = ctx.services.aof().Reload();
+  if (absl::IsFailedPrecondition(status)) return ctx.reply.Error(StrCat("ERR ", status.message()));
+  if (!status.ok()) {
+    spdlog::critical("DEBUG LOADAOF failed: {}", std::string(status.message()));
+    spdlog::shutdown();
+    std::_Exit(1);
+  }
+  spdlog::warn("Append Only File loaded by DEBUG LOADAOF");
+  ctx.reply.Ok();
+}
+
 void CmdDebug(CommandContext& ctx) {
   if (ArgIs(ctx.arg(1), "populate") && ctx.argc() >= 3 && ctx.argc() <= 5) {
     DebugPopulate(ctx);
@@ -982,6 +1000,10 @@ void CmdDebug(CommandContext& ctx) {
   }
   if (ArgIs(ctx.arg(1), "reload")) {
     DebugReload(ctx);
+    return;
+  }
+  if (ArgIs(ctx.arg(1), "loadaof") && ctx.argc() == 2) {
+    DebugLoadAof(ctx);
     return;
   }
   if (ArgIs(ctx.arg(1), "set-active-expire") && ctx.argc() == 3) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "asio.hpp"
+#include "server/aof.h"
 #include "server/net/io_thread.h"
 #include "server/net/listener.h"
 #include "server/transaction.h"
@@ -50,7 +51,8 @@ void Network::WaitForSignal() {
     const bool nosave = flags.find("nosave") != std::string::npos;
     const bool force = flags.find("force") != std::string::npos;
     spdlog::warn("User requested shutdown...");
-    absl::Status status = impl_->server.snapshots().PrepareShutdown(save, nosave);
+    absl::Status status = impl_->server.aof().PrepareShutdown(force);
+    if (status.ok()) status = impl_->server.snapshots().PrepareShutdown(save, nosave);
     if (!status.ok() && !force) {
       spdlog::warn("Errors trying to shut down the server. Check the logs for more information.");
       WaitForSignal();

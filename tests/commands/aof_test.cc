@@ -349,6 +349,45 @@ TEST_F(AofTest, ARedis6FileUpgradesAndACrashAtAnyStepLeavesItLoadable) {
   }
 }
 
+// DEBUG LOADAOF loads the files again, from the manifest on disk: a command added to a file
+// behind the server's back appears, the server's own logged writes stay, and the reload itself
+// logs nothing.
+TEST_F(AofTest, DebugLoadAofReloadsTheFiles) {
+  char cwd[4096];
+  const std::string legacy = std::string(::getcwd(cwd, sizeof(cwd))) + "/appendonly.aof";
+  fs_.SetContents(legacy, Resp({"SET", "a", "1"}));
+  auto server = Start("always", nullptr, {{"enable-debug-command", "yes"}});
+  ASSERT_NE(server, nullptr);
+  InProcessClient client(*server);
+  client.Run({"SET", "c", "3"});
+  client.Run({"SET", "a", "changed"});
+  WaitDurable(*server);
+  const std::string base = std::string(cwd) + "/appendonlydir/appendonly.aof";
+  fs_.SetContents(base, fs_.Contents(base) + Resp({"SET", "b", "2"}));
+  const uint64_t appended = server->aof().appended();
+  EXPECT_EQ(client.Reply({"DEBUG", "LOADAOF"}), "+OK");
+  EXPECT_EQ(client.Reply({"GET", "a"}), "\"changed\"");
+  EXPECT_EQ(client.Reply({"GET", "b"}), "\"2\"");
+  EXPECT_EQ(client.Reply({"GET", "c"}), "\"3\"");
+  EXPECT_EQ(server->aof().appended(), appended);
+  EXPECT_EQ(client.Reply({"DEBUG", "LOADAOF", "x"}).substr(0, 4), "-ERR");
+  // Logging goes on after the reload.
+  client.Run({"SET", "d", "4"});
+  WaitDurable(*server);
+  server.reset();
+  auto again = Start();
+  InProcessClient after(*again);
+  EXPECT_EQ(after.Reply({"GET", "d"}), "\"4\"");
+  EXPECT_EQ(after.Reply({"GET", "b"}), "\"2\"");
+}
+
+TEST_F(AofTest, DebugLoadAofNeedsTheLogOn) {
+  auto server = Start("always", nullptr, {{"enable-debug-command", "yes"}});
+  InProcessClient client(*server);
+  EXPECT_EQ(client.Reply({"CONFIG", "SET", "appendonly", "no"}), "+OK");
+  EXPECT_EQ(client.Reply({"DEBUG", "LOADAOF"}), "-ERR The append only file is off");
+}
+
 TEST_F(AofTest, OneCommandsEffectsAreOneRecord) {
   auto server = Start();
   InProcessClient client(*server);

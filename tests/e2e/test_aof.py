@@ -363,3 +363,28 @@ def test_concurrent_rewrites_and_quick_toggles_neither_hang_nor_lose_the_log(ser
     _kill(server)
     _start_again(server)
     assert dump_dataset(server.client()) == before
+
+
+def test_shutdown_while_the_initial_aof_is_written_is_refused_unless_forced(
+    server_factory, redis_factory
+):
+    """While CONFIG SET appendonly yes writes its base no file holds the dataset: SHUTDOWN is
+    refused as Redis refuses it, SHUTDOWN FORCE exits."""
+    for srv in (server_factory("--save", ""), redis_factory()):
+        client = srv.client()
+        pipe = client.pipeline(transaction=False)
+        for i in range(2000):
+            pipe.set(f"k{i}", i)
+        pipe.execute()
+        client.config_set("rdb-key-save-delay", "5000")  # About 10 s for the base.
+        assert client.config_set("appendonly", "yes")
+        conn = srv.raw()
+        assert conn.call("SHUTDOWN") == "ERR Errors trying to SHUTDOWN. Check logs."
+        assert conn.call("PING") == "PONG"
+        wait_until(lambda: "Writing initial AOF, can't exit." in srv.log_text(), 5,
+                   message="the refusal in the log")
+        srv.expect_exit = True
+        conn.send_command("SHUTDOWN", "FORCE")
+        assert conn.read_until_closed() == b""
+        srv.wait_exit(30)
+        assert "Writing initial AOF. Exit anyway." in srv.log_text()
