@@ -34,6 +34,9 @@ constexpr int64_t kRetryMs = 1000;
 constexpr int64_t kFailureLogIntervalMs = 30 * 1000;
 // everysec and no: after a write, the log thread lets records gather this long.
 constexpr auto kBatchingPause = std::chrono::milliseconds(1);
+// everysec fsyncs sooner than once a second when this much was written since the last fsync:
+// the bytes are kept until then (to write again after a failed fsync).
+constexpr size_t kMaxUnsyncedBytes = 2u << 20;
 
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -733,6 +736,7 @@ void AppendOnlyLog::Cron() {
 
 void AppendOnlyLog::Run() {
   std::string taken;
+  size_t pending_capacity = 0;
   int64_t last_timestamp_s = -1;
   while (true) {
     uint64_t last = 0;
@@ -756,6 +760,7 @@ void AppendOnlyLog::Run() {
       }
       taken.swap(pending_);
       pending_.clear();
+      pending_capacity = pending_.capacity();
       last = appended_.load(std::memory_order_acquire);
       stopping = stop_;
     }
@@ -786,6 +791,12 @@ void AppendOnlyLog::Run() {
     const bool taken_nothing = batch_.empty();
     buffer_length_.store(batch_.size(), std::memory_order_relaxed);
     const bool ok = WriteAndSync(stopping);
+    // What the log holds (the producers' buffer as last taken, the framed and the unsynced
+    // bytes) is its own, not the dataset's: eviction leaves it out, as Redis leaves out aof_buf.
+    const int64_t buffers = static_cast<int64_t>(taken.capacity() + pending_capacity +
+                                                 batch_.capacity() + unsynced_.capacity());
+    buffer_memory_.store(buffers, std::memory_order_relaxed);
+    keyspace_.set_not_counted_memory(buffers);
     if (stopping) {
       // Closing: everything is written and fsynced, or the disk failed once more (logged).
       if (!ok) spdlog::warn("Closing the AOF with records it could not write: {}", last_error());
@@ -923,8 +934,11 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
   }
   const bool sync =
       force_sync ||
-      (!unsynced_.empty() && (policy == AppendFsync::kAlways || (policy == AppendFsync::kEverysec &&
-                                                                 now_ms - last_fsync_ms_ >= 1000)));
+      (!unsynced_.empty() &&
+       (policy == AppendFsync::kAlways ||
+        (policy == AppendFsync::kEverysec &&
+         // The copy kept for a failed fsync stays bounded under a heavy write rate.
+         (now_ms - last_fsync_ms_ >= 1000 || unsynced_.size() >= kMaxUnsyncedBytes))));
   if (sync) {
     if (absl::Status status = file_->Sync(); !status.ok()) {
       resync_needed_ = true;
@@ -932,7 +946,7 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
     }
     synced_size_ = file_->size();
     last_fsync_ms_ = now_ms;
-    if (unsynced_.capacity() > (8u << 20)) std::string().swap(unsynced_);
+    if (unsynced_.capacity() > 2 * kMaxUnsyncedBytes) std::string().swap(unsynced_);
     unsynced_.clear();
   }
   if (write_failed_.exchange(false)) {
@@ -1208,6 +1222,8 @@ void AppendOnlyLog::CloseLocked() {
   }
   if (thread_.joinable()) thread_.join();
   enabled_.store(false, std::memory_order_release);
+  buffer_memory_.store(0);
+  keyspace_.set_not_counted_memory(0);
   if (file_ != nullptr) (void)file_->Close();
   file_.reset();
   // Nobody waits for a log that is gone.
@@ -1232,6 +1248,7 @@ AppendOnlyLog::Info AppendOnlyLog::info() const {
   info.current_size = current_size_.load();
   info.base_size = base_size_;
   info.buffer_length = buffer_length_.load(std::memory_order_relaxed);
+  info.buffer_memory = enabled() ? buffer_memory_.load(std::memory_order_relaxed) : 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     info.buffer_length += pending_.size();

@@ -141,6 +141,7 @@ class AppendOnlyLog : public ChangeConsumer {
     uint64_t current_size = 0;  // Base plus logs, bytes.
     uint64_t base_size = 0;
     uint64_t buffer_length = 0;  // Bytes waiting to be written.
+    int64_t buffer_memory = 0;   // Bytes the log's buffers hold (mem_aof_buffer).
     uint64_t delayed_fsync = 0;
     bool loading = false;
     uint64_t loading_loaded_bytes = 0;
@@ -267,6 +268,7 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<bool> write_failed_{false};
   std::atomic<uint64_t> delayed_fsync_{0};
   std::atomic<uint64_t> buffer_length_{0};
+  std::atomic<int64_t> buffer_memory_{0};  // Bytes the log's buffers hold (allocated).
 
   // The manifest is shared by the log thread (SwitchLog) and the rewrite thread.
   std::mutex manifest_mutex_;

@@ -171,6 +171,7 @@ int64_t Keyspace::UsedMemory(bool refresh) {
   if (refresh) {
     int64_t used = AllocatedBytes();
     used_memory_.store(used);
+    counted_memory_.store(used - not_counted_memory());
     int64_t peak = peak_used_memory_.load();
     while (used > peak && !peak_used_memory_.compare_exchange_weak(peak, used)) {
     }
@@ -180,7 +181,7 @@ int64_t Keyspace::UsedMemory(bool refresh) {
 
 bool Keyspace::EvictToLimit() {
   int64_t limit = settings_.maxmemory.get();
-  int64_t used = used_memory_.load(std::memory_order_relaxed);
+  int64_t used = counted_memory_.load(std::memory_order_relaxed);
   if (limit <= 0 || used <= limit) return true;
   Store::EvictionPolicy policy = settings_.maxmemory_policy.get();
   if (policy == Store::EvictionPolicy::kNoEviction) return false;
@@ -194,6 +195,7 @@ bool Keyspace::EvictToLimit() {
     freed += static_cast<int64_t>(bytes);
   }
   used_memory_.fetch_sub(freed, std::memory_order_relaxed);
+  counted_memory_.fetch_sub(freed, std::memory_order_relaxed);
   // Like Redis, a command is refused only when nothing could be evicted; a partial pass (budget
   // used up) lets it run and later commands continue evicting.
   return freed > 0;

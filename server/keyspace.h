@@ -110,8 +110,15 @@ class Keyspace {
   int64_t startup_used_memory() const { return startup_used_memory_; }
   bool OverMaxmemory() const {
     int64_t limit = settings_.maxmemory.get();
-    return limit > 0 && used_memory_.load(std::memory_order_relaxed) > limit;
+    return limit > 0 && counted_memory_.load(std::memory_order_relaxed) > limit;
   }
+  // Memory that eviction does not count against maxmemory (Redis's
+  // freeMemoryGetNotCountedMemory): the append-only log's buffers, which evicting keys cannot
+  // shrink (they would only grow with the removals). Set by the log; any thread.
+  void set_not_counted_memory(int64_t bytes) {
+    not_counted_memory_.store(bytes, std::memory_order_relaxed);
+  }
+  int64_t not_counted_memory() const { return not_counted_memory_.load(std::memory_order_relaxed); }
   // Whether small integers are shared objects (OBJECT REFCOUNT 2147483647), as in Redis: not
   // under a maxmemory limit with an LRU or LFU policy, where each key needs its own stamp.
   bool SharesSmallIntegers() const;
@@ -171,6 +178,10 @@ class Keyspace {
   std::atomic<uint64_t> expire_cycle_cap_reached_{0};
 
   std::atomic<int64_t> used_memory_{0};
+  std::atomic<int64_t> not_counted_memory_{0};
+  // used_memory_ less the not-counted memory, both as of the last refresh (less what eviction
+  // freed since): what maxmemory is compared with.
+  std::atomic<int64_t> counted_memory_{0};
   std::atomic<int64_t> peak_used_memory_{0};
   int64_t startup_used_memory_ = 0;
 

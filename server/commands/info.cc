@@ -164,13 +164,14 @@ void MemorySection(const CommandServices& server, std::string* out) {
   Field(out, "rss_overhead_bytes", 0);
   Field(out, "mem_fragmentation_ratio", Ratio(rss, used));
   Field(out, "mem_fragmentation_bytes", rss - used);
-  for (std::string_view name : {"mem_not_counted_for_evict", "mem_replication_backlog",
-                                "mem_total_replication_buffers", "mem_clients_slaves"}) {
+  Field(out, "mem_not_counted_for_evict", server.keyspace().not_counted_memory());
+  for (std::string_view name :
+       {"mem_replication_backlog", "mem_total_replication_buffers", "mem_clients_slaves"}) {
     Field(out, name, 0);
   }
   Field(out, "mem_clients_normal", clients_memory);
   Field(out, "mem_cluster_links", 0);
-  Field(out, "mem_aof_buffer", 0);
+  Field(out, "mem_aof_buffer", server.aof().info().buffer_memory);
   Field(out, "mem_allocator", "libc");
   Field(out, "active_defrag_running", 0);
   Field(out, "lazyfree_pending_objects", server.keyspace().lazyfree_pending());

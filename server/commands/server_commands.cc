@@ -1058,7 +1058,7 @@ void CmdMemoryStats(CommandContext& ctx) {
       {"replication.backlog", 0},
       {"clients.slaves", 0},
       {"clients.normal", ctx.stats().connected_clients.load() * 16 * 1024},
-      {"aof.buffer", 0},
+      {"aof.buffer", ctx.services.aof().info().buffer_memory},
       {"overhead.total", overhead},
       {"keys.count", keys},
       {"keys.bytes-per-key", keys == 0 ? 0 : (used - startup) / keys},

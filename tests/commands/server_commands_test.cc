@@ -448,6 +448,24 @@ TEST_F(ServerCommandsTest, OomRejectsDenyOomCommands) {
   EXPECT_EQ(Reply({"DEL", "k"}), ":1");  // DEL is not denyoom.
 }
 
+// The append-only log's buffers are not counted against maxmemory (Redis's
+// freeMemoryGetNotCountedMemory): evicting keys cannot shrink them.
+TEST_F(ServerCommandsTest, MemoryNotCountedForEvictionIsLeftOut) {
+  EXPECT_EQ(Reply({"SET", "k", "v"}), "+OK");
+  server_.Cron();
+  const int64_t used = server_.keyspace().UsedMemory();
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", std::to_string(used - 4096)}), "+OK");
+  server_.Cron();
+  EXPECT_TRUE(server_.keyspace().OverMaxmemory());
+  server_.keyspace().set_not_counted_memory(1 << 20);
+  server_.Cron();
+  EXPECT_FALSE(server_.keyspace().OverMaxmemory());
+  EXPECT_EQ(Reply({"SET", "k2", "v"}), "+OK");
+  EXPECT_EQ(Reply({"DBSIZE"}), ":2");  // Nothing evicted.
+  EXPECT_THAT(Reply({"INFO", "memory"}), ::testing::HasSubstr("mem_not_counted_for_evict:1048576"));
+  server_.keyspace().set_not_counted_memory(0);
+}
+
 }  // namespace
 }  // namespace gigakv::testing
 

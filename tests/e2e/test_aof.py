@@ -74,6 +74,42 @@ def test_dataset_survives_sigkill_and_shutdown(server_factory, fsync):
     assert "DB loaded from append only file" in log
 
 
+def test_evictions_and_active_expiry_are_logged(server_factory):
+    """Keys evicted under maxmemory and keys removed by active expiry are removals in the log:
+    after SIGKILL and a restart (with more room, so nothing is evicted at load) the dataset is
+    the one the server had, not the one the writes alone would give."""
+    server = server_factory(
+        *AOF_ARGS, "--maxmemory", "16mb", "--maxmemory-policy", "allkeys-lru", "--hz", "100"
+    )
+    client = server.client()
+    value = "v" * 1000
+    for start in range(0, 40000, 500):
+        pipe = client.pipeline(transaction=False)
+        for i in range(start, start + 500):
+            pipe.set(f"key:{i}", value)
+        pipe.execute()
+    stats = client.info("stats")
+    assert stats["evicted_keys"] > 0
+    pipe = client.pipeline(transaction=False)
+    for i in range(200):
+        pipe.set(f"short:{i}", "x", px=20)
+    pipe.execute()
+    # Active expiry, not lookups, removes them: wait until no key in db 0 has a TTL.
+    wait_until(
+        lambda: client.info("keyspace")["db0"]["expires"] == 0, 10, message="active expiry"
+    )
+    assert client.info("stats")["expired_keys"] > 0
+    # Reading the dataset must not evict more of it meanwhile.
+    client.config_set("maxmemory", "0")
+    before = dump_dataset(client)
+    assert 0 < len(before) < 40000
+    assert not any(key.startswith(b"short:") for _, key in before)
+    _kill(server)
+    server.argv[server.argv.index("16mb")] = "0"
+    _start_again(server)
+    assert dump_dataset(server.client()) == before
+
+
 def test_directory_layout_and_info(server_factory):
     server = server_factory(*AOF_ARGS, "--appendfsync", "always")
     client = server.client()
