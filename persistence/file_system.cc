@@ -226,4 +226,9 @@ std::string DirName(std::string_view path) {
   return std::string(path.substr(0, slash));
 }
 
+std::string WorkingDirectory() {
+  char cwd[4096];
+  return ::getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : std::string(".");
+}
+
 }  // namespace gigakv::persistence

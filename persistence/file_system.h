@@ -85,5 +85,8 @@ absl::StatusOr<std::string> ReadFile(FileSystem* fs, const std::string& path);
 std::string JoinPath(std::string_view dir, std::string_view name);
 // The directory part of `path` ("" for a bare name).
 std::string DirName(std::string_view path);
+// The process's working directory (`dir`, once start-up changed to it), or "." when it cannot
+// be read: what the server's relative file names resolve against.
+std::string WorkingDirectory();
 
 }  // namespace gigakv::persistence

@@ -14,6 +14,7 @@
 #include "persistence/rdb/rdb_file.h"
 #include "protocol/reply_builder.h"
 #include "server/client_state.h"
+#include "server/cycle_clock.h"
 #include "server/dispatcher.h"
 #include "server/keyspace.h"
 #include "server/settings.h"
@@ -37,17 +38,6 @@ constexpr auto kBatchingPause = std::chrono::milliseconds(1);
 // everysec fsyncs sooner than once a second when this much was written since the last fsync:
 // the bytes are kept until then (to write again after a failed fsync).
 constexpr size_t kMaxUnsyncedBytes = 2u << 20;
-
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string WorkingDirectory() {
-  char cwd[4096];
-  return ::getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : std::string(".");
-}
 
 void PutFixed32(char* p, uint32_t value) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((value >> (8 * i)) & 0xff);
@@ -104,7 +94,7 @@ bool AppendOnlyLog::replies_wait() const {
 }
 
 std::string AppendOnlyLog::DirectoryPath() const {
-  return persistence::JoinPath(WorkingDirectory(), settings_.appenddirname);
+  return persistence::JoinPath(persistence::WorkingDirectory(), settings_.appenddirname);
 }
 
 std::string AppendOnlyLog::PathOf(const std::string& name) const {
@@ -155,7 +145,7 @@ absl::Status AppendOnlyLog::Open() {
 
 absl::Status AppendOnlyLog::UpgradeSingleFile() {
   const std::string& name = settings_.appendfilename;
-  const std::string legacy = persistence::JoinPath(WorkingDirectory(), name);
+  const std::string legacy = persistence::JoinPath(persistence::WorkingDirectory(), name);
   if (!fs_->FileExists(legacy)) return absl::OkStatus();
   // Redis 7's three cases: no manifest; an empty one; one whose only file is this base, not yet
   // moved (an upgrade interrupted between the manifest and the rename).
@@ -180,7 +170,7 @@ absl::Status AppendOnlyLog::UpgradeSingleFile() {
                                settings_.appenddirname, ": ", status.message()));
   }
   absl::Status status = fs_->SyncDir(DirectoryPath());
-  if (status.ok()) status = fs_->SyncDir(WorkingDirectory());
+  if (status.ok()) status = fs_->SyncDir(persistence::WorkingDirectory());
   if (!status.ok()) return status;
   spdlog::info("Successfully migrated an old-style AOF file ({}) into the AOF directory ({}).",
                name, settings_.appenddirname);
@@ -703,11 +693,46 @@ void AppendOnlyLog::NotifyDurable(uint64_t record) {
   for (auto& callback : ready) callback();
 }
 
+bool AppendOnlyLog::RewriteLimited() {
+  // Redis's aofRewriteLimited: after 3 failures in a row, retry after 1 minute, then 2, 4...
+  // up to an hour.
+  constexpr uint64_t kThreshold = 3;
+  constexpr int64_t kMaxDelayMinutes = 60;
+  if (rewrite_failures_.load() < kThreshold) {
+    next_delay_minutes_ = 0;
+    next_rewrite_time_s_ = 0;
+    return false;
+  }
+  const int64_t now_s = keyspace_.NowMs() / 1000;
+  if (next_rewrite_time_s_ != 0) {
+    if (now_s < next_rewrite_time_s_) return true;
+    next_rewrite_time_s_ = 0;
+    return false;
+  }
+  next_delay_minutes_ =
+      std::min(next_delay_minutes_ == 0 ? 1 : next_delay_minutes_ * 2, kMaxDelayMinutes);
+  next_rewrite_time_s_ = now_s + next_delay_minutes_ * 60;
+  spdlog::warn(
+      "Background AOF rewrite has repeatedly failed and triggered the limit, will retry in {} "
+      "minutes",
+      next_delay_minutes_);
+  return true;
+}
+
 void AppendOnlyLog::Cron() {
   if (disable_requested_.exchange(false)) Close();
   if (rewrite_finished_.exchange(false)) JoinRewriteThread();
+  if (enable_pending_.load() && !enabled() && settings_.appendonly.get() &&
+      !rewrite_running_.load() && !snapshots_.background_save_in_progress() && !RewriteLimited()) {
+    if (absl::Status status = Enable(); !status.ok()) {
+      spdlog::warn("Turning the AOF on failed: {}", std::string(status.message()));
+    }
+    return;
+  }
+  if (!settings_.appendonly.get()) enable_pending_.store(false);
   if (!rewrite_running_.load()) {
-    if (rewrite_scheduled_.load() && !snapshots_.background_save_in_progress()) {
+    if (rewrite_scheduled_.load() && !snapshots_.background_save_in_progress() &&
+        !RewriteLimited()) {
       (void)StartRewrite();
     } else if (enabled() && settings_.auto_aof_rewrite_percentage.get() > 0) {
       // As Redis: once the log outgrew min-size and grew by the percentage over its size after
@@ -716,7 +741,7 @@ void AppendOnlyLog::Cron() {
       const uint64_t base = std::max<uint64_t>(rewrite_base_size_.load(), 1);
       const int64_t growth = static_cast<int64_t>(size * 100 / base) - 100;
       if (size > static_cast<uint64_t>(settings_.auto_aof_rewrite_min_size.get()) &&
-          growth >= settings_.auto_aof_rewrite_percentage.get()) {
+          growth >= settings_.auto_aof_rewrite_percentage.get() && !RewriteLimited()) {
         spdlog::info("Starting automatic rewriting of AOF on {}% growth", growth);
         (void)StartRewrite();
       }
@@ -978,9 +1003,14 @@ absl::Status AppendOnlyLog::Enable() {
   if (enabled()) return absl::OkStatus();
   disable_requested_.store(false);
   if (rewrite_running_.load() || snapshots_.background_save_in_progress()) {
-    return absl::FailedPreconditionError(
-        "a background save or rewrite is in progress: try again once it ends");
+    // As Redis's startAppendOnly: the base is written once the other job ends (Cron).
+    enable_pending_.store(true);
+    spdlog::warn(
+        "AOF was enabled but there is already another background operation. An AOF background "
+        "was scheduled to start when possible.");
+    return absl::OkStatus();
   }
+  enable_pending_.store(false);
   if (absl::Status status = fs_->CreateDir(DirectoryPath()); !status.ok()) return status;
   {
     std::lock_guard<std::mutex> lock(manifest_mutex_);
@@ -1169,9 +1199,11 @@ void AppendOnlyLog::RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> sn
       rewrite_failures_.fetch_add(1);
     }
     if (enabling_.load() && !absl::IsCancelled(status)) {
-      // Without its base the log is of no use: the cron turns it off again.
-      spdlog::warn("Turning the AOF on failed: it stays off");
+      // Without its base the log is of no use: the cron turns it off and tries again later
+      // (appendonly stays yes), as Redis retries the rewrite of AOF_WAIT_REWRITE.
+      spdlog::warn("Turning the AOF on failed: it stays off until a retry succeeds");
       disable_requested_.store(true);
+      enable_pending_.store(true);
     }
   }
   rewrite_running_.store(false);
@@ -1258,7 +1290,7 @@ AppendOnlyLog::Info AppendOnlyLog::info() const {
   info.loading_loaded_bytes = loading_loaded_bytes_.load();
   info.loading_total_bytes = loading_total_bytes_.load();
   info.rewrite_in_progress = rewrite_running_.load();
-  info.rewrite_scheduled = rewrite_scheduled_.load();
+  info.rewrite_scheduled = rewrite_scheduled_.load() || enable_pending_.load();
   info.last_rewrite_time_s = last_rewrite_time_s_.load();
   info.current_rewrite_time_s =
       info.rewrite_in_progress ? (SteadyMs() - rewrite_start_ms_.load()) / 1000 : -1;

@@ -74,8 +74,9 @@ class AppendOnlyLog : public ChangeConsumer {
   void Close();
   // CONFIG SET appendonly yes: starts logging at a snapshot's instant and writes that snapshot
   // as the base; the manifest lists the new log only once its base is in place (a crash
-  // before leaves the directory as it was). FailedPrecondition while a background save or
-  // rewrite runs. If the base cannot be written the log goes off again (logged).
+  // before leaves the directory as it was). While a background save or rewrite runs the base
+  // is scheduled (Cron starts it when the job ends), as in Redis. If the base cannot be
+  // written the log goes off again and Cron retries (backing off as RewriteLimited).
   absl::Status Enable();
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }
   // SHUTDOWN and SIGTERM, before anything else: while the base of CONFIG SET appendonly yes is
@@ -133,6 +134,8 @@ class AppendOnlyLog : public ChangeConsumer {
   // rewrite, starts a scheduled one or the automatic one (auto-aof-rewrite-percentage and
   // -min-size, as Redis).
   void Cron();
+  // Whether appendonly yes waits for its base to be written (INFO aof_rewrite_scheduled).
+  bool enable_pending() const { return enable_pending_.load(); }
 
   // INFO persistence.
   struct Info {
@@ -206,6 +209,9 @@ class AppendOnlyLog : public ChangeConsumer {
   // Frames records [first number, ...] of `taken` into batch_; at the requested switch point
   // writes the old log out and moves to the new one (SwitchLog).
   void FrameRecords(const std::string& taken, uint64_t first);
+  // Redis's aofRewriteLimited: after repeated failures, automatic and scheduled rewrites (and
+  // retries of turning the log on) back off exponentially. Cron's thread.
+  bool RewriteLimited();
   // The log thread, at the rewrite's instant: a new incremental log, in the manifest at once.
   bool SwitchLog();
   void RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> snapshot, std::string base);
@@ -286,6 +292,12 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<bool> rewrite_running_{false};    // Claimed by StartRewrite: starting or running.
   std::atomic<bool> enabling_{false};           // Enable()'s rewrite has not finished.
   std::atomic<bool> disable_requested_{false};  // It failed: Cron closes the log.
+  // appendonly yes waits for its base: a background save ran, or the base failed (Cron tries
+  // again, limited as a failing rewrite).
+  std::atomic<bool> enable_pending_{false};
+  // RewriteLimited's back-off (Cron's thread only).
+  int64_t next_delay_minutes_ = 0;
+  int64_t next_rewrite_time_s_ = 0;
   std::atomic<bool> rewrite_finished_{false};
   std::atomic<bool> rewrite_scheduled_{false};
   std::atomic<int64_t> rewrite_start_ms_{0};

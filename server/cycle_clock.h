@@ -42,4 +42,12 @@ class CycleClock {
   static inline double ns_per_tick_ = 1.0;      // 1000 / ticks_per_us_.
 };
 
+// Milliseconds of std::chrono::steady_clock, for intervals that are logged or reported (a
+// load's duration, a rewrite's): a system call, unlike CycleClock::Now.
+inline int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace gigakv::server

@@ -14,6 +14,7 @@
 #include "gigakv/strings.h"
 #include "persistence/atomic_file.h"
 #include "persistence/rdb/rdb_io.h"
+#include "server/cycle_clock.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
 #include "server/settings.h"
@@ -32,17 +33,6 @@ namespace {
 constexpr int64_t kBgsaveRetryDelayS = 5;
 // rdb-save-incremental-fsync: fsync after every this many bytes (Redis's REDIS_AUTOSYNC_BYTES).
 constexpr uint64_t kAutoSyncBytes = 4 << 20;
-
-std::string WorkingDirectory() {
-  char cwd[4096];
-  return ::getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : std::string(".");
-}
-
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -100,7 +90,7 @@ absl::StatusOr<std::unique_ptr<rdb::RdbSnapshot>> Snapshots::BeginSnapshot(
 
 absl::StatusOr<std::unique_ptr<Snapshots::Job>> Snapshots::BeginJob() {
   auto job = std::make_unique<Job>();
-  job->directory = WorkingDirectory();
+  job->directory = persistence::WorkingDirectory();
   job->filename = settings_.dbfilename.get();
   absl::StatusOr<std::unique_ptr<rdb::RdbSnapshot>> snapshot =
       BeginSnapshot(/*aof_base=*/false, [&] { job->dirty_at_begin = TotalDirty(); });
@@ -284,7 +274,7 @@ absl::Status Snapshots::PrepareShutdown(bool save, bool nosave) {
 }
 
 std::string Snapshots::FilePath() const {
-  return persistence::JoinPath(WorkingDirectory(), settings_.dbfilename.get());
+  return persistence::JoinPath(persistence::WorkingDirectory(), settings_.dbfilename.get());
 }
 
 absl::Status Snapshots::LoadAtStart() { return Load(/*replace_existing=*/false); }

@@ -3,6 +3,7 @@
 // nothing acknowledged that is not in the file), torn tails and damage, and a crash at every
 // step of creating the directory.
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -516,6 +517,34 @@ TEST_F(AofTest, ACrashAtAnyStepOfARewriteLeavesEveryDurableWrite) {
       EXPECT_EQ(client.Reply({"GET", "during"}), "\"x\"") << crash_at;
     }
   }
+}
+
+// After three failed rewrites in a row, scheduled and automatic ones back off (1 minute, then
+// 2...), as Redis's aofRewriteLimited; BGREWRITEAOF itself is not limited.
+TEST_F(AofTest, RepeatedRewriteFailuresBackOff) {
+  auto server = Start("everysec");
+  ASSERT_NE(server, nullptr);
+  InProcessClient client(*server);
+  client.Run({"SET", "a", "1"});
+  WaitDurable(*server);
+  fs_.set_space_left(0);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(server->aof().StartRewrite().ok());
+    WaitRewriteEnd(*server);
+  }
+  EXPECT_EQ(server->aof().info().rewrites_consecutive_failures, 3u);
+  server->aof().ScheduleRewrite();
+  server->aof().Cron();
+  EXPECT_FALSE(server->aof().rewrite_in_progress());  // Limited: retry in 1 minute.
+  clock_.AdvanceMs(30'000);
+  server->aof().Cron();
+  EXPECT_FALSE(server->aof().rewrite_in_progress());
+  fs_.set_space_left(std::numeric_limits<uint64_t>::max());
+  clock_.AdvanceMs(31'000);
+  server->aof().Cron();
+  WaitRewriteEnd(*server);
+  EXPECT_EQ(server->aof().info().rewrites_consecutive_failures, 0u);
+  EXPECT_EQ(client.Reply({"GET", "a"}), "\"1\"");
 }
 
 TEST_F(AofTest, AppendonlyTurnsOnAndOffAtRuntime) {

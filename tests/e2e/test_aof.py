@@ -424,3 +424,35 @@ def test_shutdown_while_the_initial_aof_is_written_is_refused_unless_forced(
         assert conn.read_until_closed() == b""
         srv.wait_exit(30)
         assert "Writing initial AOF. Exit anyway." in srv.log_text()
+
+
+def test_appendonly_yes_during_bgsave_is_scheduled_as_in_redis(server_factory, redis_factory):
+    """CONFIG SET appendonly yes while a BGSAVE runs answers OK and writes the base once the
+    save ends, on both servers."""
+    for srv in (server_factory("--save", ""), redis_factory()):
+        client = srv.client()
+        pipe = client.pipeline(transaction=False)
+        for i in range(300):
+            pipe.set(f"k{i}", i)
+        pipe.execute()
+        client.config_set("rdb-key-save-delay", "3000")  # About 1 s for the snapshot.
+        assert client.bgsave()
+        assert client.config_set("appendonly", "yes")
+        assert client.info("persistence")["aof_rewrite_scheduled"] == 1
+        client.config_set("rdb-key-save-delay", "0")
+        wait_until(
+            lambda: client.info("persistence")["aof_rewrite_in_progress"] == 0
+            and client.info("persistence")["aof_rewrite_scheduled"] == 0
+            and client.info("persistence")["aof_rewrites"] >= 1,
+            30,
+            message="the scheduled base",
+        )
+        client.set("after", "1")
+        names = sorted(p.name for p in (srv.workdir / "appendonlydir").iterdir())
+        assert any(".base." in name for name in names), names
+        srv.stop()
+        srv.expect_exit = False
+        srv.argv += ["--appendonly", "yes"]
+        srv.start()
+        again = srv.client()
+        assert again.dbsize() == 301 and again.get("after") == b"1"
