@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <limits>
 
 #include "gigakv/strings.h"
 #include "persistence/atomic_file.h"
@@ -160,6 +161,11 @@ absl::Status AppendOnlyLog::UpgradeSingleFile() {
                              manifest->base->name == name && !fs_->FileExists(PathOf(name));
     if (!empty && !interrupted) return absl::OkStatus();
   }
+  if (fs_->FileExists(PathOf(name))) {
+    return absl::FailedPreconditionError(
+        StrCat("Found ", name, " both in the working directory and in ", settings_.appenddirname,
+               " without a manifest listing it: move one of them away"));
+  }
   manifest_ = log::Manifest();
   manifest_.base = log::ManifestFile{name, 1, 'b'};
   manifest_.base_seq = 1;
@@ -187,11 +193,18 @@ absl::Status AppendOnlyLog::PrepareShutdown(bool force) const {
   return absl::FailedPreconditionError("Writing initial AOF, can't exit.");
 }
 
-absl::Status AppendOnlyLog::Reload() {
+absl::Status AppendOnlyLog::Reload(bool* started) {
+  *started = false;
   if (!enabled()) return absl::FailedPreconditionError("The append only file is off");
   if (rewrite_in_progress() || enabling_.load()) {
     return absl::FailedPreconditionError("Background append only file rewriting in progress");
   }
+  if (writes_refused()) {
+    // What the last write could not write would be written again after the files are read.
+    return absl::FailedPreconditionError(
+        StrCat("The append only file can't be written: ", last_error()));
+  }
+  *started = true;
   Close();
   keyspace_.FreeLater(keyspace_.store().FlushAll());
   return Open();
@@ -354,6 +367,14 @@ absl::Status AppendOnlyLog::CutTail(const std::string& name, uint64_t valid_end,
 
 namespace {
 
+// SCRIPT ... and FUNCTION LOAD|DELETE|RESTORE, which Redis writes to its AOF.
+bool IsScriptCacheCommand(const std::vector<std::string_view>& args) {
+  if (EqualsIgnoreCase(args[0], "script")) return true;
+  return EqualsIgnoreCase(args[0], "function") && args.size() >= 2 &&
+         (EqualsIgnoreCase(args[1], "load") || EqualsIgnoreCase(args[1], "delete") ||
+          EqualsIgnoreCase(args[1], "restore"));
+}
+
 std::string TruncatedFileError(const std::string& name, const std::string& problem, bool last) {
   return StrCat("Unexpected end of file reading the append only file ", name, " (", problem, ")",
                 last ? ". You can: 1) Make a backup of your AOF file, then use gigakv-check-aof "
@@ -461,7 +482,9 @@ absl::Status AppendOnlyLog::ReplayRedisCommands(const std::string& name, uint64_
   if (offset > 0) {
     if (absl::Status status = (*file)->Skip(offset); !status.ok()) return status;
   }
-  log::RedisAofReader reader(file->get(), offset);
+  absl::StatusOr<uint64_t> file_size = fs_->FileSize(PathOf(name));
+  log::RedisAofReader reader(file->get(), offset,
+                             file_size.ok() ? *file_size : std::numeric_limits<uint64_t>::max());
   ClientState client(0);
   protocol::ReplyBuilder reply;
   const int databases = keyspace_.store().databases();
@@ -476,10 +499,12 @@ absl::Status AppendOnlyLog::ReplayRedisCommands(const std::string& name, uint64_
                          uint64_t at) -> absl::Status {
     if (EqualsIgnoreCase(command[0], "select")) {
       int db = -1;
-      if (command.size() != 2 || !absl::SimpleAtoi(ToAbsl(command[1]), &db) || db < 0 ||
-          db >= databases) {
-        return absl::DataLossError(StrCat("The append only file ", name, " selects database ",
-                                          command.size() > 1 ? command[1] : std::string_view(),
+      if (command.size() != 2 || !absl::SimpleAtoi(ToAbsl(command[1]), &db)) {
+        return absl::DataLossError(StrCat("Bad file format reading the append only file ", name,
+                                          ": a SELECT without a database number at offset ", at));
+      }
+      if (db < 0 || db >= databases) {
+        return absl::DataLossError(StrCat("The append only file ", name, " selects database ", db,
                                           " (at offset ", at, ") but only ", databases,
                                           " are configured"));
       }
@@ -489,16 +514,33 @@ absl::Status AppendOnlyLog::ReplayRedisCommands(const std::string& name, uint64_
     return ReplayCommand(client, command, reply, name, at);
   };
   uint64_t commands = 0;
+  uint64_t previous_end = offset;  // Redis's valid_up_to: past the last complete command.
+  bool warned_nested_multi = false, warned_scripts = false;
   log::RedisAofReader::Outcome outcome;
   while ((outcome = reader.ReadCommand(&args)) == log::RedisAofReader::Outcome::kCommand) {
     const uint64_t at = reader.command_offset();
+    const uint64_t end_before = previous_end;
+    previous_end = reader.valid_end();
     if (EqualsIgnoreCase(args[0], "multi")) {
       if (in_multi) {
-        return absl::DataLossError(StrCat("Bad file format reading the append only file ", name,
-                                          ": MULTI inside MULTI at offset ", at));
+        // Redis 7.0 leaves one when it cuts a truncated tail inside a transaction and then
+        // appends: its loader queues on and answers the nested MULTI with an ignored error.
+        if (!warned_nested_multi) {
+          warned_nested_multi = true;
+          spdlog::warn("Ignoring a MULTI inside MULTI in {} at offset {}, as Redis does", name, at);
+        }
+        continue;
       }
       in_multi = true;
-      before_multi = at;
+      before_multi = end_before;
+    } else if (IsScriptCacheCommand(args)) {
+      // Redis 6 logs SCRIPT LOAD/FLUSH and Redis 7 FUNCTION LOAD/DELETE/RESTORE: no keys, and a
+      // script's writes are in the file as their own commands. gigakv has no scripting yet.
+      if (!warned_scripts) {
+        warned_scripts = true;
+        spdlog::warn("Skipping {} in {} at offset {} (scripts and functions are not loaded)",
+                     std::string(args[0]), name, at);
+      }
     } else if (EqualsIgnoreCase(args[0], "exec")) {
       if (!in_multi) {
         return absl::DataLossError(StrCat("Bad file format reading the append only file ", name,

@@ -86,9 +86,10 @@ class AppendOnlyLog : public ChangeConsumer {
   // DEBUG LOADAOF: writes out what is buffered, empties the store (not published: the files
   // hold the dataset) and loads the directory again as Open does, from the manifest on disk.
   // The caller holds the transaction gate exclusively (nothing writes meanwhile).
-  // FailedPrecondition when the log is off or a rewrite runs; any other error is Open's, and
-  // leaves the log closed and the store partly loaded (Redis exits then).
-  absl::Status Reload();
+  // An error with *started false: nothing was done (the log is off, a rewrite runs, or writing
+  // fails). With *started true the error is Open's, and leaves the log closed and the store
+  // partly loaded (Redis exits then).
+  absl::Status Reload(bool* started);
   // Before serving, when Open will run: clients get -LOADING from the first connection on, so
   // no write lands before the log listens. Open ends it.
   void BeginLoading() { loading_.store(true); }

@@ -87,4 +87,51 @@ LogCheckResult CheckLog(SequentialFile& file, std::string* dump) {
   return result;
 }
 
+RedisAofCheckResult CheckRedisAof(SequentialFile& file, uint64_t offset, uint64_t file_size,
+                                  std::string* dump) {
+  RedisAofCheckResult result;
+  RedisAofReader reader(&file, offset, file_size);
+  std::vector<std::string_view> args;
+  bool in_multi = false;
+  uint64_t before_multi = offset;
+  uint64_t previous_end = offset;
+  RedisAofReader::Outcome outcome;
+  while ((outcome = reader.ReadCommand(&args)) == RedisAofReader::Outcome::kCommand) {
+    std::string name(args[0]);
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (name == "MULTI" && !in_multi) {
+      in_multi = true;
+      before_multi = previous_end;
+    } else if (name == "EXEC") {
+      in_multi = false;
+    }
+    ++result.commands;
+    ++result.per_command[name];
+    if (dump != nullptr) {
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (i > 0) dump->push_back(' ');
+        AppendArgument(args[i], dump);
+      }
+      dump->push_back('\n');
+    }
+    previous_end = reader.valid_end();
+  }
+  result.outcome = outcome;
+  result.valid_end = reader.valid_end();
+  result.problem_offset = reader.problem_offset();
+  result.problem = outcome == RedisAofReader::Outcome::kIoError
+                       ? std::string(reader.io_status().message())
+                       : reader.problem();
+  if (in_multi && (outcome == RedisAofReader::Outcome::kEnd ||
+                   outcome == RedisAofReader::Outcome::kTruncated)) {
+    result.outcome = RedisAofReader::Outcome::kTruncated;
+    if (outcome == RedisAofReader::Outcome::kEnd) {
+      result.problem_offset = before_multi;
+      result.problem = "a MULTI without its EXEC";
+    }
+    result.valid_end = before_multi;
+  }
+  return result;
+}
+
 }  // namespace gigakv::persistence::log

@@ -14,7 +14,7 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxReadStep = 16 * 1024 * 1024;
 // Redis reads the '*' and '$' lines into a buffer of this size (AOF_ANNOTATION_LINE_MAX_LEN).
 constexpr size_t kMaxNumberLine = 1024;
-constexpr int kMaxDigits = 19;  // Below 2^63.
+constexpr int kMaxDigits = 19;  // Fits in 64 bits.
 
 std::string Printable(char c) {
   if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
@@ -25,8 +25,8 @@ std::string Printable(char c) {
 
 }  // namespace
 
-RedisAofReader::RedisAofReader(SequentialFile* file, uint64_t start_offset)
-    : file_(file), buffer_offset_(start_offset), valid_end_(start_offset) {}
+RedisAofReader::RedisAofReader(SequentialFile* file, uint64_t start_offset, uint64_t file_size)
+    : file_(file), file_size_(file_size), buffer_offset_(start_offset), valid_end_(start_offset) {}
 
 bool RedisAofReader::Ensure(size_t n) {
   while (buffer_.size() - pos_ < n) {
@@ -113,13 +113,23 @@ RedisAofReader::Outcome RedisAofReader::ReadCommand(std::vector<std::string_view
     }
     if (buffer_[pos_] != '#') break;
     size_t lf;
-    while ((lf = buffer_.find('\n', pos_)) == std::string::npos) {
+    size_t searched = pos_;
+    while ((lf = buffer_.find('\n', searched)) == std::string::npos) {
+      searched = buffer_.size();
+      if (buffer_.size() - pos_ >= kMaxNumberLine) {
+        return Fail(Outcome::kBadFormat, buffer_offset_ + pos_,
+                    StrCat("an annotation longer than ", kMaxNumberLine, " bytes"));
+      }
       if (!Ensure(buffer_.size() - pos_ + 1)) {
         if (!io_status_.ok()) return outcome_ = Outcome::kIoError;
         // An annotation without its LF at the very end: Redis skips it too.
         pos_ = buffer_.size();
         return outcome_ = Outcome::kEnd;
       }
+    }
+    if (lf - pos_ >= kMaxNumberLine) {
+      return Fail(Outcome::kBadFormat, buffer_offset_ + pos_,
+                  StrCat("an annotation longer than ", kMaxNumberLine, " bytes"));
     }
     pos_ = lf + 1;
   }
@@ -153,6 +163,7 @@ RedisAofReader::Outcome RedisAofReader::ReadCommand(std::vector<std::string_view
       return Fail(Outcome::kBadFormat, buffer_offset_ + pos_,
                   StrCat("an argument of ", len, " bytes is too long"));
     }
+    if (buffer_offset_ + pos_ + len + 2 > file_size_) return unfinished();  // Past the end.
     if (!Ensure(static_cast<size_t>(len) + 2)) return unfinished();
     const size_t end = pos_ + static_cast<size_t>(len);
     if (buffer_[end] != '\r' || buffer_[end + 1] != '\n') {

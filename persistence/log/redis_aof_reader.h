@@ -21,10 +21,15 @@
 // valid_end() just past the last complete command: what aof-load-truncated cuts, as Redis does
 // (Redis 7 also reverts an unfinished MULTI at the end; that is the replayer's business).
 //
-// Not thread-safe; one reader per file. Memory: a 64 KiB buffer plus the largest command.
+// Annotations are at most 1024 bytes, as Redis's fgets buffer reads them (a longer one is
+// kBadFormat, as in Redis).
+//
+// Not thread-safe; one reader per file. Memory: a 64 KiB buffer plus the largest command (with
+// file_size given, never more than the file holds).
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,8 +50,10 @@ class RedisAofReader {
   };
 
   // `file` (not owned) must outlive the reader; it is read from its current position, which is
-  // `start_offset` bytes into the file (after an RDB preamble, or 0).
-  RedisAofReader(SequentialFile* file, uint64_t start_offset);
+  // `start_offset` bytes into the file (after an RDB preamble, or 0). `file_size`, when known:
+  // an argument said to end past it is a truncation at once, without reading the rest.
+  RedisAofReader(SequentialFile* file, uint64_t start_offset,
+                 uint64_t file_size = std::numeric_limits<uint64_t>::max());
 
   // The next command. *args point into the reader's buffer and stay valid until the next call.
   // After anything but kCommand, every later call returns the same.
@@ -76,6 +83,7 @@ class RedisAofReader {
   Outcome Fail(Outcome outcome, uint64_t offset, std::string problem);
 
   SequentialFile* file_;
+  uint64_t file_size_;
   std::string buffer_;          // Unconsumed input from buffer_offset_.
   uint64_t buffer_offset_ = 0;  // File offset of buffer_[0].
   size_t pos_ = 0;              // Next unparsed byte of buffer_.

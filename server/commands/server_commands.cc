@@ -957,10 +957,13 @@ void DebugReload(CommandContext& ctx) {
 // DEBUG LOADAOF: write the log out, empty the dataset and load the append-only files again.
 // A load that fails midway leaves a dataset that is not the files': the server exits, as Redis.
 void DebugLoadAof(CommandContext& ctx) {
-  std::optional<TransactionGate::ExclusiveScope> exclusive;
-  if (!TransactionGate::ThisThreadIsExclusive()) exclusive.emplace(ctx.transaction_gate());
-  absl::Status status = ctx.services.aof().Reload();
-  if (absl::IsFailedPrecondition(status)) return ctx.reply.Error(StrCat("ERR ", status.message()));
+  // Inside EXEC the transaction's earlier effects would reach the reopened log after the
+  // reload, though the reloaded dataset lacks them.
+  if (ctx.client.in_exec) return ctx.reply.Error("ERR DEBUG LOADAOF is not allowed in MULTI");
+  TransactionGate::ExclusiveScope exclusive(ctx.transaction_gate());
+  bool started = false;
+  absl::Status status = ctx.services.aof().Reload(&started);
+  if (!started) return ctx.reply.Error(StrCat("ERR ", status.message()));
   if (!status.ok()) {
     spdlog::critical("DEBUG LOADAOF failed: {}", std::string(status.message()));
     spdlog::shutdown();

@@ -309,10 +309,14 @@ std::string Resp(const std::vector<std::string>& args) {
 TEST_F(AofTest, ARedis6FileUpgradesAndACrashAtAnyStepLeavesItLoadable) {
   char cwd[4096];
   const std::string legacy = std::string(::getcwd(cwd, sizeof(cwd))) + "/appendonly.aof";
+  // What Redis 6 writes: annotations, SCRIPT LOAD (no keys: skipped), a script's effects as a
+  // transaction with its own SELECT, and a nested MULTI as Redis 7.0 leaves after cutting a
+  // truncated transaction.
   const std::string text = "#TS:1700000000\r\n" + Resp({"SELECT", "0"}) + Resp({"SET", "a", "1"}) +
-                           Resp({"RPUSH", "l", "x", "y"}) + Resp({"MULTI"}) + Resp({"INCR", "n"}) +
-                           Resp({"INCR", "n"}) + Resp({"EXEC"}) + Resp({"SELECT", "3"}) +
-                           Resp({"SET", "b", "2"});
+                           Resp({"SCRIPT", "LOAD", "return 1"}) + Resp({"RPUSH", "l", "x", "y"}) +
+                           Resp({"MULTI"}) + Resp({"INCR", "n"}) + Resp({"MULTI"}) +
+                           Resp({"INCR", "n"}) + Resp({"SELECT", "3"}) + Resp({"SET", "b", "2"}) +
+                           Resp({"EXEC"}) + Resp({"SELECT", "0"}) + Resp({"SCRIPT", "FLUSH"});
   const auto check = [](server::Server& server, uint64_t crash_at) {
     InProcessClient client(server);
     EXPECT_EQ(client.Reply({"GET", "a"}), "\"1\"") << crash_at;

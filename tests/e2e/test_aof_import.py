@@ -198,3 +198,43 @@ def test_damaged_redis_log_stops_start_up(server_factory, redis_factory):
     log = server.log_text()
     assert "Bad file format reading the append only file appendonly.aof." in log, log[-2000:]
     assert "expected '*'" in log and "at offset" in log
+
+
+def test_check_aof_checks_and_fixes_redis_files_as_redis_check_aof(
+    redis_factory, check_aof_binary, tmp_path
+):
+    redis, _ = _redis_history(redis_factory, "--aof-timestamp-enabled", "yes")
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for copy in (ours, theirs):
+        shutil.copytree(redis.workdir / AOF_DIR, copy)
+    manifest = "appendonly.aof.manifest"
+
+    def check(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(check_aof_binary), *args, str(ours / manifest)],
+            capture_output=True, text=True, timeout=60,
+        )
+
+    sound = check("--stats")
+    assert sound.returncode == 0, sound.stdout
+    assert "All AOF files and manifest are valid" in sound.stdout
+    assert "INCR AOF appendonly.aof.2.incr.aof is valid" in sound.stdout
+    assert any(line.split() == ["HSET", "1"] for line in sound.stdout.splitlines()), sound.stdout
+    for copy in (ours, theirs):
+        incr = sorted(p for p in copy.iterdir() if p.name.endswith(".incr.aof"))[-1]
+        incr.write_bytes(incr.read_bytes()[:-5])
+    broken = check()
+    assert broken.returncode == 1 and "truncated at offset" in broken.stdout, broken.stdout
+    fixed = check("--fix", "--yes")
+    assert fixed.returncode == 0, fixed.stdout
+    reference = subprocess.run(
+        [REDIS_CHECK_AOF, "--fix", str(theirs / manifest)],
+        input="y\n", capture_output=True, text=True, timeout=60,
+    )
+    assert reference.returncode == 0, reference.stdout + reference.stderr
+    sizes = [
+        {p.name: p.stat().st_size for p in copy.iterdir() if p.name.endswith(".aof")}
+        for copy in (ours, theirs)
+    ]
+    assert sizes[0] == sizes[1]
+    assert check().returncode == 0

@@ -172,5 +172,34 @@ TEST(RedisAofReaderTest, AHugeLengthAtTheEndIsATruncation) {
   EXPECT_EQ(result.valid_end, good.size());
 }
 
+TEST(RedisAofReaderTest, AnAnnotationLongerThanRedisReadsIsBadFormat) {
+  const std::string good = Command({"SET", "a", "1"});
+  ReadResult ok = ReadAll(good + "#" + std::string(1000, 'x') + "\n" + good);
+  EXPECT_EQ(ok.outcome, Outcome::kEnd);
+  EXPECT_EQ(ok.commands.size(), 2u);
+  for (const std::string& tail : {std::string(2000, 'x') + "\n", std::string(200000, 'x')}) {
+    ReadResult result = ReadAll(good + "#" + tail + good);
+    EXPECT_EQ(result.outcome, Outcome::kBadFormat);
+    EXPECT_EQ(result.problem, "an annotation longer than 1024 bytes");
+    EXPECT_EQ(result.problem_offset, good.size());
+  }
+}
+
+// Given the file's size, an argument said to end past it is a truncation without reading on.
+TEST(RedisAofReaderTest, ALengthPastTheKnownFileSizeIsATruncationAtOnce) {
+  const std::string good = Command({"SET", "a", "1"});
+  const std::string bytes = good + "*2\r\n$3\r\nSET\r\n$100\r\nabc";
+  gigakv::testing::MemFileSystem fs;
+  fs.SetContents("aof", bytes);
+  auto file = fs.NewSequentialFile("aof");
+  ASSERT_TRUE(file.ok());
+  RedisAofReader reader(file->get(), 0, bytes.size());
+  std::vector<std::string_view> args;
+  EXPECT_EQ(reader.ReadCommand(&args), Outcome::kCommand);
+  EXPECT_EQ(reader.ReadCommand(&args), Outcome::kTruncated);
+  EXPECT_EQ(reader.problem_offset(), good.size());
+  EXPECT_EQ(reader.valid_end(), good.size());
+}
+
 }  // namespace
 }  // namespace gigakv::persistence::log
