@@ -1085,8 +1085,10 @@ absl::Status AppendOnlyLog::Enable() {
     enabling_.store(false);
     rewrite_scheduled_.store(false);
     Close();
-    return started.ok() ? absl::FailedPreconditionError("a background save is in progress")
-                        : started.status();
+    if (!started.ok()) return started.status();
+    // A background save took the store's snapshot first: Cron starts the base after it.
+    enable_pending_.store(true);
+    return absl::OkStatus();
   }
   spdlog::info("Background append only file rewriting started to turn the AOF on");
   return absl::OkStatus();

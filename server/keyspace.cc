@@ -167,6 +167,11 @@ void Keyspace::SampleStaleKeys() {
   expired_stale_ratio_.store(current * 0.05 + expired_stale_ratio_.load() * 0.95);
 }
 
+bool Keyspace::AllocatorReportsUsage() {
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd > 0;
+}
+
 int64_t Keyspace::UsedMemory(bool refresh) {
   if (refresh) {
     int64_t used = AllocatedBytes();

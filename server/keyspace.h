@@ -106,6 +106,9 @@ class Keyspace {
   // used_memory (bytes allocated by the process) as last measured, or measured now if `refresh`
   // (which also updates the peak). The cron refreshes it every tick.
   int64_t UsedMemory(bool refresh = false);
+  // Whether malloc reports what it holds (glibc's): otherwise (a sanitizer's allocator)
+  // used_memory is the resident size, which freeing does not lower (INFO mem_allocator).
+  static bool AllocatorReportsUsage();
   int64_t peak_used_memory() const { return peak_used_memory_.load(); }
   int64_t startup_used_memory() const { return startup_used_memory_; }
   bool OverMaxmemory() const {

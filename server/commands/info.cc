@@ -172,7 +172,7 @@ void MemorySection(const CommandServices& server, std::string* out) {
   Field(out, "mem_clients_normal", clients_memory);
   Field(out, "mem_cluster_links", 0);
   Field(out, "mem_aof_buffer", server.aof().info().buffer_memory);
-  Field(out, "mem_allocator", "libc");
+  Field(out, "mem_allocator", Keyspace::AllocatorReportsUsage() ? "libc" : "other");
   Field(out, "active_defrag_running", 0);
   Field(out, "lazyfree_pending_objects", server.keyspace().lazyfree_pending());
   Field(out, "lazyfreed_objects", server.keyspace().lazyfreed_objects());
