@@ -138,27 +138,26 @@ RedisAofReader::Outcome RedisAofReader::ReadCommand(std::vector<std::string_view
     if (!io_status_.ok()) return outcome_ = Outcome::kIoError;
     return Fail(Outcome::kTruncated, command_offset_, "unexpected end of file inside a command");
   };
+  // A number line, or how reading ended.
+  const auto read_number = [&](char prefix, const char* what, uint64_t* value) {
+    switch (ReadNumberLine(prefix, what, value)) {
+      case Parse::kOk:
+        return true;
+      case Parse::kNeedMore:
+        unfinished();
+        return false;
+      case Parse::kBad:
+        return false;
+    }
+    return false;
+  };
   uint64_t argc = 0;
-  switch (ReadNumberLine('*', "a command's argument count", &argc)) {
-    case Parse::kOk:
-      break;
-    case Parse::kNeedMore:
-      return unfinished();
-    case Parse::kBad:
-      return outcome_;
-  }
+  if (!read_number('*', "a command's argument count", &argc)) return outcome_;
   if (argc == 0) return Fail(Outcome::kBadFormat, command_offset_, "a command without arguments");
   spans_.clear();
   for (uint64_t j = 0; j < argc; ++j) {
     uint64_t len = 0;
-    switch (ReadNumberLine('$', "an argument's length", &len)) {
-      case Parse::kOk:
-        break;
-      case Parse::kNeedMore:
-        return unfinished();
-      case Parse::kBad:
-        return outcome_;
-    }
+    if (!read_number('$', "an argument's length", &len)) return outcome_;
     if (len > std::numeric_limits<size_t>::max() / 2) {
       return Fail(Outcome::kBadFormat, buffer_offset_ + pos_,
                   StrCat("an argument of ", len, " bytes is too long"));

@@ -403,6 +403,13 @@ def test_concurrent_rewrites_and_quick_toggles_neither_hang_nor_lose_the_log(ser
     assert dump_dataset(server.client()) == before
 
 
+def _fill(client, count: int) -> None:
+    pipe = client.pipeline(transaction=False)
+    for i in range(count):
+        pipe.set(f"k{i}", i)
+    pipe.execute()
+
+
 def test_shutdown_while_the_initial_aof_is_written_is_refused_unless_forced(
     server_factory, redis_factory
 ):
@@ -410,10 +417,7 @@ def test_shutdown_while_the_initial_aof_is_written_is_refused_unless_forced(
     refused as Redis refuses it, SHUTDOWN FORCE exits."""
     for srv in (server_factory("--save", ""), redis_factory()):
         client = srv.client()
-        pipe = client.pipeline(transaction=False)
-        for i in range(2000):
-            pipe.set(f"k{i}", i)
-        pipe.execute()
+        _fill(client, 2000)
         client.config_set("rdb-key-save-delay", "5000")  # About 10 s for the base.
         assert client.config_set("appendonly", "yes")
         conn = srv.raw()
@@ -433,10 +437,7 @@ def test_appendonly_yes_during_bgsave_is_scheduled_as_in_redis(server_factory, r
     save ends, on both servers."""
     for srv in (server_factory("--save", ""), redis_factory()):
         client = srv.client()
-        pipe = client.pipeline(transaction=False)
-        for i in range(300):
-            pipe.set(f"k{i}", i)
-        pipe.execute()
+        _fill(client, 300)
         client.config_set("rdb-key-save-delay", "3000")  # About 1 s for the snapshot.
         assert client.bgsave()
         assert client.config_set("appendonly", "yes")
