@@ -41,6 +41,7 @@ Keyspace::Keyspace(const Settings& settings, const Clock* clock) : settings_(set
   RefreshCoarseClock();
   startup_used_memory_ = AllocatedBytes();
   used_memory_ = startup_used_memory_;
+  counted_memory_ = startup_used_memory_;
   peak_used_memory_ = startup_used_memory_;
 }
 
