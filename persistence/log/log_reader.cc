@@ -18,6 +18,13 @@ uint32_t DecodeFixed32(const char* p) {
   return value;
 }
 
+bool AllZero(std::string_view bytes) {
+  for (char c : bytes) {
+    if (c != 0) return false;
+  }
+  return true;
+}
+
 bool Verifies(uint32_t stored_masked_crc, char type, std::string_view payload) {
   const uint32_t crc = Crc32cExtend(Crc32c(std::string_view(&type, 1)), payload);
   return UnmaskCrc(stored_masked_crc) == crc;
@@ -79,15 +86,74 @@ bool LogReader::AnythingVerifiesAfter(size_t next_in_block) {
   if (next_in_block != kNoPosition && starts_record(next_in_block)) return true;
   while (!(blocks_started_ && last_block_)) {
     if (!ReadBlock()) return false;
-    // Within a block every fragment after the first starts a record; the first may continue
-    // one from the block before.
-    size_t pos = 0;
-    while (FragmentVerifies(pos, &end, &type)) {
-      if (type == kFullType || type == kFirstType) return true;
-      pos = end;
+    if (BlockStartsRecord()) return true;
+  }
+  return false;
+}
+
+bool LogReader::BlockStartsRecord() const {
+  // Within a block every fragment after the first starts a record; the first may continue one
+  // from the block before.
+  size_t pos = 0;
+  size_t end;
+  uint8_t type;
+  while (FragmentVerifies(pos, &end, &type)) {
+    if (type == kFullType || type == kFirstType) return true;
+    pos = end;
+  }
+  return false;
+}
+
+bool LogReader::RecordStartsAfterZeros(size_t from) const {
+  size_t first = from;
+  while (first < block_.size() && block_[first] == 0) ++first;
+  if (first == block_.size()) return false;
+  // The first byte that is not zero lies in the header of whatever comes next: its checksum
+  // may begin with zero bytes, its type (1-4 for a record) cannot be zero.
+  size_t end;
+  uint8_t type;
+  for (size_t start = first >= from + kFragmentHeaderSize - 1 ? first - kFragmentHeaderSize + 1
+                                                              : from;
+       start <= first; ++start) {
+    if (FragmentVerifies(start, &end, &type) && (type == kFullType || type == kFirstType)) {
+      return true;
     }
   }
   return false;
+}
+
+LogReader::Parse LogReader::ZeroFilled(uint64_t offset, size_t next_in_block) {
+  if (!AllZero(block_.substr(pos_))) {
+    if (RecordStartsAfterZeros(pos_)) {
+      Fail(Outcome::kCorruption, offset, "zero-filled space");
+      return Parse::kDamaged;
+    }
+    Damaged(offset, "zero-filled space", next_in_block);
+    return Parse::kDamaged;
+  }
+  // Zeros to the end of this block: space reserved ahead of the writer and never written
+  // ends the file cleanly, if nothing but zeros follows.
+  while (!last_block_) {
+    if (!ReadBlock()) {
+      if (!io_status_.ok()) {
+        Fail(Outcome::kIoError, block_offset_, "cannot read");
+        return Parse::kIoError;
+      }
+      break;
+    }
+    if (!AllZero(block_)) {
+      const bool more =
+          RecordStartsAfterZeros(0) || BlockStartsRecord() || AnythingVerifiesAfter(kNoPosition);
+      if (!io_status_.ok()) {
+        Fail(Outcome::kIoError, offset, "zero-filled space");
+        return Parse::kIoError;
+      }
+      Fail(more ? Outcome::kCorruption : Outcome::kTornTail, offset, "zero-filled space");
+      return Parse::kDamaged;
+    }
+  }
+  pos_ = block_.size();
+  return Parse::kEndOfFile;
 }
 
 LogReader::Parse LogReader::ReadHeader() {
@@ -146,6 +212,7 @@ LogReader::Parse LogReader::ReadFragment(Fragment* fragment) {
         pos_ = block_.size();
         continue;
       }
+      if (AllZero(block_.substr(pos_))) return Parse::kEndOfFile;  // Reserved, never written.
       Damaged(offset, "truncated fragment header", kNoPosition);
       return Parse::kDamaged;
     }
@@ -160,8 +227,8 @@ LogReader::Parse LogReader::ReadFragment(Fragment* fragment) {
     const size_t end = pos_ + kFragmentHeaderSize + length;
     const std::string_view payload = block_.substr(pos_ + kFragmentHeaderSize, length);
     if (type == kZeroType) {
-      const bool zeros = stored_crc == 0 && length == 0;
-      Damaged(offset, zeros ? "zero-filled space" : "bad fragment type 0", end);
+      if (stored_crc == 0 && length == 0) return ZeroFilled(offset, end);
+      Damaged(offset, "bad fragment type 0", end);
       return Parse::kDamaged;
     }
     if (!Verifies(stored_crc, header[6], payload)) {

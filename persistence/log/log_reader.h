@@ -1,12 +1,16 @@
 // Reads the records of a log file (log_format.h) from its start and says precisely how it ends:
 // cleanly, in a torn tail, or in damage with intact data after it.
 //
+// Zero bytes from a fragment boundary to the end of the file are space the writer reserved
+// (WritableFile::Preallocate) and never wrote: the file ends cleanly there (kEnd; valid_end()
+// says where), unless a record was still missing its last fragment (a torn tail).
+//
 // A torn tail is what a crash leaves at the end of the last file: a partial header or fragment,
 // a record whose last fragment never arrived, a fragment that fails its checksum or zero-filled
-// space, with no intact record start after it. Damage followed by a record that verifies from
-// its start (a FULL or FIRST fragment later in the same block or in a later block; a later
-// piece of the damaged record itself does not count, as pages of one write may reach the disk
-// out of order) is corruption in the middle of the file. Records before the first problem
+// space followed by other bytes, with no intact record start after it. Damage followed by a record
+// that verifies from its start (a FULL or FIRST fragment later in the same block or in a later
+// block; a later piece of the damaged record itself does not count, as pages of one write may reach
+// the disk out of order) is corruption in the middle of the file. Records before the first problem
 // are returned as they are; the reader stops at the first problem (it never skips damage: a
 // record lost in the middle of a log changes what the rest means).
 //
@@ -66,6 +70,14 @@ class LogReader {
   bool ReadBlock();  // False at the end of the file or on an I/O error (io_status_ set).
   // Whether anything after the damage at the current position verifies. Consumes the file.
   bool AnythingVerifiesAfter(size_t next_in_block);
+  // Whether a fragment of the current block that verifies starts a record (FULL or FIRST).
+  bool BlockStartsRecord() const;
+  // Whether, after the zeros from `from` in the current block, a record starts that verifies
+  // (a FULL or FIRST whose header holds the first byte that is not zero).
+  bool RecordStartsAfterZeros(size_t from) const;
+  // At a zero fragment header at pos_ (file offset `offset`): kEndOfFile if zeros run to the
+  // end of the file, else the damage's outcome is set (kDamaged or kIoError).
+  Parse ZeroFilled(uint64_t offset, size_t next_in_block);
   // Whether the fragment at `pos` of the current block is intact (*end: the byte after it,
   // *type: its type).
   bool FragmentVerifies(size_t pos, size_t* end, uint8_t* type) const;

@@ -185,6 +185,7 @@ TEST_F(AofTest, AFailingFsyncRefusesWritesAndAcknowledgesNothing) {
 }
 
 TEST_F(AofTest, AFullDiskWritesTheRestOnceThereIsRoom) {
+  fs_.support_preallocate(false);  // Else the first records land in reserved space.
   auto server = Start();
   InProcessClient client(*server);
   WaitDurable(*server);
@@ -215,6 +216,65 @@ TEST_F(AofTest, AFullDiskWritesTheRestOnceThereIsRoom) {
   server = Start();
   InProcessClient again(*server);
   EXPECT_EQ(again.Run({"GET", "big"}).str, value);
+}
+
+// The log thread reserves space ahead of its writes (fallocate): a power loss leaves zeros
+// after the last record, which start-up takes for the end of the log (not a torn tail, so
+// aof-load-truncated no starts too), and the next records go where the zeros began.
+TEST_F(AofTest, SpaceReservedAheadIsTheEndOfTheLogAfterACrash) {
+  {
+    auto server = Start();
+    InProcessClient client(*server);
+    for (int i = 0; i < 100; ++i) client.Run({"SET", "k" + std::to_string(i), "v"});
+    WaitDurable(*server);
+    fs_.PowerLoss();
+  }
+  const std::string crashed = fs_.Contents(IncrPath());
+  ASSERT_GT(crashed.size(), 1u << 20);  // The reservation survived...
+  EXPECT_EQ(crashed.back(), '\0');      // ...as zeros.
+  {
+    auto server = Start("always", nullptr, {{"aof-load-truncated", "no"}});
+    ASSERT_NE(server, nullptr);
+    InProcessClient client(*server);
+    EXPECT_EQ(client.Reply({"DBSIZE"}), ":100");
+    client.Run({"SET", "after", "crash"});
+    WaitDurable(*server);
+    fs_.PowerLoss();
+  }
+  auto server = Start("always", nullptr, {{"aof-load-truncated", "no"}});
+  ASSERT_NE(server, nullptr);
+  InProcessClient client(*server);
+  EXPECT_EQ(client.Reply({"DBSIZE"}), ":101");
+  EXPECT_EQ(client.Reply({"GET", "after"}), "\"crash\"");
+  server.reset();  // A clean close gives the reserved space back.
+  auto source = *fs_.NewSequentialFile(IncrPath());
+  persistence::log::LogReader reader(source.get());
+  std::string scratch;
+  std::string_view record;
+  while (reader.ReadRecord(&record, &scratch) == persistence::log::LogReader::Outcome::kRecord) {
+  }
+  EXPECT_EQ(reader.valid_end(), fs_.Contents(IncrPath()).size());
+}
+
+// A disk that fills up after the log reserved its space does not stop the writes that fit in it.
+TEST_F(AofTest, WritesGoOnIntoReservedSpaceWhenTheDiskIsFull) {
+  auto server = Start();
+  InProcessClient client(*server);
+  client.Run({"SET", "first", "1"});
+  WaitDurable(*server);
+  fs_.set_space_left(0);
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(client.Reply({"SET", "k" + std::to_string(i), std::string(100, 'v')}), "+OK");
+  }
+  WaitDurable(*server);
+  EXPECT_FALSE(server->aof().writes_refused());
+  fs_.PowerLoss();
+  fs_.set_space_left(std::numeric_limits<uint64_t>::max());
+  server.reset();
+  server = Start();
+  ASSERT_NE(server, nullptr);
+  InProcessClient again(*server);
+  EXPECT_EQ(again.Reply({"DBSIZE"}), ":101");
 }
 
 TEST_F(AofTest, ATornTailIsCutAndADamagedMiddleStopsStartUp) {

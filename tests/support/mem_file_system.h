@@ -3,6 +3,8 @@
 // - PowerLoss(): every byte appended but not yet synced is forgotten, and the directory
 //   entries go back to what the last SyncDir() of their directory made durable (a file created,
 //   renamed or removed since is back as it was). That is the adversarial reading of POSIX.
+//   Space reserved by Preallocate and synced survives as zeros, also where it was written
+//   since (the write is forgotten, the reservation not).
 // - Faults: set_space_left(n) lets the next n bytes be written and fails the write that passes
 //   it ("No space left on device"), after writing what fits; fail_syncs(true) fails every Sync
 //   and SyncDir ("Input/output error") without making anything durable.
@@ -32,7 +34,9 @@ class MemFileSystem final : public persistence::FileSystem {
   // A file's contents, shared by the names that point to it and its open handles.
   struct Inode {
     std::string data;
-    size_t synced = 0;  // data[0, synced) survives a power loss.
+    size_t synced = 0;        // data[0, synced) survives a power loss...
+    size_t durable_size = 0;  // ...and the file's size: zeros from `synced` to here.
+    void MarkDurable() { synced = durable_size = data.size(); }
   };
 
   absl::StatusOr<std::unique_ptr<persistence::WritableFile>> NewWritableFile(
@@ -112,7 +116,7 @@ class MemFileSystem final : public persistence::FileSystem {
     if (fail_syncs_) return absl::InternalError("cannot truncate " + path + ": Input/output error");
     Inode& inode = *it->second;
     if (size < inode.data.size()) inode.data.resize(size);
-    inode.synced = inode.data.size();  // Truncate is durable (it syncs).
+    inode.MarkDurable();  // Truncate is durable (it syncs).
     return absl::OkStatus();
   }
 
@@ -134,7 +138,10 @@ class MemFileSystem final : public persistence::FileSystem {
   void PowerLoss() {
     std::lock_guard lock(mutex_);
     live_ = durable_;
-    for (auto& [path, inode] : live_) inode->data.resize(inode->synced);
+    for (auto& [path, inode] : live_) {
+      inode->data.resize(inode->synced);
+      inode->data.resize(inode->durable_size, '\0');
+    }
     ++generation_;
     operations_left_ = std::numeric_limits<uint64_t>::max();
   }
@@ -157,6 +164,11 @@ class MemFileSystem final : public persistence::FileSystem {
     std::lock_guard lock(mutex_);
     fail_syncs_ = fail;
   }
+  // Whether Preallocate works (else Unimplemented, as on a file system without fallocate).
+  void support_preallocate(bool support) {
+    std::lock_guard lock(mutex_);
+    preallocate_ = support;
+  }
 
   // Test access to a file's bytes (empty when missing). SetContents makes the bytes durable,
   // the name only after SyncDir.
@@ -170,25 +182,55 @@ class MemFileSystem final : public persistence::FileSystem {
     auto& inode = live_[path];
     if (inode == nullptr) inode = std::make_shared<Inode>();
     inode->data = std::move(data);
-    inode->synced = inode->data.size();
+    inode->MarkDurable();
   }
 
  private:
   class Writable final : public persistence::WritableFile {
    public:
     Writable(MemFileSystem* fs, std::string path, std::shared_ptr<Inode> inode)
-        : fs_(fs), path_(std::move(path)), inode_(std::move(inode)), generation_(fs->generation_) {}
+        : fs_(fs),
+          path_(std::move(path)),
+          inode_(std::move(inode)),
+          generation_(fs->generation_),
+          pos_(inode_->data.size()) {}
+    ~Writable() override { (void)Close(); }
 
     absl::Status Append(std::string_view bytes) override {
       std::lock_guard lock(fs_->mutex_);
       if (closed_) return absl::FailedPreconditionError("file closed: " + path_);
       if (generation_ != fs_->generation_ || !fs_->TakeOperation()) return fs_->Dead(path_);
-      const uint64_t fits = std::min<uint64_t>(bytes.size(), fs_->space_left_);
-      inode_->data.append(bytes.substr(0, fits));
-      fs_->space_left_ -= fits;
+      std::string& data = inode_->data;
+      if (pos_ > data.size()) data.resize(pos_, '\0');  // Cut meanwhile: a hole, as pwrite.
+      // Into reserved space first (already paid for), then new space.
+      const size_t reserved = std::min<size_t>(bytes.size(), data.size() - pos_);
+      const uint64_t fits =
+          reserved + std::min<uint64_t>(bytes.size() - reserved, fs_->space_left_);
+      data.replace(pos_, reserved, bytes.substr(0, reserved));
+      data.append(bytes.substr(reserved, fits - reserved));
+      fs_->space_left_ -= fits - reserved;
+      inode_->synced = std::min<size_t>(inode_->synced, pos_);  // Not durable until Sync.
+      pos_ += fits;
       if (fits < bytes.size()) {
         return absl::ResourceExhaustedError("cannot write " + path_ + ": No space left on device");
       }
+      return absl::OkStatus();
+    }
+
+    absl::Status Preallocate(uint64_t bytes) override {
+      std::lock_guard lock(fs_->mutex_);
+      if (closed_) return absl::FailedPreconditionError("file closed: " + path_);
+      if (!fs_->preallocate_) return absl::UnimplementedError("cannot reserve space: unsupported");
+      if (generation_ != fs_->generation_ || !fs_->TakeOperation()) return fs_->Dead(path_);
+      const uint64_t end = pos_ + bytes;
+      if (end <= inode_->data.size()) return absl::OkStatus();
+      const uint64_t more = end - inode_->data.size();
+      if (more > fs_->space_left_) {
+        return absl::ResourceExhaustedError("cannot reserve space for " + path_ +
+                                            ": No space left on device");
+      }
+      fs_->space_left_ -= more;
+      inode_->data.resize(end, '\0');
       return absl::OkStatus();
     }
 
@@ -198,18 +240,25 @@ class MemFileSystem final : public persistence::FileSystem {
       if (generation_ != fs_->generation_ || !fs_->TakeOperation()) return fs_->Dead(path_);
       if (fs_->fail_syncs_)
         return absl::InternalError("cannot fsync " + path_ + ": Input/output error");
-      inode_->synced = inode_->data.size();
+      inode_->MarkDurable();
       return absl::OkStatus();
     }
 
     absl::Status Close() override {
+      std::lock_guard lock(fs_->mutex_);
+      if (closed_ || generation_ != fs_->generation_) return absl::OkStatus();
       closed_ = true;
+      // Reserved space not written is cut off, not synced: a crash may bring the zeros back.
+      if (inode_->data.size() > pos_) {
+        inode_->data.resize(pos_);
+        inode_->synced = std::min<size_t>(inode_->synced, pos_);
+      }
       return absl::OkStatus();
     }
 
     uint64_t size() const override {
       std::lock_guard lock(fs_->mutex_);
-      return inode_->data.size();
+      return pos_;
     }
 
    private:
@@ -217,6 +266,7 @@ class MemFileSystem final : public persistence::FileSystem {
     std::string path_;
     std::shared_ptr<Inode> inode_;
     uint64_t generation_;
+    size_t pos_;  // Where Append writes: past it, reserved zeros.
     bool closed_ = false;
   };
 
@@ -265,6 +315,7 @@ class MemFileSystem final : public persistence::FileSystem {
   std::map<std::string, std::shared_ptr<Inode>> durable_;
   uint64_t space_left_ = std::numeric_limits<uint64_t>::max();
   bool fail_syncs_ = false;
+  bool preallocate_ = true;
 };
 
 }  // namespace gigakv::testing

@@ -378,12 +378,72 @@ TEST_F(LogTest, DamageBeforeARecordThatStartsMidBlockIsCorruption) {
   EXPECT_EQ(Read(), "CORRUPT: checksum mismatch");
 }
 
-TEST_F(LogTest, ZeroFilledTailIsTorn) {
+TEST_F(LogTest, ZeroFilledTailIsReservedSpaceAndEndsTheFile) {
   Write("foo");
   file_.append(100, '\0');
   EXPECT_EQ(Read(), "foo");
+  EXPECT_EQ(Read(), "EOF");
+  EXPECT_EQ(reader_->valid_end(), kFirstBlock + kHeader + 3);
+}
+
+TEST_F(LogTest, ZerosOverManyBlocksEndTheFile) {
+  Write("foo");
+  Write(BigString("bar", kBlockSize));  // Ends inside block 1.
+  const size_t end = file_.size();
+  file_.append(3 * kBlockSize + 5, '\0');
+  EXPECT_EQ(Read(), "foo");
+  EXPECT_EQ(Read(), BigString("bar", kBlockSize));
+  EXPECT_EQ(Read(), "EOF");
+  EXPECT_EQ(reader_->valid_end(), end);
+}
+
+TEST_F(LogTest, ZerosInTheLastSixBytesEndTheFile) {
+  Write(BigString("x", kBlockSize - kHeader - kHeader - 3));
+  file_.append(5, '\0');  // Fewer than a header's 7 bytes, in a short last block.
+  EXPECT_EQ(Read(), BigString("x", kBlockSize - kHeader - kHeader - 3));
+  EXPECT_EQ(Read(), "EOF");
+}
+
+TEST_F(LogTest, ZerosAfterAFirstFragmentAreATornRecord) {
+  Write("foo");
+  Write(BigString("big", kBlockSize));     // FIRST in block 0, LAST in block 1.
+  file_.resize(kFirstBlock + kBlockSize);  // The LAST never arrived...
+  file_.append(2 * kBlockSize, '\0');      // ...its space was reserved.
+  EXPECT_EQ(Read(), "foo");
+  EXPECT_EQ(Read(), "TORN: record missing its last fragment");
+  EXPECT_EQ(reader_->valid_end(), kFirstBlock + kHeader + 3);
+}
+
+TEST_F(LogTest, ZerosThenGarbageAreATornTail) {
+  Write("foo");
+  file_.append(kBlockSize, '\0');
+  file_.append("garbage");
+  EXPECT_EQ(Read(), "foo");
   EXPECT_EQ(Read(), "TORN: zero-filled space");
   EXPECT_EQ(reader_->valid_end(), kFirstBlock + kHeader + 3);
+}
+
+TEST_F(LogTest, ZerosThenARecordInALaterBlockAreCorruption) {
+  Write("foo");
+  Write(BigString("lost", 2 * kBlockSize));  // Spans blocks 0-2; zeroed below.
+  Write("after");                            // In block 2, intact.
+  const size_t lost_start = kFirstBlock + kHeader + 3;
+  const size_t after_start = file_.size() - kHeader - 5;
+  std::fill(file_.begin() + lost_start, file_.begin() + after_start, '\0');
+  EXPECT_EQ(Read(), "foo");
+  EXPECT_EQ(Read(), "CORRUPT: zero-filled space");
+  EXPECT_EQ(reader_->problem_offset(), lost_start);
+}
+
+TEST_F(LogTest, ZerosThenARecordInTheSameBlockAreCorruption) {
+  Write("foo");
+  Write("lost");
+  Write("after");
+  std::fill(file_.begin() + kFirstBlock + kHeader + 3,
+            file_.begin() + kFirstBlock + 2 * (kHeader) + 3 + 4, '\0');
+  EXPECT_EQ(Read(), "foo");
+  // The zeroed "lost" reads as an empty zero fragment followed by zeros, then "after".
+  EXPECT_EQ(Read(), "CORRUPT: zero-filled space");
 }
 
 TEST_F(LogTest, UnexpectedMiddleType) {
@@ -494,6 +554,75 @@ TEST_F(LogTest, PowerLossKeepsWhatWasSynced) {
   }
   EXPECT_EQ(count, 1000);
   EXPECT_EQ(reader.ReadRecord(&record, &scratch), Outcome::kEnd);
+}
+
+TEST_F(LogTest, ReservedSpaceWrittenAndSyncedReadsBackAfterPowerLoss) {
+  testing::MemFileSystem fs;
+  auto file = *fs.NewWritableFile("dir/log");
+  ASSERT_TRUE(fs.SyncDir("dir").ok());
+  LogWriter writer;
+  std::string bytes;
+  writer.AddFileHeader(&bytes);
+  ASSERT_TRUE(file->Append(bytes).ok());
+  ASSERT_TRUE(file->Preallocate(4 * kBlockSize).ok());
+  EXPECT_EQ(file->size(), kFileHeaderSize);  // Reserved space is not written space.
+  ASSERT_TRUE(file->Sync().ok());
+  for (int round = 0; round < 3; ++round) {
+    bytes.clear();
+    for (int i = 0; i < 100; ++i) writer.AddRecord(NumberString(round * 100 + i), &bytes);
+    ASSERT_TRUE(file->Append(bytes).ok());
+    if (round < 2) {
+      ASSERT_TRUE(file->Sync().ok());  // The third batch is never synced.
+    }
+  }
+  EXPECT_EQ(file->size(), writer.file_size());
+  EXPECT_EQ(fs.Contents("dir/log").size(), kFileHeaderSize + 4 * kBlockSize);
+  fs.PowerLoss();
+  // The reservation survives as zeros, the unsynced batch does not: a clean end after 200.
+  EXPECT_EQ(fs.Contents("dir/log").size(), kFileHeaderSize + 4 * kBlockSize);
+  auto source = *fs.NewSequentialFile("dir/log");
+  LogReader reader(source.get());
+  std::string scratch;
+  std::string_view record;
+  int count = 0;
+  while (reader.ReadRecord(&record, &scratch) == Outcome::kRecord) {
+    ASSERT_EQ(record, NumberString(count));
+    ++count;
+  }
+  EXPECT_EQ(count, 200);
+  EXPECT_EQ(reader.ReadRecord(&record, &scratch), Outcome::kEnd);
+}
+
+TEST_F(LogTest, CloseGivesBackReservedSpace) {
+  testing::MemFileSystem fs;
+  auto file = *fs.NewWritableFile("log");
+  ASSERT_TRUE(file->Append("abc").ok());
+  ASSERT_TRUE(file->Preallocate(1000).ok());
+  EXPECT_EQ(fs.Contents("log").size(), 1003u);
+  ASSERT_TRUE(file->Append("def").ok());
+  ASSERT_TRUE(file->Close().ok());
+  EXPECT_EQ(fs.Contents("log"), "abcdef");
+}
+
+TEST_F(LogTest, PosixPreallocateAppendsAtTheWrittenEndAndCloseCutsTheRest) {
+  FileSystem* posix = PosixFileSystem();
+  const std::string path = ::testing::TempDir() + "/log_test_preallocate";
+  auto file = *posix->NewWritableFile(path);
+  ASSERT_TRUE(file->Append("abc").ok());
+  const absl::Status reserved = file->Preallocate(1 << 20);
+  if (!reserved.ok()) GTEST_SKIP() << "no fallocate here: " << reserved;
+  EXPECT_EQ(*posix->FileSize(path), 3u + (1 << 20));
+  ASSERT_TRUE(file->Append("def").ok());
+  EXPECT_EQ(file->size(), 6u);
+  ASSERT_TRUE(file->Sync().ok());
+  ASSERT_TRUE(file->Close().ok());
+  EXPECT_EQ(*ReadFile(posix, path), "abcdef");
+  // Reopened to append: at the end found (the caller cut reserved space before).
+  auto again = *posix->NewAppendableFile(path);
+  ASSERT_TRUE(again->Append("g").ok());
+  ASSERT_TRUE(again->Close().ok());
+  EXPECT_EQ(*ReadFile(posix, path), "abcdefg");
+  ASSERT_TRUE(posix->RemoveFile(path).ok());
 }
 
 TEST_F(LogTest, EveryTruncationIsATornTailOrAnEnd) {
