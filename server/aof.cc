@@ -664,11 +664,28 @@ uint64_t AppendOnlyLog::Append(size_t size, Encode encode) {
   encode(p + kLengthPrefix);
   const uint64_t number = appended_.load(std::memory_order_relaxed) + 1;
   appended_.store(number, std::memory_order_release);
+  pending_bytes_.store(pending_.size(), std::memory_order_relaxed);
   if (thread_idle_) {
     thread_idle_ = false;
     wake_.notify_one();
   }
   return number;
+}
+
+void AppendOnlyLog::WaitForRoom() {
+  if (pending_bytes_.load(std::memory_order_relaxed) < kMaxPendingBytes) return;
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (pending_.size() < kMaxPendingBytes || stop_) return;
+  waits_for_room_.fetch_add(1, std::memory_order_relaxed);
+  if (!room_wait_logged_) {
+    room_wait_logged_ = true;
+    spdlog::warn(
+        "The AOF is written slower than commands arrive (disk is busy?): write commands wait "
+        "for it, this may slow down gigakv.");
+  }
+  ++room_waiters_;
+  room_.wait(lock, [this] { return stop_ || pending_.size() < kMaxPendingBytes; });
+  --room_waiters_;
 }
 
 void AppendOnlyLog::OnChange(const ChangeRecord& record) {
@@ -844,6 +861,8 @@ void AppendOnlyLog::Run() {
       taken.swap(pending_);
       pending_.clear();
       pending_capacity = pending_.capacity();
+      pending_bytes_.store(0, std::memory_order_relaxed);
+      if (room_waiters_ > 0) room_.notify_all();
       last = appended_.load(std::memory_order_acquire);
       stopping = stop_;
     }
@@ -989,7 +1008,12 @@ void AppendOnlyLog::ReserveAhead(size_t bytes) {
 
 bool AppendOnlyLog::WriteAndSync(bool force_sync) {
   if (file_ == nullptr) return true;  // Turning on at runtime: no log before the first switch.
-  const AppendFsync policy = settings_.appendfsync.get();
+  // no-appendfsync-on-rewrite yes: while a rewrite or a background save writes its file, the
+  // log is written but not fsynced, as with appendfsync no (Redis's choice of latency over
+  // durability for that time; replies under always then wait for the write only).
+  const bool fsync_suspended = settings_.no_appendfsync_on_rewrite.get() &&
+                               (rewrite_running_.load() || snapshots_.background_save_in_progress());
+  const AppendFsync policy = fsync_suspended ? AppendFsync::kNo : settings_.appendfsync.get();
   const int64_t now_ms = SteadyMs();
   auto fail = [&](const absl::Status& status, std::string_view what) {
     // The reason first: a writer refused for writes_refused() reads it.
@@ -1330,6 +1354,7 @@ void AppendOnlyLog::CloseLocked() {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
     wake_.notify_one();
+    room_.notify_all();
   }
   if (thread_.joinable()) thread_.join();
   enabled_.store(false, std::memory_order_release);

@@ -110,6 +110,15 @@ class AppendOnlyLog : public ChangeConsumer {
   // that shuts down).
   void ForgetWaiters(const void* owner);
 
+  // Backpressure, before a write command (I/O threads, no lock held): while more than
+  // kMaxPendingBytes of records wait for the log thread (the disk falls behind), waits until it
+  // has taken them, or the log closes. As Redis's event loop blocks in write() then, this holds
+  // the writers' memory and the data a crash could lose to what the disk keeps up with.
+  static constexpr size_t kMaxPendingBytes = 64u << 20;
+  void WaitForRoom();
+  // How many times a write command waited in WaitForRoom.
+  uint64_t waits_for_room() const { return waits_for_room_.load(std::memory_order_relaxed); }
+
   // -MISCONF: the last write or fsync of the log failed and has not been retried successfully.
   bool writes_refused() const { return write_failed_.load(std::memory_order_relaxed); }
   // The reason of the last failure (strerror's text), for the -MISCONF reply.
@@ -258,6 +267,11 @@ class AppendOnlyLog : public ChangeConsumer {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::string pending_;           // Guarded by mutex_.
+  std::atomic<size_t> pending_bytes_{0};  // pending_.size(), for WaitForRoom's quick check.
+  std::condition_variable room_;          // Signalled when the log thread takes pending_.
+  int room_waiters_ = 0;                  // Guarded by mutex_.
+  bool room_wait_logged_ = false;         // Guarded by mutex_.
+  std::atomic<uint64_t> waits_for_room_{0};
   bool thread_idle_ = false;      // The log thread waits for records: notify it.
   bool stop_ = false;             // Guarded by mutex_.
   bool retry_requested_ = false;  // Guarded by mutex_: Cron asks for a retry after a failure.

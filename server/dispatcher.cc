@@ -258,6 +258,12 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
         TimedBatch::Restart();
       }
     } else {
+      // The log's backpressure: a write (or an EXEC of writes, once for all it runs) waits
+      // while the disk falls behind.
+      if (!client.in_exec && ((spec->flags & kWrite) ||
+                              (spec->name == "exec" && (client.multi.flags & kWrite) != 0))) {
+        server.aof().WaitForRoom();
+      }
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       tls_latency_tracking = settings.latency_tracking.get();
       CommandContext ctx{args, reply, client, server.services(), keyspace.store(), *spec};

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -164,6 +165,14 @@ class MemFileSystem final : public persistence::FileSystem {
     std::lock_guard lock(mutex_);
     fail_syncs_ = fail;
   }
+  // While held, Append blocks (a disk that has stopped answering); releasing wakes it.
+  void hold_writes(bool hold) {
+    {
+      std::lock_guard lock(mutex_);
+      hold_writes_ = hold;
+    }
+    writes_released_.notify_all();
+  }
   // Whether Preallocate works (else Unimplemented, as on a file system without fallocate).
   void support_preallocate(bool support) {
     std::lock_guard lock(mutex_);
@@ -197,7 +206,8 @@ class MemFileSystem final : public persistence::FileSystem {
     ~Writable() override { (void)Close(); }
 
     absl::Status Append(std::string_view bytes) override {
-      std::lock_guard lock(fs_->mutex_);
+      std::unique_lock lock(fs_->mutex_);
+      fs_->writes_released_.wait(lock, [this] { return !fs_->hold_writes_; });
       if (closed_) return absl::FailedPreconditionError("file closed: " + path_);
       if (generation_ != fs_->generation_ || !fs_->TakeOperation()) return fs_->Dead(path_);
       std::string& data = inode_->data;
@@ -316,6 +326,8 @@ class MemFileSystem final : public persistence::FileSystem {
   uint64_t space_left_ = std::numeric_limits<uint64_t>::max();
   bool fail_syncs_ = false;
   bool preallocate_ = true;
+  bool hold_writes_ = false;
+  std::condition_variable writes_released_;
 };
 
 }  // namespace gigakv::testing
