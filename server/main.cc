@@ -202,7 +202,11 @@ int main(int argc, char** argv) {
     return absl::OkStatus();
   });
   gigakv::server::Network network(server);
-  if (server.settings().appendonly.get()) server.aof().BeginLoading();
+  if (server.settings().appendonly.get()) {
+    server.aof().BeginLoading();
+  } else {
+    server.snapshots().BeginLoading();
+  }
   status = network.Start();
   if (!status.ok()) {
     spdlog::critical("{}", std::string(status.message()));

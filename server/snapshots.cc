@@ -277,7 +277,11 @@ std::string Snapshots::FilePath() const {
   return persistence::JoinPath(persistence::WorkingDirectory(), settings_.dbfilename.get());
 }
 
-absl::Status Snapshots::LoadAtStart() { return Load(/*replace_existing=*/false); }
+absl::Status Snapshots::LoadAtStart() {
+  absl::Status status = Load(/*replace_existing=*/false);
+  loading_.store(false);  // Also when there was no file (BeginLoading set it).
+  return status;
+}
 
 absl::Status Snapshots::Load(bool replace_existing) {
   return LoadFile(FilePath(), replace_existing, /*drop_expired=*/true);

@@ -85,6 +85,9 @@ class Snapshots {
   // the file, the offset and the problem). Keys already expired are dropped. loading() is true
   // meanwhile.
   absl::Status LoadAtStart();
+  // Before serving, when LoadAtStart will run: clients get -LOADING from the first connection
+  // on, so none sees the store before the file is in it. LoadAtStart ends it.
+  void BeginLoading() { loading_.store(true); }
   // Loads the file into the store as LoadAtStart does (DEBUG RELOAD, after its save and flush);
   // a key already present is an error unless `replace_existing`.
   absl::Status Load(bool replace_existing);
