@@ -1051,8 +1051,11 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
     const uint64_t written = file_->size() - before;
     if (policy != AppendFsync::kNo) {
       unsynced_.append(batch_, 0, written);
-    } else if (unsynced_.empty()) {
-      synced_size_ = file_->size();  // Nothing kept to write again: the OS has it.
+    } else {
+      // Nothing kept to write again: the OS has it. The resync point moves with the file, so a
+      // later failed fsync never cuts these bytes out (nor misaligns the blocks after them).
+      synced_size_ = file_->size();
+      unsynced_.clear();
     }
     batch_.erase(0, written);
     incr_size_.store(file_->size());
