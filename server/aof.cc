@@ -1011,8 +1011,9 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
   // no-appendfsync-on-rewrite yes: while a rewrite or a background save writes its file, the
   // log is written but not fsynced, as with appendfsync no (Redis's choice of latency over
   // durability for that time; replies under always then wait for the write only).
-  const bool fsync_suspended = settings_.no_appendfsync_on_rewrite.get() &&
-                               (rewrite_running_.load() || snapshots_.background_save_in_progress());
+  const bool fsync_suspended =
+      settings_.no_appendfsync_on_rewrite.get() &&
+      (rewrite_running_.load() || snapshots_.background_save_in_progress());
   const AppendFsync policy = fsync_suspended ? AppendFsync::kNo : settings_.appendfsync.get();
   const int64_t now_ms = SteadyMs();
   auto fail = [&](const absl::Status& status, std::string_view what) {

@@ -266,7 +266,7 @@ class AppendOnlyLog : public ChangeConsumer {
   // The shared buffer: records as fixed32 length + payload, numbered up to appended_.
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::string pending_;           // Guarded by mutex_.
+  std::string pending_;                   // Guarded by mutex_.
   std::atomic<size_t> pending_bytes_{0};  // pending_.size(), for WaitForRoom's quick check.
   std::condition_variable room_;          // Signalled when the log thread takes pending_.
   int room_waiters_ = 0;                  // Guarded by mutex_.

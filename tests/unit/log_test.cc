@@ -35,6 +35,22 @@ std::string RandomSkewedString(int i, std::mt19937& rnd) {
   return BigString(NumberString(i), rnd() % (1u << bits));
 }
 
+// Reads `path` of `fs`: records NumberString(0), NumberString(1)... up to a clean end; returns
+// how many (-1 if a record is out of sequence or the file does not end cleanly).
+int CountNumberedRecordsToCleanEnd(testing::MemFileSystem& fs, const std::string& path) {
+  auto source = *fs.NewSequentialFile(path);
+  LogReader reader(source.get());
+  std::string scratch;
+  std::string_view record;
+  int count = 0;
+  Outcome outcome;
+  while ((outcome = reader.ReadRecord(&record, &scratch)) == Outcome::kRecord) {
+    if (record != NumberString(count)) return -1;
+    ++count;
+  }
+  return outcome == Outcome::kEnd ? count : -1;
+}
+
 class LogTest : public ::testing::Test {
  protected:
   void Write(const std::string& payload) { writer_.AddRecord(payload, &file_); }
@@ -543,17 +559,7 @@ TEST_F(LogTest, PowerLossKeepsWhatWasSynced) {
   // Half of the unsynced batch reaches the disk before the crash; it is a torn tail.
   ASSERT_TRUE(file->Append(bytes.substr(0, bytes.size() / 2)).ok());
   fs.PowerLoss();
-  auto source = *fs.NewSequentialFile("dir/log");
-  LogReader reader(source.get());
-  std::string scratch;
-  std::string_view record;
-  int count = 0;
-  while (reader.ReadRecord(&record, &scratch) == Outcome::kRecord) {
-    ASSERT_EQ(record, NumberString(count));
-    ++count;
-  }
-  EXPECT_EQ(count, 1000);
-  EXPECT_EQ(reader.ReadRecord(&record, &scratch), Outcome::kEnd);
+  EXPECT_EQ(CountNumberedRecordsToCleanEnd(fs, "dir/log"), 1000);
 }
 
 TEST_F(LogTest, ReservedSpaceWrittenAndSyncedReadsBackAfterPowerLoss) {
@@ -580,17 +586,7 @@ TEST_F(LogTest, ReservedSpaceWrittenAndSyncedReadsBackAfterPowerLoss) {
   fs.PowerLoss();
   // The reservation survives as zeros, the unsynced batch does not: a clean end after 200.
   EXPECT_EQ(fs.Contents("dir/log").size(), kFileHeaderSize + 4 * kBlockSize);
-  auto source = *fs.NewSequentialFile("dir/log");
-  LogReader reader(source.get());
-  std::string scratch;
-  std::string_view record;
-  int count = 0;
-  while (reader.ReadRecord(&record, &scratch) == Outcome::kRecord) {
-    ASSERT_EQ(record, NumberString(count));
-    ++count;
-  }
-  EXPECT_EQ(count, 200);
-  EXPECT_EQ(reader.ReadRecord(&record, &scratch), Outcome::kEnd);
+  EXPECT_EQ(CountNumberedRecordsToCleanEnd(fs, "dir/log"), 200);
 }
 
 TEST_F(LogTest, CloseGivesBackReservedSpace) {
