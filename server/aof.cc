@@ -431,8 +431,15 @@ absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64
   *valid_end = reader.valid_end();
   loading_loaded_bytes_.store(loaded_before + reader.valid_end());
   switch (outcome) {
-    case LogReader::Outcome::kEnd:
+    case LogReader::Outcome::kEnd: {
+      // Space reserved ahead of the writes (zeros after the last record) is not loaded: the
+      // total leaves it out, so the progress ends at 100%.
+      absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(name));
+      if (size.ok() && *size > reader.valid_end()) {
+        loading_total_bytes_.fetch_sub(*size - reader.valid_end());
+      }
       return absl::OkStatus();
+    }
     case LogReader::Outcome::kTornTail: {
       const std::string problem = StrCat(reader.problem(), " at offset ", reader.problem_offset());
       if (last && settings_.aof_load_truncated.get()) {
@@ -642,7 +649,7 @@ absl::Status AppendOnlyLog::OpenForAppend(uint64_t valid_end) {
     absl::StatusOr<uint64_t> size = fs_->FileSize(PathOf(manifest_.base->name));
     base_size_ = size.ok() ? *size : 0;
   }
-  synced_size_ = file_->size();
+  synced_size_ = fsynced_size_ = file_->size();
   reserved_end_ = 0;
   reserve_supported_ = true;
   incr_size_.store(file_->size());
@@ -677,8 +684,9 @@ void AppendOnlyLog::WaitForRoom() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (pending_.size() < kMaxPendingBytes || stop_) return;
   waits_for_room_.fetch_add(1, std::memory_order_relaxed);
-  if (!room_wait_logged_) {
-    room_wait_logged_ = true;
+  const int64_t now_ms = SteadyMs();
+  if (room_wait_logged_ms_ < 0 || now_ms - room_wait_logged_ms_ >= kFailureLogIntervalMs) {
+    room_wait_logged_ms_ = now_ms;
     spdlog::warn(
         "The AOF is written slower than commands arrive (disk is busy?): write commands wait "
         "for it, this may slow down gigakv.");
@@ -849,8 +857,7 @@ void AppendOnlyLog::Run() {
       if (!stop_ && pending_.empty() && !switch_requested_) {
         thread_idle_ = true;
         const bool timed = write_failed_.load() || resync_needed_ ||
-                           (policy == AppendFsync::kEverysec && !unsynced_.empty()) ||
-                           !batch_.empty();
+                           (policy != AppendFsync::kNo && FsyncBehind()) || !batch_.empty();
         if (timed) {
           wake_.wait_for(lock, std::chrono::milliseconds(kRetryMs));
         } else {
@@ -975,7 +982,7 @@ bool AppendOnlyLog::SwitchLog() {
       file_ = std::move(file);
       writer_ = writer;
       incr_name_ = name;
-      synced_size_ = file_->size();
+      synced_size_ = fsynced_size_ = file_->size();
       reserved_end_ = 0;
       reserve_supported_ = true;
       incr_size_.store(file_->size());
@@ -1067,7 +1074,7 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
   }
   const bool sync =
       force_sync ||
-      (!unsynced_.empty() &&
+      (FsyncBehind() &&
        (policy == AppendFsync::kAlways ||
         (policy == AppendFsync::kEverysec &&
          // The copy kept for a failed fsync stays bounded under a heavy write rate.
@@ -1077,7 +1084,7 @@ bool AppendOnlyLog::WriteAndSync(bool force_sync) {
       resync_needed_ = true;
       return fail(status, "fsyncing");
     }
-    synced_size_ = file_->size();
+    synced_size_ = fsynced_size_ = file_->size();
     last_fsync_ms_ = now_ms;
     if (unsynced_.capacity() > 2 * kMaxUnsyncedBytes) std::string().swap(unsynced_);
     unsynced_.clear();
@@ -1130,7 +1137,7 @@ absl::Status AppendOnlyLog::Enable() {
   unsynced_.clear();
   resync_needed_ = false;
   write_failed_.store(false);
-  synced_size_ = 0;
+  synced_size_ = fsynced_size_ = 0;
   base_size_.store(0);
   closed_logs_size_.store(0);
   // Records before the instant are not this log's: nothing waits for them.
@@ -1140,6 +1147,7 @@ absl::Status AppendOnlyLog::Enable() {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = false;
     pending_.clear();
+    pending_bytes_.store(0, std::memory_order_relaxed);
   }
   if (thread_.joinable()) thread_.join();
   enabling_.store(true);

@@ -234,6 +234,11 @@ class AppendOnlyLog : public ChangeConsumer {
   // Writes batch_ (after a failed fsync, first the unsynced bytes before it again) and fsyncs
   // per appendfsync, or always when `force_sync`; false on failure (state kept for a retry).
   bool WriteAndSync(bool force_sync);
+  // Log thread: whether written bytes await an fsync (kept for a retry, or written while fsync
+  // was off: appendfsync no, no-appendfsync-on-rewrite).
+  bool FsyncBehind() const {
+    return !unsynced_.empty() || (file_ != nullptr && file_->size() != fsynced_size_);
+  }
   // Reserves file space (kReserveBytes at a time) before `bytes` are appended to file_.
   void ReserveAhead(size_t bytes);
   void NotifyDurable(uint64_t record);
@@ -270,7 +275,7 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<size_t> pending_bytes_{0};  // pending_.size(), for WaitForRoom's quick check.
   std::condition_variable room_;          // Signalled when the log thread takes pending_.
   int room_waiters_ = 0;                  // Guarded by mutex_.
-  bool room_wait_logged_ = false;         // Guarded by mutex_.
+  int64_t room_wait_logged_ms_ = -1;      // Guarded by mutex_: when the warning was last logged.
   std::atomic<uint64_t> waits_for_room_{0};
   bool thread_idle_ = false;      // The log thread waits for records: notify it.
   bool stop_ = false;             // Guarded by mutex_.
@@ -282,10 +287,13 @@ class AppendOnlyLog : public ChangeConsumer {
   std::atomic<uint64_t> durable_{0};
 
   // The log thread's own state.
-  std::string batch_;          // Framed bytes not yet written.
-  uint64_t batch_last_ = 0;    // Number of the last record in batch_ (or written).
-  std::string unsynced_;       // Written since the last good fsync (rewritten after a failure).
-  uint64_t synced_size_ = 0;   // File size at the last good fsync.
+  std::string batch_;        // Framed bytes not yet written.
+  uint64_t batch_last_ = 0;  // Number of the last record in batch_ (or written).
+  std::string unsynced_;     // Written since the last good fsync (rewritten after a failure).
+  // File size at the last good fsync, or at the last write without fsync (appendfsync no or
+  // suspended): what a failed fsync never needs to write again.
+  uint64_t synced_size_ = 0;
+  uint64_t fsynced_size_ = 0;  // File size at the last good fsync: beyond it bytes await one.
   uint64_t reserved_end_ = 0;  // file_'s space is reserved up to here (ReserveAhead).
   bool reserve_supported_ = true;
   uint64_t written_last_ = 0;   // Number of the last record written.

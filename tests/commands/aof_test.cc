@@ -309,6 +309,33 @@ TEST_F(AofTest, NoAppendfsyncOnRewriteSkipsFsyncsWhileABackgroundSaveRuns) {
   }
 }
 
+// Bytes written while fsync was off are fsynced once it is on again, also when no write
+// follows (Redis compares its fsynced offset with the file's size).
+TEST_F(AofTest, BytesWrittenWithoutFsyncAreFsyncedWhenFsyncComesBack) {
+  for (const std::string policy : {"everysec", "always"}) {
+    SCOPED_TRACE(policy);
+    {
+      auto server = Start("no");
+      ASSERT_NE(server, nullptr);
+      InProcessClient client(*server);
+      ASSERT_EQ(client.Reply({"SET", "owed", policy}), "+OK");
+      WaitDurable(*server);  // Written: appendfsync no counts a write as durable.
+      const std::string path = IncrPath();
+      const size_t written = server->aof().info().current_size - server->aof().info().base_size;
+      EXPECT_LT(fs_.SyncedBytes(path), written);
+      ASSERT_EQ(client.Reply({"CONFIG", "SET", "appendfsync", policy}), "+OK");
+      EXPECT_TRUE(Eventually([&] { return fs_.SyncedBytes(path) >= written; }));
+      fs_.PowerLoss();
+    }
+    auto server = Start("always");
+    ASSERT_NE(server, nullptr);
+    InProcessClient client(*server);
+    EXPECT_EQ(client.Reply({"GET", "owed"}), "\"" + policy + "\"");
+    client.Run({"FLUSHALL"});
+    WaitDurable(*server);
+  }
+}
+
 // Backpressure: when the disk stops taking the log's writes, write commands wait once
 // AppendOnlyLog::kMaxPendingBytes of records are waiting (as Redis's event loop blocks in
 // write()), instead of buffering without bound; they go on when the disk does.

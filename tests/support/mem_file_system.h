@@ -186,6 +186,12 @@ class MemFileSystem final : public persistence::FileSystem {
     auto it = live_.find(path);
     return it == live_.end() ? std::string() : it->second->data;
   }
+  // How many of a file's first bytes survive a power loss (0 when missing).
+  size_t SyncedBytes(const std::string& path) {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(path);
+    return it == live_.end() ? 0 : it->second->synced;
+  }
   void SetContents(const std::string& path, std::string data) {
     std::lock_guard lock(mutex_);
     auto& inode = live_[path];
