@@ -851,13 +851,13 @@ void AppendOnlyLog::Run() {
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      const AppendFsync policy = settings_.appendfsync.get();
-      // With nothing to do the thread sleeps until a record arrives; everysec wakes once a
-      // second for its fsync, a failure for its retry.
+      // With nothing to do the thread sleeps until a record arrives. Bytes that await an fsync
+      // wake it once a second (everysec's fsync, or the policy may have changed from no: no
+      // hook tells it), as does a failure for its retry.
       if (!stop_ && pending_.empty() && !switch_requested_) {
         thread_idle_ = true;
-        const bool timed = write_failed_.load() || resync_needed_ ||
-                           (policy != AppendFsync::kNo && FsyncBehind()) || !batch_.empty();
+        const bool timed =
+            write_failed_.load() || resync_needed_ || FsyncBehind() || !batch_.empty();
         if (timed) {
           wake_.wait_for(lock, std::chrono::milliseconds(kRetryMs));
         } else {

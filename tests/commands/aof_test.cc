@@ -323,6 +323,8 @@ TEST_F(AofTest, BytesWrittenWithoutFsyncAreFsyncedWhenFsyncComesBack) {
       const std::string path = IncrPath();
       const size_t written = server->aof().info().current_size - server->aof().info().base_size;
       EXPECT_LT(fs_.SyncedBytes(path), written);
+      // The log thread is idle by now: the change of policy alone must bring the fsync.
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
       ASSERT_EQ(client.Reply({"CONFIG", "SET", "appendfsync", policy}), "+OK");
       EXPECT_TRUE(Eventually([&] { return fs_.SyncedBytes(path) >= written; }));
       fs_.PowerLoss();

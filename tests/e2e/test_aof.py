@@ -210,6 +210,10 @@ def _written_bytes(path) -> bytes:
     while at < len(data):
         left = block - (at - header) % block
         if left < fragment_header:
+            # A trailer is written only in front of the next record, in the next block.
+            following = data[at + left:at + left + fragment_header]
+            if len(following) < fragment_header or following == bytes(fragment_header):
+                break
             at += left
             continue
         if at + fragment_header > len(data) or data[at:at + fragment_header] == bytes(7):
