@@ -27,6 +27,8 @@ struct ClientMessage {
     kUnblockedReply,
     // `bytes` go behind the replies already queued (MONITOR's lines).
     kPushOutput,
+    // Pub/Sub messages wait in the client's queue (pubsub.h): drain them into its output.
+    kPubSubReady,
     // The pause the client waits for changed or ended: it tries its held request again.
     kResume,
     // Close the connection (CLIENT KILL).

@@ -15,6 +15,7 @@
 namespace gigakv::server {
 
 struct CommandSpec;
+class PubSubClient;
 
 enum class ReplyMode : uint8_t { kOn, kOff, kSkipNext, kSkipThis };
 
@@ -123,12 +124,24 @@ class ClientState {
   std::atomic<int> multi_count{-1};
   bool in_exec = false;  // EXEC is running the queued commands: blocking commands don't block.
 
+  // Pub/Sub (server/pubsub.h): the client's subscriptions and the messages queued for it,
+  // created by its first subscription (PubSub, on the client's own thread) and destroyed with
+  // the client, which then leaves every channel. Any thread may read it once set.
+  PubSubClient* pubsub() const { return pubsub_.load(std::memory_order_acquire); }
+  void set_pubsub(std::shared_ptr<PubSubClient> state) {
+    pubsub_owner_ = std::move(state);
+    pubsub_.store(pubsub_owner_.get(), std::memory_order_release);
+  }
+
  private:
   std::unique_ptr<ClientOutbox> outbox_;
   mutable std::mutex mutex;
   std::string name_;
   std::string lib_name_;
   std::string lib_ver_;
+  std::atomic<PubSubClient*> pubsub_{nullptr};
+  // Last: destroyed first, so the client leaves the channels while the rest is intact.
+  std::shared_ptr<PubSubClient> pubsub_owner_;
 };
 
 }  // namespace gigakv::server

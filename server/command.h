@@ -38,6 +38,7 @@ class Lifecycle;
 class AppendOnlyLog;
 class Snapshots;
 class MigrationLinks;
+class PubSub;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -101,7 +102,8 @@ class CommandServices {
                   const CommandTable& commands, Dispatcher& dispatcher, ClientRegistry& clients,
                   Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
                   WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
-                  Snapshots& snapshots, MigrationLinks& migration_links, AppendOnlyLog& aof)
+                  Snapshots& snapshots, MigrationLinks& migration_links, AppendOnlyLog& aof,
+                  PubSub& pubsub)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -116,7 +118,8 @@ class CommandServices {
         lifecycle_(lifecycle),
         snapshots_(snapshots),
         migration_links_(migration_links),
-        aof_(aof) {}
+        aof_(aof),
+        pubsub_(pubsub) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -135,6 +138,7 @@ class CommandServices {
   Snapshots& snapshots() const { return snapshots_; }
   MigrationLinks& migration_links() const { return migration_links_; }
   AppendOnlyLog& aof() const { return aof_; }
+  PubSub& pubsub() const { return pubsub_; }
 
  private:
   Config& config_;
@@ -152,6 +156,7 @@ class CommandServices {
   Snapshots& snapshots_;
   MigrationLinks& migration_links_;
   AppendOnlyLog& aof_;
+  PubSub& pubsub_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts
@@ -183,6 +188,7 @@ struct CommandContext {
   Lifecycle& lifecycle() const { return services.lifecycle(); }
   Snapshots& snapshots() const { return services.snapshots(); }
   MigrationLinks& migration_links() const { return services.migration_links(); }
+  PubSub& pubsub() const { return services.pubsub(); }
 };
 
 // Registry of all families' tables; built once at start-up.
@@ -235,6 +241,7 @@ const std::vector<CommandBinding>& ZSetCommands();         // zset_commands.cc
 const std::vector<CommandBinding>& TransactionCommands();  // transaction_commands.cc
 const std::vector<CommandBinding>& MigrateCommands();      // migrate_commands.cc
 const std::vector<CommandBinding>& SnapshotCommands();     // snapshot_commands.cc
+const std::vector<CommandBinding>& PubSubCommands();       // pubsub_commands.cc
 std::vector<CommandBinding> AllCommandBindings();
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).

@@ -81,7 +81,8 @@ std::vector<CommandBinding> AllCommandBindings() {
   for (const auto* family :
        {&ServerCommands(), &ConnectionCommands(), &StringCommands(), &KeyspaceCommands(),
         &BitmapCommands(), &HashCommands(), &SetCommands(), &ListCommands(), &SortCommands(),
-        &ZSetCommands(), &TransactionCommands(), &SnapshotCommands(), &MigrateCommands()}) {
+        &ZSetCommands(), &TransactionCommands(), &SnapshotCommands(), &MigrateCommands(),
+        &PubSubCommands()}) {
     rows.insert(rows.end(), family->begin(), family->end());
   }
   return rows;

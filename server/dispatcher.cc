@@ -112,6 +112,19 @@ bool DeniedOnOom(const CommandSpec& spec, const ClientState& client) {
 
 // After a failed background save (Snapshots::writes_refused), as Redis: write commands, EXEC of
 // a transaction that queued one, and PING.
+// A RESP2 client that listens to a channel is in subscribed mode: its connection carries
+// messages, so only what manages the subscriptions runs (RESP3 tells pushes from replies).
+bool RefusedWhenSubscribed(const CommandSpec& spec, const ClientState& client) {
+  if (client.resp != 2 || !IsSubscribed(client)) return false;
+  static constexpr std::string_view kAllowed[] = {"ping",         "subscribe",    "ssubscribe",
+                                                  "unsubscribe",  "sunsubscribe", "psubscribe",
+                                                  "punsubscribe", "quit",         "reset"};
+  for (std::string_view name : kAllowed) {
+    if (spec.name == name) return false;
+  }
+  return true;
+}
+
 bool DeniedOnDiskError(const CommandSpec& spec, const ClientState& client) {
   if (spec.flags & kWrite) return true;
   if (spec.name == "exec") return (client.multi.flags & kWrite) != 0;
@@ -158,6 +171,11 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
   const Settings& settings = server.settings();
   Keyspace& keyspace = server.keyspace();
   ExecuteDepth depth;
+  // Messages queued for a subscriber go out ahead of this command's reply, as Redis writes them
+  // into the client's buffer when they are published (pushes ignore CLIENT REPLY OFF there too).
+  if (client.pubsub() != nullptr && !client.in_exec && !client.rerunning_blocked) {
+    server.pubsub().Drain(client, reply);
+  }
   const size_t reply_mark = reply.buffer().size();
   const ReplyMode mode_before = client.reply_mode;
   if (mode_before == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kOn;
@@ -245,6 +263,8 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
     } else if (!rerun && !client.in_exec && server.aof().writes_refused() &&
                DeniedOnDiskError(*spec, client)) {
       reject(StrCat(errors::kMisconfAofPrefix, server.aof().last_error()));
+    } else if (RefusedWhenSubscribed(*spec, client)) {
+      reject(FormatText(errors::kSubscribedContext, {spec->name}));
     } else if ((server.snapshots().loading() || server.aof().loading()) &&
                !(spec->flags & kLoading)) {
       reject(errors::kLoading);

@@ -148,6 +148,10 @@ inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
 inline constexpr std::string_view kNotAllowedInMulti =
     "ERR Command not allowed inside a transaction";
+// Pub/Sub (server.c): a RESP2 client in subscribed mode runs only these commands.
+inline constexpr std::string_view kSubscribedContext =
+    "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+    "allowed in this context";
 // DEBUG while enable-debug-command is "no" (or "local" and the client is not local).
 inline constexpr std::string_view kDebugNotAllowed =
     "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "

@@ -12,6 +12,7 @@
 //   Snapshots       SAVE, BGSAVE, save points, loading at start (snapshots.h)
 //   AppendOnlyLog   the append-only log: effects to disk, group commit, replay (aof.h)
 //   MigrationLinks  MIGRATE's cached connections to other servers (migration_links.h)
+//   PubSub          channels, patterns and shard channels, and message delivery (pubsub.h)
 // Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
 // commands without either (Dispatcher::Execute with an in-process client).
 //
@@ -30,6 +31,7 @@
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
 #include "server/migration_links.h"
+#include "server/pubsub.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
 #include "server/snapshots.h"
@@ -65,6 +67,7 @@ class Server {
   Snapshots& snapshots() { return snapshots_; }
   AppendOnlyLog& aof() { return aof_; }
   MigrationLinks& migration_links() { return migration_links_; }
+  PubSub& pubsub() { return pubsub_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
   void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
@@ -87,6 +90,8 @@ class Server {
   CommandTable commands_;
   Stats stats_{commands_.all().size()};
   TransactionGate transaction_gate_;
+  // Before anything that holds clients: a client leaves its channels when destroyed.
+  PubSub pubsub_;
   // After keyspace_, whose change stream they consume (they unregister on destruction).
   BlockingRegistry blocking_{keyspace_.changes()};
   WatchRegistry watches_{keyspace_.changes()};
@@ -98,9 +103,10 @@ class Server {
   // Destroyed before the snapshots and the dispatcher it replays through.
   AppendOnlyLog aof_;
   MigrationLinks migration_links_;
-  const CommandServices services_{config_,   settings_,  keyspace_,  commands_,         dispatcher_,
-                                  clients_,  stats_,     slowlog_,   transaction_gate_, watches_,
-                                  blocking_, lifecycle_, snapshots_, migration_links_,  aof_};
+  const CommandServices services_{config_,           settings_,        keyspace_, commands_,
+                                  dispatcher_,       clients_,         stats_,    slowlog_,
+                                  transaction_gate_, watches_,         blocking_, lifecycle_,
+                                  snapshots_,        migration_links_, aof_,      pubsub_};
 };
 
 }  // namespace gigakv::server

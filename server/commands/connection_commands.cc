@@ -11,6 +11,7 @@
 #include "server/commands/args.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
+#include "server/pubsub.h"
 #include "server/settings.h"
 #include "server/transaction.h"
 
@@ -140,6 +141,7 @@ void CmdQuit(CommandContext& ctx) {
 void CmdReset(CommandContext& ctx) {
   DiscardTransaction(ctx.client, ctx.watches());
   if (ctx.client.monitor.load()) ctx.clients().RemoveMonitor(ctx.client.id);
+  ctx.pubsub().Forget(ctx.client);  // Without confirmations, as Redis.
   ctx.client.db.store(0);
   ctx.client.resp = 2;
   ctx.reply.set_resp_version(2);
@@ -153,12 +155,20 @@ void CmdReset(CommandContext& ctx) {
 
 // --- CLIENT --------------------------------------------------------------------------------
 
+// Whether `type` (CLIENT LIST / KILL TYPE, validated) is the client's type, as Redis's
+// getClientType: pubsub while it listens to a channel, else normal (a monitor too, as Redis
+// exposes it); no client is a replica or the master link.
+bool HasClientType(const ClientState& client, std::string_view type) {
+  return ArgIs(type, IsSubscribed(client) ? "pubsub" : "normal");
+}
+
 std::string ClientLine(const CommandServices& server, const ClientState& client) {
   int64_t now = server.keyspace().NowMs();
   std::string name = client.name();
   const int multi = client.multi_count.load(std::memory_order_relaxed);
   std::string flags;
   if (client.monitor.load()) flags += 'O';
+  if (IsSubscribed(client)) flags += 'P';
   if (multi >= 0) flags += 'x';
   if (client.blocked.load() || client.paused.load()) flags += 'b';
   if (flags.empty()) flags = "N";
@@ -166,7 +176,9 @@ std::string ClientLine(const CommandServices& server, const ClientState& client)
       "id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
       " name=", name, " age=", (now - client.created_ms.load()) / 1000,
       " idle=", (now - client.last_interaction_ms.load()) / 1000, " flags=", flags,
-      " db=", client.db.load(), " sub=0 psub=0 ssub=0 multi=", multi,
+      " db=", client.db.load(), " sub=", SubscriptionCount(client, PubSubKind::kChannel),
+      " psub=", SubscriptionCount(client, PubSubKind::kPattern),
+      " ssub=", SubscriptionCount(client, PubSubKind::kShard), " multi=", multi,
       " qbuf=", client.query_buffer_bytes.load(),
       " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=",
       client.output_buffer_bytes.load(), " tot-mem=", 16384 + client.output_buffer_bytes.load(),
@@ -259,6 +271,7 @@ void CmdClientGetName(CommandContext& ctx) {
 
 void CmdClientList(CommandContext& ctx) {
   std::vector<uint64_t> ids;
+  std::optional<std::string_view> type_filter;
   for (size_t i = 2; i < ctx.argc(); ++i) {
     if (ArgIs(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
       std::string_view type = ctx.arg(i + 1);
@@ -267,7 +280,7 @@ void CmdClientList(CommandContext& ctx) {
         ctx.reply.Error(StrCat("ERR Unknown client type '", type, "'"));
         return;
       }
-      if (!ArgIs(type, "normal")) ids.push_back(0);  // No replicas or pubsub clients yet.
+      type_filter = type;
       ++i;
     } else if (ArgIs(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
       for (++i; i < ctx.argc(); ++i) {
@@ -286,6 +299,7 @@ void CmdClientList(CommandContext& ctx) {
   std::string text;
   for (const auto& client : ctx.clients().Clients()) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
+    if (type_filter && !HasClientType(*client, *type_filter)) continue;
     StrAppend(&text, ClientLine(ctx.services, *client), "\n");
   }
   ctx.reply.Verbatim("txt", text);
@@ -314,7 +328,7 @@ void CmdClientKill(CommandContext& ctx) {
   }
   // New form: filters, reply = number killed.
   std::optional<uint64_t> id;
-  std::optional<std::string_view> addr, laddr;
+  std::optional<std::string_view> addr, laddr, type;
   bool skip_me = true;
   int64_t max_age = 0;
   if (ctx.argc() % 2 != 0) {
@@ -340,6 +354,7 @@ void CmdClientKill(CommandContext& ctx) {
         ctx.reply.Error(StrCat("ERR Unknown client type '", value, "'"));
         return;
       }
+      type = value;
     } else if (ArgIs(option, "user")) {
       if (value != "default") {
         ctx.reply.Error(StrCat("ERR No such user '", value, "'"));
@@ -367,6 +382,7 @@ void CmdClientKill(CommandContext& ctx) {
     if (id && client->id != *id) continue;
     if (addr && client->addr != *addr) continue;
     if (laddr && client->laddr != *laddr) continue;
+    if (type && !HasClientType(*client, *type)) continue;
     if (max_age > 0 && (now - client->created_ms.load()) / 1000 < max_age) continue;
     if (client.get() == &ctx.client) {
       if (skip_me) continue;

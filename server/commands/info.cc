@@ -22,6 +22,7 @@
 #include "server/latency_histogram.h"
 #include "server/lifecycle.h"
 #include "server/migration_links.h"
+#include "server/pubsub.h"
 #include "server/settings.h"
 #include "server/snapshots.h"
 #include "server/stats.h"
@@ -287,8 +288,10 @@ void StatsSection(const CommandServices& server, std::string* out) {
   }
   Field(out, "keyspace_hits", totals.keyspace_hits);
   Field(out, "keyspace_misses", totals.keyspace_misses);
-  for (std::string_view name : {"pubsub_channels", "pubsub_patterns", "pubsubshard_channels",
-                                "latest_fork_usec", "total_forks"}) {
+  Field(out, "pubsub_channels", server.pubsub().ActiveNames(PubSubKind::kChannel));
+  Field(out, "pubsub_patterns", server.pubsub().ActiveNames(PubSubKind::kPattern));
+  Field(out, "pubsubshard_channels", server.pubsub().ActiveNames(PubSubKind::kShard));
+  for (std::string_view name : {"latest_fork_usec", "total_forks"}) {
     Field(out, name, 0);
   }
   Field(out, "migrate_cached_sockets", server.migration_links().size());

@@ -25,6 +25,7 @@
 #include "server/dispatcher.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
+#include "server/pubsub.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
 #include "server/snapshots.h"
@@ -67,7 +68,12 @@ void CmdPing(CommandContext& ctx) {
     ReplyWrongArity(ctx.reply, "ping");
     return;
   }
-  if (ctx.argc() == 2) {
+  if (ctx.client.resp == 2 && IsSubscribed(ctx.client)) {
+    // Subscribed mode (RESP2): in the shape of a message, so clients read it as one.
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk("pong");
+    ctx.reply.Bulk(ctx.argc() == 2 ? ctx.arg(1) : std::string_view());
+  } else if (ctx.argc() == 2) {
     ctx.reply.Bulk(ctx.arg(1));
   } else {
     ctx.reply.SimpleString("PONG");

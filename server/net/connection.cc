@@ -100,6 +100,9 @@ void Connection::OnMessage(ClientMessage message) {
     case ClientMessage::Kind::kPushOutput:
       OnPushedOutput(std::move(message.bytes));
       break;
+    case ClientMessage::Kind::kPubSubReady:
+      OnPubSubReady();
+      break;
     case ClientMessage::Kind::kResume:
       RetryAfterPause();
       break;
@@ -114,6 +117,7 @@ void Connection::Close() {
   closed_ = true;
   if (client_->blocked.load()) server_.blocking().Remove(client_->id);
   if (client_->monitor.load()) server_.clients().RemoveMonitor(client_->id);
+  server_.pubsub().Forget(*client_);
   if (client_->paused.exchange(false)) server_.clients().paused_clients().fetch_sub(1);
   // Gone from CLIENT LIST and connected_clients now, as in Redis, not when the last pending
   // handler lets go of this object (the destructor's second call is then a no-op).
@@ -285,9 +289,26 @@ void Connection::OnPushedOutput(std::string output) {
     return;
   }
   reply_.buffer().append(output);
+  QueueOutput();
+}
+
+void Connection::OnPubSubReady() {
+  if (closed_) return;
+  // After QUIT nothing more is added, as Redis writes nothing to a client closing after its
+  // reply. Pushes ignore CLIENT REPLY OFF, as in Redis.
+  if (close_after_write_) {
+    protocol::ReplyBuilder discard(client_->resp);
+    server_.pubsub().Drain(*client_, discard);
+    return;
+  }
+  if (server_.pubsub().Drain(*client_, reply_) == 0) return;
+  QueueOutput();
+}
+
+void Connection::QueueOutput() {
   NoteOutput();
   client_->output_buffer_bytes.store(PendingOutputBytes(), std::memory_order_relaxed);
-  CheckOutputBufferLimit();  // A monitor that does not read is disconnected, as in Redis.
+  CheckOutputBufferLimit();  // A client that does not read is disconnected, as in Redis.
   if (closed_) return;
   if (write_pending_) return;  // FinishWrite sends what arrived meanwhile.
   write_pending_ = true;

@@ -108,6 +108,13 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   // once it is closing after QUIT, are dropped, as Redis adds none then.
   void OnPushedOutput(std::string output);
 
+  // Pub/Sub messages wait in the client's queue (pubsub.h): into the output they go, behind
+  // the replies already there.
+  void OnPubSubReady();
+
+  // Output was added outside a batch of commands: send it with the thread's next flush.
+  void QueueOutput();
+
   void ProcessInput();
 
   void CheckQueryBufferLimit();

@@ -144,9 +144,9 @@ void IoThread::ArmIdleTimer() {
       for (const auto& entry : connections) {
         Connection* connection = entry.first;
         // Like Redis, clients waiting in a blocking command are not idle, and monitors (replicas
-        // to Redis) never time out.
+        // to Redis) and subscribers never time out.
         if (connection->client().blocked.load() || connection->client().monitor.load() ||
-            connection->client().paused.load()) {
+            IsSubscribed(connection->client()) || connection->client().paused.load()) {
           continue;
         }
         if (now - connection->client().last_interaction_ms.load() > timeout_s * 1000) {

@@ -1,0 +1,258 @@
+#include "server/pubsub.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/hash/hash.h"
+#include "gigakv/glob.h"
+#include "gigakv/strings.h"
+#include "server/client_state.h"
+
+namespace gigakv::server {
+
+namespace {
+
+constexpr std::string_view kSubscribeType[] = {"subscribe", "psubscribe", "ssubscribe"};
+constexpr std::string_view kUnsubscribeType[] = {"unsubscribe", "punsubscribe", "sunsubscribe"};
+
+void EraseListener(std::vector<PubSubClient*>& listeners, PubSubClient* listener) {
+  auto it = std::find(listeners.begin(), listeners.end(), listener);
+  if (it != listeners.end()) listeners.erase(it);  // Keeps the order: delivery order is FIFO.
+}
+
+}  // namespace
+
+PubSubClient::~PubSubClient() { registry_.Forget(client_); }
+
+int SubscriptionCount(const ClientState& client, PubSubKind kind) {
+  const PubSubClient* state = client.pubsub();
+  return state == nullptr ? 0 : state->count(kind);
+}
+
+bool IsSubscribed(const ClientState& client) {
+  const PubSubClient* state = client.pubsub();
+  return state != nullptr && state->subscribed();
+}
+
+PubSub::Shard& PubSub::ChannelTable::For(std::string_view channel) {
+  return shards[absl::HashOf(ToAbsl(channel)) % kShards];
+}
+
+const PubSub::Shard& PubSub::ChannelTable::For(std::string_view channel) const {
+  return shards[absl::HashOf(ToAbsl(channel)) % kShards];
+}
+
+PubSubClient& PubSub::StateOf(ClientState& client) {
+  if (PubSubClient* state = client.pubsub(); state != nullptr) return *state;
+  client.set_pubsub(std::make_shared<PubSubClient>(*this, client));
+  return *client.pubsub();
+}
+
+void PubSub::AddListener(PubSubKind kind, std::string_view name, PubSubClient* listener) {
+  const int index = static_cast<int>(kind);
+  if (kind == PubSubKind::kPattern) {
+    std::unique_lock lock(patterns_mutex_);
+    auto [it, added] = patterns_.try_emplace(ToAbsl(name));
+    if (added) {
+      it->second.pattern = std::make_shared<const std::string>(name);
+      active_[index].fetch_add(1, std::memory_order_relaxed);
+    }
+    it->second.listeners.push_back(listener);
+    return;
+  }
+  Shard& shard = TableOf(kind).For(name);
+  std::lock_guard lock(shard.mutex);
+  auto [it, added] = shard.channels.try_emplace(ToAbsl(name));
+  if (added) active_[index].fetch_add(1, std::memory_order_relaxed);
+  it->second.push_back(listener);
+}
+
+void PubSub::RemoveListener(PubSubKind kind, std::string_view name, PubSubClient* listener) {
+  const int index = static_cast<int>(kind);
+  if (kind == PubSubKind::kPattern) {
+    std::unique_lock lock(patterns_mutex_);
+    auto it = patterns_.find(ToAbsl(name));
+    if (it == patterns_.end()) return;
+    EraseListener(it->second.listeners, listener);
+    if (it->second.listeners.empty()) {
+      patterns_.erase(it);
+      active_[index].fetch_sub(1, std::memory_order_relaxed);
+    }
+    return;
+  }
+  Shard& shard = TableOf(kind).For(name);
+  std::lock_guard lock(shard.mutex);
+  auto it = shard.channels.find(ToAbsl(name));
+  if (it == shard.channels.end()) return;
+  EraseListener(it->second, listener);
+  if (it->second.empty()) {
+    // Forgotten with its last listener, so that many short-lived channels leave nothing behind.
+    shard.channels.erase(it);
+    active_[index].fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+int64_t PubSub::ConfirmationCount(const PubSubClient& state, PubSubKind kind) {
+  // Redis counts channels and patterns together; shard channels apart.
+  if (kind == PubSubKind::kShard) return state.count(PubSubKind::kShard);
+  return state.count(PubSubKind::kChannel) + state.count(PubSubKind::kPattern);
+}
+
+void PubSub::ReplyConfirmation(protocol::ReplyBuilder& reply, std::string_view type,
+                               const std::string_view* name, int64_t count) {
+  reply.PushHeader(3);
+  reply.Bulk(type);
+  if (name != nullptr) {
+    reply.Bulk(*name);
+  } else {
+    reply.Null();
+  }
+  reply.Integer(count);
+}
+
+void PubSub::Subscribe(ClientState& client, PubSubKind kind, std::string_view name,
+                       protocol::ReplyBuilder& reply) {
+  PubSubClient& state = StateOf(client);
+  const int index = static_cast<int>(kind);
+  if (state.names_[index].emplace(ToAbsl(name)).second) {
+    AddListener(kind, name, &state);
+    state.counts_[index].fetch_add(1, std::memory_order_relaxed);
+  }
+  ReplyConfirmation(reply, kSubscribeType[index], &name, ConfirmationCount(state, kind));
+}
+
+void PubSub::Unsubscribe(ClientState& client, PubSubKind kind, std::string_view name,
+                         protocol::ReplyBuilder& reply, bool drain_first) {
+  PubSubClient& state = StateOf(client);
+  const int index = static_cast<int>(kind);
+  auto it = state.names_[index].find(ToAbsl(name));
+  if (it != state.names_[index].end()) {
+    RemoveListener(kind, name, &state);
+    state.names_[index].erase(it);
+    state.counts_[index].fetch_sub(1, std::memory_order_relaxed);
+  }
+  // What was queued before the removal goes first (nothing is queued after it).
+  if (drain_first) Drain(client, reply);
+  ReplyConfirmation(reply, kUnsubscribeType[index], &name, ConfirmationCount(state, kind));
+}
+
+void PubSub::UnsubscribeAll(ClientState& client, PubSubKind kind, protocol::ReplyBuilder& reply,
+                            bool drain_first) {
+  PubSubClient& state = StateOf(client);
+  const int index = static_cast<int>(kind);
+  std::vector<std::string> names(state.names_[index].begin(), state.names_[index].end());
+  for (const std::string& name : names) Unsubscribe(client, kind, name, reply, drain_first);
+  if (names.empty()) {
+    ReplyConfirmation(reply, kUnsubscribeType[index], nullptr, ConfirmationCount(state, kind));
+  }
+}
+
+void PubSub::Forget(ClientState& client) {
+  PubSubClient* state = client.pubsub();
+  if (state == nullptr) return;
+  for (PubSubKind kind : {PubSubKind::kChannel, PubSubKind::kPattern, PubSubKind::kShard}) {
+    const int index = static_cast<int>(kind);
+    for (const std::string& name : state->names_[index]) RemoveListener(kind, name, state);
+    state->names_[index].clear();
+    state->counts_[index].store(0, std::memory_order_relaxed);
+  }
+  // Nothing can be queued any more: what was is dropped.
+  std::lock_guard lock(state->queue_mutex_);
+  state->queue_.clear();
+}
+
+void PubSub::Enqueue(PubSubClient* listener, PubSubDelivery delivery) {
+  bool post = false;
+  {
+    std::lock_guard lock(listener->queue_mutex_);
+    listener->queue_.push_back(std::move(delivery));
+    post = !listener->scheduled_;
+    listener->scheduled_ = true;
+  }
+  if (post) listener->client_.Post(ClientMessage::Kind::kPubSubReady);
+}
+
+int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_view payload) {
+  const bool shard_kind = kind == PubSubKind::kShard;
+  std::shared_ptr<const PubSubDelivery::Message> message;
+  auto shared_message = [&] {
+    if (message == nullptr) {
+      message = std::make_shared<const PubSubDelivery::Message>(
+          PubSubDelivery::Message{std::string(channel), std::string(payload)});
+    }
+    return message;
+  };
+  int64_t receivers = 0;
+  Shard& shard = TableOf(kind).For(channel);
+  // Held until every listener, patterns included, has the message: see ordering above.
+  std::lock_guard lock(shard.mutex);
+  if (auto it = shard.channels.find(ToAbsl(channel)); it != shard.channels.end()) {
+    for (PubSubClient* listener : it->second) {
+      Enqueue(listener, {shared_message(), nullptr, kind});
+      ++receivers;
+    }
+  }
+  if (shard_kind || ActiveNames(PubSubKind::kPattern) == 0) return receivers;
+  std::shared_lock patterns_lock(patterns_mutex_);
+  for (const auto& [name, pattern] : patterns_) {
+    if (!GlobMatch(name, channel)) continue;
+    for (PubSubClient* listener : pattern.listeners) {
+      Enqueue(listener, {shared_message(), pattern.pattern, PubSubKind::kPattern});
+      ++receivers;
+    }
+  }
+  return receivers;
+}
+
+size_t PubSub::Drain(ClientState& client, protocol::ReplyBuilder& reply) {
+  PubSubClient* state = client.pubsub();
+  if (state == nullptr) return 0;
+  std::vector<PubSubDelivery>& taken = state->draining_;
+  {
+    std::lock_guard lock(state->queue_mutex_);
+    taken.swap(state->queue_);
+    state->scheduled_ = false;
+  }
+  for (const PubSubDelivery& delivery : taken) {
+    switch (delivery.kind) {
+      case PubSubKind::kChannel:
+        reply.PushHeader(3);
+        reply.Bulk("message");
+        break;
+      case PubSubKind::kPattern:
+        reply.PushHeader(4);
+        reply.Bulk("pmessage");
+        reply.Bulk(*delivery.pattern);
+        break;
+      case PubSubKind::kShard:
+        reply.PushHeader(3);
+        reply.Bulk("smessage");
+        break;
+    }
+    reply.Bulk(delivery.message->channel);
+    reply.Bulk(delivery.message->payload);
+  }
+  const size_t drained = taken.size();
+  taken.clear();
+  return drained;
+}
+
+std::vector<std::string> PubSub::Channels(PubSubKind kind, const std::string_view* pattern) const {
+  std::vector<std::string> names;
+  for (const Shard& shard : TableOf(kind).shards) {
+    std::lock_guard lock(shard.mutex);
+    for (const auto& [name, listeners] : shard.channels) {
+      if (pattern == nullptr || GlobMatch(*pattern, name)) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+int64_t PubSub::CountListeners(PubSubKind kind, std::string_view channel) const {
+  const Shard& shard = TableOf(kind).For(channel);
+  std::lock_guard lock(shard.mutex);
+  auto it = shard.channels.find(ToAbsl(channel));
+  return it == shard.channels.end() ? 0 : static_cast<int64_t>(it->second.size());
+}
+
+}  // namespace gigakv::server
