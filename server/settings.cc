@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "gigakv/numbers.h"
 #include "gigakv/strings.h"
 #include "server/config.h"
 
@@ -34,12 +35,18 @@ DebugCommandAccess DebugAccessNamed(std::string_view name) {
   return DebugCommandAccess::kNo;
 }
 
-// "normal <hard> <soft> <seconds> replica ... pubsub ...": the normal class comes first.
-int64_t NormalOutputHardLimit(const std::string& text) {
+// "normal <hard> <soft> <seconds> replica ... pubsub ..." (Config keeps every class, in this
+// form): the limits of `klass`.
+Settings::OutputLimit OutputLimitOf(const std::string& text, std::string_view klass) {
   std::vector<std::string> words = SplitNonEmpty(text, ' ');
-  int64_t hard = 0;
-  if (words.size() >= 2 && !ParseMemory(words[1], &hard)) hard = 0;
-  return hard;
+  Settings::OutputLimit limit;
+  for (size_t i = 0; i + 3 < words.size(); i += 4) {
+    if (words[i] != klass) continue;
+    if (!ParseMemory(words[i + 1], &limit.hard)) limit.hard = 0;
+    if (!ParseMemory(words[i + 2], &limit.soft)) limit.soft = 0;
+    if (!ParseInt64(words[i + 3], &limit.soft_seconds)) limit.soft_seconds = 0;
+  }
+  return limit;
 }
 
 }  // namespace
@@ -81,7 +88,8 @@ void Settings::Load(const Config& config) {
   tcp_keepalive_s.set(integer("tcp-keepalive"));
   proto_max_bulk_len.set(integer("proto-max-bulk-len"));
   client_query_buffer_limit.set(integer("client-query-buffer-limit"));
-  normal_output_hard_limit.set(NormalOutputHardLimit(text("client-output-buffer-limit")));
+  normal_output_limit.set(OutputLimitOf(text("client-output-buffer-limit"), "normal"));
+  pubsub_output_limit.set(OutputLimitOf(text("client-output-buffer-limit"), "pubsub"));
 
   std::string password = text("requirepass");
   password_set.set(!password.empty());

@@ -92,7 +92,28 @@ class Settings {
   Live<int64_t> tcp_keepalive_s;
   Live<int64_t> proto_max_bulk_len;
   Live<int64_t> client_query_buffer_limit;
-  Live<int64_t> normal_output_hard_limit;  // client-output-buffer-limit normal <hard>; 0 = none.
+  // client-output-buffer-limit, per class of client (Redis's getClientType): bytes of output not
+  // yet sent that close the client at once (hard) or when exceeded for longer than
+  // soft_seconds (soft); 0 = none.
+  struct OutputLimit {
+    int64_t hard = 0;
+    int64_t soft = 0;
+    int64_t soft_seconds = 0;
+  };
+  class LiveOutputLimit {
+   public:
+    OutputLimit get() const { return {hard_.get(), soft_.get(), soft_seconds_.get()}; }
+    void set(const OutputLimit& limit) {
+      hard_.set(limit.hard);
+      soft_.set(limit.soft);
+      soft_seconds_.set(limit.soft_seconds);
+    }
+
+   private:
+    Live<int64_t> hard_, soft_, soft_seconds_;
+  };
+  LiveOutputLimit normal_output_limit;
+  LiveOutputLimit pubsub_output_limit;
 
   // --- Security --------------------------------------------------------------------------------
   LiveText requirepass;

@@ -379,10 +379,26 @@ void Connection::CheckQueryBufferLimit() {
 }
 
 void Connection::CheckOutputBufferLimit() {
-  // Normal clients: only the hard limit applies (to all output not yet sent).
-  int64_t hard = server_.settings().normal_output_hard_limit.get();
-  if (hard > 0 && static_cast<int64_t>(PendingOutputBytes()) > hard) {
-    spdlog::warn("Client {} scheduled to be closed for overcoming of output buffer limits.",
+  // client-output-buffer-limit of the client's class (Redis's checkClientOutputBufferLimits):
+  // a subscriber's is pubsub's, any other's normal's (a monitor's too, as Redis classes it).
+  const Settings::OutputLimit limit = IsSubscribed(*client_)
+                                          ? server_.settings().pubsub_output_limit.get()
+                                          : server_.settings().normal_output_limit.get();
+  const auto used = static_cast<int64_t>(PendingOutputBytes());
+  bool over = limit.hard > 0 && used >= limit.hard;
+  if (limit.soft > 0 && used >= limit.soft) {
+    // Over the soft limit for longer than its seconds, without falling below it meanwhile.
+    const int64_t now_ms = server_.keyspace().CoarseNowMs();
+    if (soft_limit_since_ms_ == 0) {
+      soft_limit_since_ms_ = now_ms;
+    } else if (now_ms - soft_limit_since_ms_ > limit.soft_seconds * 1000) {
+      over = true;
+    }
+  } else {
+    soft_limit_since_ms_ = 0;
+  }
+  if (over) {
+    spdlog::warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.",
                  client_->addr);
     server_.stats().client_output_buffer_limit_disconnections.fetch_add(1);
     reply_.buffer().clear();

@@ -157,6 +157,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   bool write_blocked_ = false;  // The socket is full: the rest of `out_` waits for EPOLLOUT.
   bool parked_ = false;         // Blocked in BLPOP & co.
   bool paused_ = false;         // Its next request waits for CLIENT PAUSE to end.
+  // When the output went over client-output-buffer-limit's soft limit (0: it is not over).
+  int64_t soft_limit_since_ms_ = 0;
   asio::steady_timer block_timer_{owner_.io};
 };
 

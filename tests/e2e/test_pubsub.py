@@ -295,3 +295,86 @@ def test_redis_cli_output_matches_redis(server, real_redis, target, args):
     theirs = _cli_output(real_redis.port, args, real_redis.port)
     assert ours == theirs
     assert "hi there" in ours
+
+
+def _stalled_subscriber(port: int, channel: str) -> socket.socket:
+    """A subscriber that never reads, with a small receive buffer so that the server's output
+    for it backs up soon."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(5)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(encode_command("SUBSCRIBE", channel))
+    return sock
+
+
+def _closed_by_server(sock: socket.socket, timeout: float = 5.0) -> bool:
+    """Reads (and drops) what the server sent until it closes; False if still open at timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if not sock.recv(1 << 20):
+                return True
+        except socket.timeout:
+            return False
+        except ConnectionResetError:
+            return True
+    return False
+
+
+def _disconnections(conn) -> int:
+    info = conn.call("INFO", "stats").decode()
+    fields = dict(line.split(":", 1) for line in info.split("\r\n") if ":" in line)
+    return int(fields["client_output_buffer_limit_disconnections"])
+
+
+def test_a_subscriber_that_never_reads_is_disconnected_at_its_hard_limit(server):
+    payload = b"x" * 1024
+    with server.raw() as admin, server.raw() as reader:
+        assert admin.call("CONFIG", "SET", "client-output-buffer-limit", "pubsub 256kb 0 0") == "OK"
+        stalled = _stalled_subscriber(server.port, "feed")
+        reader.call("SUBSCRIBE", "feed")
+        for _ in range(200):
+            if admin.call("PUBSUB", "NUMSUB", "feed") == [b"feed", 2]:
+                break
+            time.sleep(0.01)
+        messages, got = 10_000, 0
+        for i in range(messages):
+            admin.send(encode_command("PUBLISH", "feed", payload))
+            if i % 100 == 99:  # Bounded pipelining; the reader keeps up meanwhile.
+                for _ in range(100):
+                    admin.read_reply()
+                for _ in range(100):
+                    frame = reader.read_reply()
+                    assert frame[0] == b"message" and frame[2] == payload
+                    got += 1
+        assert got == messages
+        assert _closed_by_server(stalled)
+        stalled.close()
+        assert _disconnections(admin) >= 1
+        assert admin.call("PUBSUB", "NUMSUB", "feed") == [b"feed", 1]
+
+
+def test_the_soft_limit_disconnects_after_its_seconds(server):
+    with server.raw() as admin:
+        assert admin.call("CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 64kb 1") == "OK"
+        stalled = _stalled_subscriber(server.port, "slow")
+        for _ in range(200):
+            if admin.call("PUBSUB", "NUMSUB", "slow") == [b"slow", 1]:
+                break
+            time.sleep(0.01)
+        before = _disconnections(admin)
+        # Over the soft limit, then more output now and then until the server gives up on it
+        # (each addition checks the limit, as in Redis); bounded at 10 s.
+        for _ in range(100):
+            for _ in range(2000):
+                admin.send(encode_command("PUBLISH", "slow", b"y" * 512))
+            for _ in range(2000):
+                admin.read_reply()
+            if admin.call("PUBSUB", "NUMSUB", "slow") == [b"slow", 0]:
+                break
+            time.sleep(0.1)
+        assert admin.call("PUBSUB", "NUMSUB", "slow") == [b"slow", 0]
+        assert _disconnections(admin) == before + 1
+        assert _closed_by_server(stalled)
+        stalled.close()
