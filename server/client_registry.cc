@@ -87,8 +87,9 @@ bool ClientRegistry::PostponesUnderPause(const CommandSpec& spec, const ClientSt
   if (pause_type_.load(std::memory_order_relaxed) == static_cast<int>(PauseType::kAll)) {
     return true;
   }
-  // WRITE: commands that write, and EXEC of a transaction that queued one.
-  return (spec.flags & kWrite) || (spec.name == "exec" && (client.multi.flags & kWrite));
+  // WRITE: commands that write or may replicate, and EXEC of a transaction that queued one.
+  constexpr uint32_t kHeld = kWrite | kMayReplicate;
+  return (spec.flags & kHeld) || (spec.name == "exec" && (client.multi.flags & kHeld));
 }
 
 void ClientRegistry::AddMonitor(const std::shared_ptr<ClientState>& client) {

@@ -68,6 +68,9 @@ enum CommandFlag : uint32_t {
   // Refused unless enable-debug-command allows the client (Redis's internal CMD_PROTECTED,
   // which COMMAND does not report either): DEBUG.
   kProtected = 1 << 21,
+  // Redis's CMD_MAY_REPLICATE, which COMMAND hides: not a write, but propagated (PUBLISH,
+  // SPUBLISH), so CLIENT PAUSE WRITE holds it as it holds writes.
+  kMayReplicate = 1 << 22,
 };
 
 struct CommandContext;
@@ -78,7 +81,7 @@ using CommandHandler = void (*)(CommandContext& ctx);
 struct CommandBinding {
   std::string_view name;   // Lower case; "container|sub" for subcommands. Must have metadata.
   CommandHandler handler;  // nullptr: a container (CONFIG...) whose subcommands have rows.
-  uint32_t own_flags = 0;  // gigakv's own flags only: kBoundedWork, kProtected.
+  uint32_t own_flags = 0;  // gigakv's own flags only: kBoundedWork, kProtected, kMayReplicate.
 };
 
 // A command as the dispatcher sees it: the row's name and handler, and the metadata's fields

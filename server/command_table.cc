@@ -94,7 +94,9 @@ CommandTable::CommandTable() {
   for (const CommandBinding& row : rows) {
     const CommandMetadata* metadata = FindCommandMetadata(row.name);
     if (metadata == nullptr) BadRow(row.name, "has no metadata");
-    if ((row.own_flags & ~(kBoundedWork | kProtected)) != 0) BadRow(row.name, "has Redis flags");
+    if ((row.own_flags & ~(kBoundedWork | kProtected | kMayReplicate)) != 0) {
+      BadRow(row.name, "has Redis flags");
+    }
     specs_.push_back(CommandSpec{row.name, metadata->arity,
                                  FlagBits(metadata->flags) | row.own_flags, metadata->first_key,
                                  metadata->last_key, metadata->key_step, row.handler, metadata});

@@ -114,8 +114,9 @@ bool DeniedOnOom(const CommandSpec& spec, const ClientState& client) {
 // a transaction that queued one, and PING.
 // A RESP2 client that listens to a channel is in subscribed mode: its connection carries
 // messages, so only what manages the subscriptions runs (RESP3 tells pushes from replies).
+// Checked as Redis's processCommand does: not for the commands EXEC runs.
 bool RefusedWhenSubscribed(const CommandSpec& spec, const ClientState& client) {
-  if (client.resp != 2 || !IsSubscribed(client)) return false;
+  if (client.resp != 2 || client.in_exec || !IsSubscribed(client)) return false;
   static constexpr std::string_view kAllowed[] = {"ping",         "subscribe",    "ssubscribe",
                                                   "unsubscribe",  "sunsubscribe", "psubscribe",
                                                   "punsubscribe", "quit",         "reset"};
@@ -370,8 +371,12 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
     server.blocking().ServeReadyKeys(*this, keyspace.store());
 
   const ReplyMode mode_after = client.reply_mode;
-  if (mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||
-      mode_after == ReplyMode::kSkipNext) {
+  // A subscription's confirmations are pushes, which Redis sends whatever CLIENT REPLY says.
+  const bool pushes = outcome == CommandOutcome::kRan && (spec->flags & kPubSub) &&
+                      spec->name.find("subscribe") != std::string_view::npos;
+  if ((mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||
+       mode_after == ReplyMode::kSkipNext) &&
+      !pushes) {
     reply.buffer().resize(reply_mark);
   }
   return outcome;

@@ -53,10 +53,7 @@ void PubSub::AddListener(PubSubKind kind, std::string_view name, PubSubClient* l
   if (kind == PubSubKind::kPattern) {
     std::unique_lock lock(patterns_mutex_);
     auto [it, added] = patterns_.try_emplace(ToAbsl(name));
-    if (added) {
-      it->second.pattern = std::make_shared<const std::string>(name);
-      active_[index].fetch_add(1, std::memory_order_relaxed);
-    }
+    if (added) active_[index].fetch_add(1, std::memory_order_relaxed);
     it->second.listeners.push_back(listener);
     return;
   }
@@ -172,23 +169,35 @@ void PubSub::Enqueue(PubSubClient* listener, PubSubDelivery delivery) {
   if (post) listener->client_.Post(ClientMessage::Kind::kPubSubReady);
 }
 
+namespace {
+
+// A message frame as RESP2 writes it: *N, then the bulk strings.
+std::shared_ptr<const std::string> MessageFrame(std::initializer_list<std::string_view> parts) {
+  auto frame = std::make_shared<std::string>();
+  size_t size = 16;
+  for (std::string_view part : parts) size += part.size() + 16;
+  frame->reserve(size);
+  frame->append("*").append(std::to_string(parts.size())).append("\r\n");
+  for (std::string_view part : parts) {
+    frame->append("$").append(std::to_string(part.size())).append("\r\n");
+    frame->append(part).append("\r\n");
+  }
+  return frame;
+}
+
+}  // namespace
+
 int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_view payload) {
   const bool shard_kind = kind == PubSubKind::kShard;
-  std::shared_ptr<const PubSubDelivery::Message> message;
-  auto shared_message = [&] {
-    if (message == nullptr) {
-      message = std::make_shared<const PubSubDelivery::Message>(
-          PubSubDelivery::Message{std::string(channel), std::string(payload)});
-    }
-    return message;
-  };
+  std::shared_ptr<const std::string> frame;
   int64_t receivers = 0;
   Shard& shard = TableOf(kind).For(channel);
   // Held until every listener, patterns included, has the message: see ordering above.
   std::lock_guard lock(shard.mutex);
   if (auto it = shard.channels.find(ToAbsl(channel)); it != shard.channels.end()) {
+    frame = MessageFrame({shard_kind ? "smessage" : "message", channel, payload});
     for (PubSubClient* listener : it->second) {
-      Enqueue(listener, {shared_message(), nullptr, kind});
+      Enqueue(listener, {frame});
       ++receivers;
     }
   }
@@ -196,8 +205,9 @@ int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_v
   std::shared_lock patterns_lock(patterns_mutex_);
   for (const auto& [name, pattern] : patterns_) {
     if (!GlobMatch(name, channel)) continue;
+    frame = MessageFrame({"pmessage", name, channel, payload});
     for (PubSubClient* listener : pattern.listeners) {
-      Enqueue(listener, {shared_message(), pattern.pattern, PubSubKind::kPattern});
+      Enqueue(listener, {frame});
       ++receivers;
     }
   }
@@ -210,27 +220,21 @@ size_t PubSub::Drain(ClientState& client, protocol::ReplyBuilder& reply) {
   std::vector<PubSubDelivery>& taken = state->draining_;
   {
     std::lock_guard lock(state->queue_mutex_);
+    if (state->queue_.empty()) {
+      state->scheduled_ = false;
+      return 0;
+    }
     taken.swap(state->queue_);
     state->scheduled_ = false;
   }
+  const bool push = reply.resp_version() >= 3;
   for (const PubSubDelivery& delivery : taken) {
-    switch (delivery.kind) {
-      case PubSubKind::kChannel:
-        reply.PushHeader(3);
-        reply.Bulk("message");
-        break;
-      case PubSubKind::kPattern:
-        reply.PushHeader(4);
-        reply.Bulk("pmessage");
-        reply.Bulk(*delivery.pattern);
-        break;
-      case PubSubKind::kShard:
-        reply.PushHeader(3);
-        reply.Bulk("smessage");
-        break;
+    std::string_view frame = *delivery.frame;
+    if (push) {
+      reply.Raw(">");
+      frame.remove_prefix(1);
     }
-    reply.Bulk(delivery.message->channel);
-    reply.Bulk(delivery.message->payload);
+    reply.Raw(frame);
   }
   const size_t drained = taken.size();
   taken.clear();

@@ -7,12 +7,12 @@
 //               publishers to different channels never wait for each other and no lock is
 //               global. Patterns are one list under a reader-writer lock, skipped with one
 //               relaxed load while nobody listens to a pattern.
-//   delivery    PUBLISH runs on the publisher's thread: under the channel's shard lock it
-//               appends one delivery (a shared copy of channel and payload, and the pattern
-//               that matched) to each listener's queue (PubSubClient), and posts the listener a
-//               kPubSubReady message when its queue was empty. The listener's own thread then
-//               formats the queue into its output (Drain) in its current protocol: RESP2
-//               arrays or RESP3 push frames.
+//   delivery    PUBLISH runs on the publisher's thread: it formats the message's frame once
+//               (once more per matching pattern), and under the channel's shard lock appends a
+//               shared reference to it to each listener's queue (PubSubClient), posting the
+//               listener a kPubSubReady message when its queue was empty. The listener's own
+//               thread then copies the queued frames into its output (Drain) in its current
+//               protocol: RESP2 arrays or RESP3 push frames.
 //   ordering    a channel's shard lock is held while its message is queued for every listener,
 //               patterns included, so all listeners of a channel get its messages in one order
 //               (the order the lock gave the publishers), and one publisher's messages arrive in
@@ -51,15 +51,11 @@ class PubSub;
 // channels.
 enum class PubSubKind : uint8_t { kChannel = 0, kPattern = 1, kShard = 2 };
 
-// One message for one listener.
+// One message for one listener: its frame, formatted once per PUBLISH (per matching pattern
+// for pmessage) and shared by every listener. It is the RESP2 array; in RESP3 the same bytes
+// with '>' (push) in place of the leading '*'.
 struct PubSubDelivery {
-  struct Message {
-    std::string channel;
-    std::string payload;
-  };
-  std::shared_ptr<const Message> message;
-  std::shared_ptr<const std::string> pattern;  // The pattern that matched (pmessage), or null.
-  PubSubKind kind;                             // kChannel: message; kPattern; kShard: smessage.
+  std::shared_ptr<const std::string> frame;
 };
 
 // A client's subscriptions and its queue of deliveries. Created by the client's first
@@ -162,7 +158,6 @@ class PubSub {
     const Shard& For(std::string_view channel) const;
   };
   struct Pattern {
-    std::shared_ptr<const std::string> pattern;  // Shared with the deliveries it matched.
     ListenerList listeners;
   };
 

@@ -30,9 +30,10 @@ void SubscribeAll(CommandContext& ctx, PubSubKind kind) {
 }
 
 void UnsubscribeNamed(CommandContext& ctx, PubSubKind kind) {
-  // Inside EXEC, or with replies off, the messages queued so far wait for the next drain rather
-  // than land in a reply that is an array element or gets dropped.
-  const bool drain_first = !ctx.client.in_exec && !ctx.client.reply_suppressed;
+  // Inside EXEC the messages queued so far wait for the next drain rather than land in a reply
+  // that is an array element. Confirmations go out even with CLIENT REPLY OFF (as Redis's
+  // pushes; the dispatcher keeps them), and so do the messages ahead of them.
+  const bool drain_first = !ctx.client.in_exec;
   if (ctx.argc() == 1) {
     ctx.pubsub().UnsubscribeAll(ctx.client, kind, ctx.reply, drain_first);
     return;
@@ -59,10 +60,13 @@ void CmdSunsubscribe(CommandContext& ctx) { UnsubscribeNamed(ctx, PubSubKind::kS
 
 // PUBLISH / SPUBLISH: the receivers' count. A publisher that listens to the channel itself
 // (RESP3) gets its message ahead of the count, as from Redis.
+// Inside EXEC a RESP3 client's own message is a push frame within EXEC's array, as Redis writes
+// it (a RESP2 one comes after EXEC's reply instead of breaking the array).
 void Publish(CommandContext& ctx, PubSubKind kind) {
   const int64_t receivers = ctx.pubsub().Publish(kind, ctx.arg(1), ctx.arg(2));
-  if (!ctx.client.in_exec && !ctx.client.reply_suppressed)
+  if ((!ctx.client.in_exec || ctx.client.resp >= 3) && !ctx.client.reply_suppressed) {
     ctx.pubsub().Drain(ctx.client, ctx.reply);
+  }
   ctx.reply.Integer(receivers);
 }
 
@@ -133,10 +137,10 @@ const std::vector<CommandBinding>& PubSubCommands() {
       {"unsubscribe", CmdUnsubscribe},
       {"psubscribe", CmdPsubscribe},
       {"punsubscribe", CmdPunsubscribe},
-      {"publish", CmdPublish},
+      {"publish", CmdPublish, kMayReplicate},
       {"ssubscribe", CmdSsubscribe},
       {"sunsubscribe", CmdSunsubscribe},
-      {"spublish", CmdSpublish},
+      {"spublish", CmdSpublish, kMayReplicate},
       {"pubsub", nullptr},
       {"pubsub|channels", CmdPubsubChannels},
       {"pubsub|numsub", CmdPubsubNumsub},

@@ -23,6 +23,13 @@ using asio::ip::tcp;
 
 constexpr size_t kInitialInputBuffer = 16 * 1024;
 constexpr size_t kMaxIdleInputBuffer = 64 * 1024;
+// A busy connection keeps buffers up to this size from one batch to the next: freeing and
+// allocating them again costs page faults on every batch (allocations this large are mapped
+// afresh). Buffers above kMaxIdleInputBuffer go back once the client has been idle for
+// kIdleReleaseMs (ReleaseIdleBuffers, from the thread's idle check), as Redis's clientsCron
+// resizes query buffers.
+constexpr size_t kMaxRetainedBuffer = 1024 * 1024;
+constexpr int64_t kIdleReleaseMs = 2000;
 
 std::string EndpointText(const tcp::endpoint& endpoint) {
   asio::ip::address address = endpoint.address();
@@ -83,7 +90,7 @@ void Connection::Start(int fd) {
   client_->last_interaction_ms = now;
   // Other threads reach this connection only through its outbox, on this thread.
   client_->set_outbox(std::make_unique<PostingOutbox>(
-      owner_.io, std::weak_ptr<OutboxReceiver>(shared_from_this())));
+      owner_.mailbox, std::weak_ptr<OutboxReceiver>(shared_from_this())));
   // As in Redis, a client that connects while no password is set starts authenticated.
   client_->authenticated = !server_.settings().password_set.get();
   parser_.set_limits(Limits());
@@ -163,7 +170,7 @@ protocol::ParserLimits Connection::Limits() const {
 void Connection::EnsureReadSpace() {
   if (begin_ == end_) {
     begin_ = end_ = 0;
-    if (capacity_ > kMaxIdleInputBuffer) {
+    if (capacity_ > kMaxRetainedBuffer) {
       input_.reset();
       capacity_ = 0;
     }
@@ -367,6 +374,22 @@ void Connection::NoteOutput() {
   if (server_.aof().replies_wait()) output_needs_ = server_.aof().appended();
 }
 
+void Connection::ReleaseIdleBuffers(int64_t now_ms) {
+  if (closed_ || write_pending_ || parked_ || paused_) return;
+  if (now_ms - client_->last_interaction_ms.load(std::memory_order_relaxed) < kIdleReleaseMs) {
+    return;
+  }
+  if (begin_ == end_ && capacity_ > kMaxIdleInputBuffer) {
+    input_.reset();
+    capacity_ = 0;
+    begin_ = end_ = 0;
+  }
+  if (out_.capacity() > kMaxIdleInputBuffer) std::string().swap(out_);
+  if (reply_.buffer().empty() && reply_.buffer().capacity() > kMaxIdleInputBuffer) {
+    std::string().swap(reply_.buffer());
+  }
+}
+
 void Connection::CheckQueryBufferLimit() {
   size_t pending = end_ - begin_;
   client_->query_buffer_bytes.store(pending, std::memory_order_relaxed);
@@ -379,6 +402,7 @@ void Connection::CheckQueryBufferLimit() {
 }
 
 void Connection::CheckOutputBufferLimit() {
+  if (closed_) return;  // Counted once, when it closed.
   // client-output-buffer-limit of the client's class (Redis's checkClientOutputBufferLimits):
   // a subscriber's is pubsub's, any other's normal's (a monitor's too, as Redis classes it).
   const Settings::OutputLimit limit = IsSubscribed(*client_)
@@ -443,7 +467,7 @@ void Connection::FinishWrite(bool failed) {
   write_blocked_ = false;
   client_->output_buffer_bytes.store(0, std::memory_order_relaxed);
   out_sent_ = 0;  // PendingOutputBytes counts from here.
-  if (out_.capacity() > kMaxIdleInputBuffer) {
+  if (out_.capacity() > kMaxRetainedBuffer) {
     std::string().swap(out_);
   } else {
     out_.clear();

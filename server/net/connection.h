@@ -53,6 +53,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   void OnEvents();
 
   ClientState& client() { return *client_; }
+
+  // The thread's idle check: a client idle for a while gives back buffers a burst made large.
+  void ReleaseIdleBuffers(int64_t now_ms);
   // The log record (AppendOnlyLog::appended) as it was when output was last added: with
   // appendfsync always, no byte of the pending output may be sent before it is durable (the
   // output may show any write applied until then, this client's or another's).

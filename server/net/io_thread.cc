@@ -138,6 +138,8 @@ void IoThread::ArmIdleTimer() {
   idle_timer_.async_wait([this](const asio::error_code& ec) {
     if (ec) return;
     int64_t timeout_s = server_.settings().timeout_s.get();
+    const int64_t now_ms = server_.keyspace().NowMs();
+    for (const auto& entry : connections) entry.first->ReleaseIdleBuffers(now_ms);
     if (timeout_s > 0) {
       int64_t now = server_.keyspace().NowMs();
       std::vector<Connection*> idle;

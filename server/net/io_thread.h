@@ -26,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "asio.hpp"
+#include "server/net/posting_outbox.h"
 #include "server/server.h"
 
 namespace gigakv::server {
@@ -53,6 +54,8 @@ class IoThread {
   void QueueWrite(std::shared_ptr<Connection> connection);
 
   asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
+  // Where other threads post messages for this thread's clients (posting_outbox.h).
+  Mailbox mailbox{io};
   std::thread thread;
   // Every open connection, owned here until it closes.
   std::unordered_map<Connection*, std::shared_ptr<Connection>> connections;

@@ -171,6 +171,21 @@ SCRIPT = [
     ("sub2", ["QUIT"]),
 ]
 
+# Confirmations ignore CLIENT REPLY OFF; EXEC's commands are not held to subscribed mode.
+SCRIPT_EDGES = [
+    ("sub1", ["CLIENT", "REPLY", "OFF"]),
+    ("sub1", ["SUBSCRIBE", "r"]),
+    ("pub", ["PUBLISH", "r", "x"]),
+    ("sub1", ["UNSUBSCRIBE", "r"]),
+    ("sub1", ["CLIENT", "REPLY", "ON"]),
+    ("sub2", ["MULTI"]),
+    ("sub2", ["SUBSCRIBE", "m"]),
+    ("sub2", ["GET", "k"]),
+    ("sub2", ["EXEC"]),
+    ("pub", ["PUBLISH", "m", "y"]),
+    ("sub2", ["UNSUBSCRIBE"]),
+]
+
 # RESP3 only: commands run alongside messages, and a publisher hears its own message first.
 SCRIPT_RESP3 = [
     ("sub1", ["SUBSCRIBE", "c"]),
@@ -179,6 +194,9 @@ SCRIPT_RESP3 = [
     ("pub", ["PUBLISH", "c", "other"]),
     ("sub1", ["GET", "k"]),
     ("sub1", ["PING"]),
+    ("sub1", ["MULTI"]),
+    ("sub1", ["PUBLISH", "c", "in exec"]),
+    ("sub1", ["EXEC"]),
     ("sub1", ["UNSUBSCRIBE"]),
 ]
 
@@ -188,6 +206,7 @@ def test_pubsub_frames_match_redis(server, real_redis, target, protocol):
     if target == "redis":
         pytest.skip("the server under test is redis-server itself")
     problems = _run_script(real_redis, server, protocol, SCRIPT)
+    problems += _run_script(real_redis, server, protocol, SCRIPT_EDGES)
     if protocol == 3:
         problems += _run_script(real_redis, server, protocol, SCRIPT_RESP3)
     assert not problems, "\n".join(problems)
@@ -219,6 +238,21 @@ def test_info_and_client_list_count_subscriptions(server):
         assert other.call("PUBSUB", "NUMSUB", "a") == [b"a", 0]
         assert other.call("PUBSUB", "NUMPAT") == 0
         assert other.call("PUBSUB", "SHARDCHANNELS") == []
+
+
+def test_client_pause_write_holds_publish(server):
+    """PUBLISH is not a write, but Redis propagates it (may-replicate): a WRITE pause holds it."""
+    with server.raw() as admin, server.raw() as publisher:
+        assert admin.call("CLIENT", "PAUSE", "10000", "WRITE") == "OK"
+        publisher.send(encode_command("PUBLISH", "c", "x"))
+        publisher.sock.settimeout(0.2)
+        try:
+            with pytest.raises(socket.timeout):
+                publisher.read_reply()
+        finally:
+            publisher.sock.settimeout(publisher.timeout)
+        assert admin.call("CLIENT", "UNPAUSE") == "OK"
+        assert publisher.read_reply() == 0
 
 
 def test_redis_py_pubsub(server):

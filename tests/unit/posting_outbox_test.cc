@@ -1,6 +1,7 @@
 // The outbox of a client served by an I/O thread (server/net/posting_outbox.h): messages posted
 // from other threads reach the receiver on the io_context's thread, in the order each thread
-// posted them; a message for a receiver that is gone is dropped.
+// posted them, batched into one hand-off per thread; a message for a receiver that is gone is
+// dropped.
 #include "server/net/posting_outbox.h"
 
 #include <future>
@@ -38,7 +39,8 @@ class RecordingReceiver : public OutboxReceiver {
 TEST(PostingOutboxTest, DeliversEveryKindInPostOrder) {
   asio::io_context io;
   auto receiver = std::make_shared<RecordingReceiver>();
-  PostingOutbox outbox(io, receiver);
+  Mailbox mailbox(io);
+  PostingOutbox outbox(mailbox, receiver);
   outbox.Post({Kind::kUnblockedReply, "*-1\r\n"});
   outbox.Post({Kind::kPushOutput, "+line\r\n"});
   outbox.Post({Kind::kResume, ""});
@@ -60,7 +62,8 @@ TEST(PostingOutboxTest, PostsFromOtherThreadsArriveOnTheClientThreadInOrder) {
   std::thread client_thread([&io] { io.run(); });
   const std::thread::id client_thread_id = client_thread.get_id();
   auto receiver = std::make_shared<RecordingReceiver>();
-  PostingOutbox outbox(io, receiver);
+  Mailbox mailbox(io);
+  PostingOutbox outbox(mailbox, receiver);
   constexpr int kPosters = 4;
   constexpr int kPerPoster = 2000;
   std::vector<std::thread> posters;
@@ -96,12 +99,34 @@ TEST(PostingOutboxTest, MessagesForAReceiverThatIsGoneAreDropped) {
   asio::io_context io;
   auto receiver = std::make_shared<RecordingReceiver>();
   std::weak_ptr<RecordingReceiver> watch = receiver;
-  PostingOutbox outbox(io, receiver);
+  Mailbox mailbox(io);
+  PostingOutbox outbox(mailbox, receiver);
   outbox.Post({Kind::kUnblockedReply, "queued before it closed"});
   receiver.reset();  // The connection closed and was destroyed.
   ASSERT_TRUE(watch.expired());
   outbox.Post({Kind::kKill, "posted after"});
-  EXPECT_EQ(io.run(), 2u);  // Both handlers ran, and delivered nothing.
+  EXPECT_EQ(io.run(), 1u);  // One hand-off for both, which delivered nothing.
+}
+
+TEST(PostingOutboxTest, OneHandOffCarriesEverythingQueuedForTheThread) {
+  asio::io_context io;
+  Mailbox mailbox(io);
+  auto first = std::make_shared<RecordingReceiver>();
+  auto second = std::make_shared<RecordingReceiver>();
+  PostingOutbox to_first(mailbox, first), to_second(mailbox, second);
+  for (int i = 0; i < 100; ++i) {
+    to_first.Post({Kind::kPubSubReady, ""});
+    to_second.Post({Kind::kPushOutput, absl::StrCat(i)});
+  }
+  EXPECT_EQ(io.run(), 1u);
+  EXPECT_EQ(first->messages.size(), 100u);
+  ASSERT_EQ(second->messages.size(), 100u);
+  EXPECT_EQ(second->messages[99].bytes, "99");
+  // Posted again once delivered: a new hand-off.
+  to_first.Post({Kind::kResume, ""});
+  io.restart();
+  EXPECT_EQ(io.run(), 1u);
+  EXPECT_EQ(first->messages.back().kind, Kind::kResume);
 }
 
 }  // namespace
