@@ -1,6 +1,7 @@
 #include "server/config.h"
 
 #include <glob.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -93,10 +94,37 @@ std::string FormatPercentile(double value) {
   return text;
 }
 
-std::string DefaultIoThreads() {
-  unsigned cores = std::thread::hardware_concurrency();
-  return std::to_string(cores == 0 ? 1 : cores);
+// The CPUs this process may use: its affinity mask (taskset, a container's cpuset), capped by
+// its cgroup v2 CPU quota (cpu.max, rounded up). More I/O threads than that only take turns on
+// the same cores, paying hand-offs between them.
+int CountUsableCpus() {
+  int cpus = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) cpus = CPU_COUNT(&set);
+  if (cpus <= 0) cpus = static_cast<int>(std::thread::hardware_concurrency());
+  if (cpus <= 0) cpus = 1;
+  std::string cgroup_path;  // "0::/path" in /proc/self/cgroup under cgroup v2.
+  std::ifstream cgroups("/proc/self/cgroup");
+  for (std::string line; std::getline(cgroups, line);) {
+    if (line.rfind("0::", 0) == 0) cgroup_path = line.substr(3);
+  }
+  for (const std::string& path :
+       {"/sys/fs/cgroup" + cgroup_path + "/cpu.max", std::string("/sys/fs/cgroup/cpu.max")}) {
+    std::ifstream file(path);
+    std::string quota;
+    int64_t period = 0;
+    if (!(file >> quota >> period)) continue;
+    int64_t quota_us = 0;
+    if (quota != "max" && period > 0 && ParseInt64(quota, &quota_us) && quota_us > 0) {
+      cpus = std::min<int64_t>(cpus, std::max<int64_t>(1, (quota_us + period - 1) / period));
+    }
+    break;
+  }
+  return cpus;
 }
+
+std::string DefaultIoThreads() { return std::to_string(CountUsableCpus()); }
 
 // Client-output-buffer-limit: "<class> <hard> <soft> <seconds>" repeated; classes normal,
 // replica (alias slave), pubsub.
@@ -164,6 +192,8 @@ std::optional<std::string> NormalizeSavePoints(const std::vector<std::string>& w
 }
 
 }  // namespace
+
+int UsableCpus() { return CountUsableCpus(); }
 
 bool ParseMemory(std::string_view text, int64_t* bytes) {
   std::string lower = AsciiLower(text);
@@ -266,7 +296,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        128,
        {},
        false,
-       "I/O threads, each running its own event loop and executing commands (default: cores)."},
+       "I/O threads, each running its own event loop and executing commands (default: the CPUs "
+       "the process may use: its affinity mask, capped by its cgroup CPU quota)."},
       {"dir",
        DirectiveType::kString,
        "./",

@@ -115,4 +115,7 @@ class Config {
 // Parses Redis memory units: "100", "1k" (1000), "1kb" (1024), "1m", "1mb", "1g", "1gb".
 bool ParseMemory(std::string_view text, int64_t* bytes);
 
+// The CPUs the process may use (affinity mask, cgroup v2 CPU quota): io-threads' default.
+int UsableCpus();
+
 }  // namespace gigakv::server

@@ -215,9 +215,10 @@ int main(int argc, char** argv) {
   const std::string& pidfile = server.settings().pidfile;
   if (!pidfile.empty()) std::ofstream(pidfile) << ::getpid() << "\n";
 
-  spdlog::info("gigakv {} (Redis {} compatible) started, pid={}, port={}, io-threads={}",
-               GIGAKV_VERSION, gigakv::server::kRedisCompatVersion, ::getpid(), network.port(),
-               server.settings().io_threads);
+  spdlog::info(
+      "gigakv {} (Redis {} compatible) started, pid={}, port={}, io-threads={} ({} CPUs usable)",
+      GIGAKV_VERSION, gigakv::server::kRedisCompatVersion, ::getpid(), network.port(),
+      server.settings().io_threads, gigakv::server::UsableCpus());
   spdlog::info("Configuration loaded from {}",
                config_file.empty() ? std::string("(defaults and command line)") : config_file);
   spdlog::info("Server initialized");

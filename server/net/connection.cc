@@ -376,9 +376,10 @@ void Connection::NoteOutput() {
 
 void Connection::ReleaseIdleBuffers(int64_t now_ms) {
   if (closed_ || write_pending_ || parked_ || paused_) return;
-  if (now_ms - client_->last_interaction_ms.load(std::memory_order_relaxed) < kIdleReleaseMs) {
-    return;
-  }
+  // Idle both ways: a subscriber sends nothing but may receive all the time.
+  const int64_t last_ms =
+      std::max(client_->last_interaction_ms.load(std::memory_order_relaxed), last_write_ms_);
+  if (now_ms - last_ms < kIdleReleaseMs) return;
   if (begin_ == end_ && capacity_ > kMaxIdleInputBuffer) {
     input_.reset();
     capacity_ = 0;
@@ -439,6 +440,7 @@ void Connection::DoWrite() {
   out_.swap(reply_.buffer());
   reply_.buffer().clear();
   out_sent_ = 0;
+  last_write_ms_ = server_.keyspace().CoarseNowMs();
   SendPending();
 }
 

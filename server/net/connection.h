@@ -162,6 +162,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   bool paused_ = false;         // Its next request waits for CLIENT PAUSE to end.
   // When the output went over client-output-buffer-limit's soft limit (0: it is not over).
   int64_t soft_limit_since_ms_ = 0;
+  int64_t last_write_ms_ = 0;  // When output was last handed to the socket (coarse clock).
   asio::steady_timer block_timer_{owner_.io};
 };
 

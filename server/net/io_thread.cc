@@ -53,6 +53,9 @@ void IoThread::OnReady() {
       static_cast<Connection*>(events[i].data.ptr)->OnEvents();
     }
     in_ready_batch_ = false;
+    // Messages this round posted for the thread's own clients (PUBLISH to a subscriber of this
+    // thread) join this round's replies, as Redis writes them in the same event-loop round.
+    mailbox.DeliverPending();
     FlushPendingWrites();
   }
   asio::post(io, [this] { OnReady(); });

@@ -38,6 +38,10 @@ class Mailbox {
   Mailbox(const Mailbox&) = delete;
   Mailbox& operator=(const Mailbox&) = delete;
 
+  // On the io_context's thread: delivers what is queued now, ahead of the hand-off (the thread
+  // does so each round, so that messages for its own clients go out with that round's replies).
+  void DeliverPending() { Deliver(); }
+
   // Any thread.
   void Post(const std::weak_ptr<OutboxReceiver>& receiver, ClientMessage message) {
     {
@@ -46,7 +50,13 @@ class Mailbox {
       if (scheduled_) return;
       scheduled_ = true;
     }
-    asio::post(io_, [this] { Deliver(); });
+    asio::post(io_, [this] {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        scheduled_ = false;  // Posts from now on need a hand-off of their own.
+      }
+      Deliver();
+    });
   }
 
  private:
@@ -54,8 +64,8 @@ class Mailbox {
   void Deliver() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (queued_.empty()) return;
       delivering_.swap(queued_);
-      scheduled_ = false;
     }
     for (auto& [receiver, message] : delivering_) {
       if (std::shared_ptr<OutboxReceiver> alive = receiver.lock()) {
@@ -68,7 +78,7 @@ class Mailbox {
   asio::io_context& io_;
   std::mutex mutex_;
   std::vector<std::pair<std::weak_ptr<OutboxReceiver>, ClientMessage>> queued_;  // mutex_.
-  bool scheduled_ = false;                                                        // mutex_.
+  bool scheduled_ = false;                                                       // mutex_.
   // Deliver's own (the thread's), kept for its capacity.
   std::vector<std::pair<std::weak_ptr<OutboxReceiver>, ClientMessage>> delivering_;
 };

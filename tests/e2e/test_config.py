@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import (ConnectionClosed, ErrorReply, LOCALHOST, RespConnection, free_port,
-                         parse_info, wait_until)
+from e2e_support import (ConnectionClosed, ErrorReply, LOCALHOST, RespConnection, ServerProcess,
+                         build_argv, free_port, parse_info, wait_until)
 
 
 def _config_get(conn, *patterns) -> dict[bytes, bytes]:
@@ -378,3 +378,20 @@ def test_supervised_systemd_notifies_readiness(server_binary, tmp_path):
         proc.terminate()
         proc.wait(timeout=10)
         listener.close()
+
+
+def test_io_threads_default_follows_the_cpus_the_process_may_use(gigakv_binary, tmp_path, target):
+    """Started under `taskset -c 0`, gigakv defaults to one I/O thread (two threads on one core
+    would only take turns) and says so in its start-up line."""
+    if target == "redis":
+        pytest.skip("gigakv's own default")
+    port = free_port()
+    argv = ["taskset", "-c", "0", *build_argv(gigakv_binary, port, tmp_path, ["--save", ""])]
+    server = ServerProcess(argv, port, tmp_path, tmp_path / "server.log")
+    server.start()
+    try:
+        with server.raw() as conn:
+            assert conn.call("CONFIG", "GET", "io-threads") == [b"io-threads", b"1"]
+        assert "io-threads=1 (1 CPUs usable)" in server.log_text()
+    finally:
+        server.stop()

@@ -11,15 +11,23 @@ as sorted lists (Redis walks a hash table for UNSUBSCRIBE without arguments and 
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import threading
 import time
 
+from pathlib import Path
+
 import pytest
 
 from differential import both_protocols
-from e2e_support import encode_command
+from e2e_support import encode_command, wait_until
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+PUBSUB_LOAD = Path(os.environ.get(
+    "GIGAKV_PUBSUB_LOAD", REPO_ROOT / "build" / "benchmarks" / "load" / "gigakv-pubsub-load"))
 
 QUIET_S = 0.03
 CONNECTIONS = ("sub1", "sub2", "pub")
@@ -412,3 +420,18 @@ def test_the_soft_limit_disconnects_after_its_seconds(server):
         assert _disconnections(admin) == before + 1
         assert _closed_by_server(stalled)
         stalled.close()
+
+
+@pytest.mark.skipif(not os.access(PUBSUB_LOAD, os.X_OK), reason="gigakv-pubsub-load not built")
+def test_a_thousand_subscribers_get_every_message_once_in_order(server):
+    """1,000 subscribers spread over the I/O threads, 8 publishers: gigakv-pubsub-load --verify
+    checks that every subscriber gets each publisher's messages exactly once, in order."""
+    result = subprocess.run(
+        [str(PUBSUB_LOAD), "-p", str(server.port), "-s", "1000", "-P", "8", "-n", "300",
+         "-d", "32", "--verify", "--timeout", "60"],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "published 2400 " in result.stdout
+    with server.raw() as conn:
+        wait_until(lambda: conn.call("PUBSUB", "NUMSUB", "gigakv-pubsub-load")[1] == 0, 10,
+                   message="the subscribers to leave")
