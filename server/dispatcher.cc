@@ -112,18 +112,18 @@ bool DeniedOnOom(const CommandSpec& spec, const ClientState& client) {
 
 // After a failed background save (Snapshots::writes_refused), as Redis: write commands, EXEC of
 // a transaction that queued one, and PING.
+// (P|S)SUBSCRIBE and (P|S)UNSUBSCRIBE: their replies are confirmations, pushes to Redis.
+bool IsSubscriptionCommand(const CommandSpec& spec) {
+  return (spec.flags & kPubSub) && spec.name.find("subscribe") != std::string_view::npos;
+}
+
 // A RESP2 client that listens to a channel is in subscribed mode: its connection carries
 // messages, so only what manages the subscriptions runs (RESP3 tells pushes from replies).
 // Checked as Redis's processCommand does: not for the commands EXEC runs.
 bool RefusedWhenSubscribed(const CommandSpec& spec, const ClientState& client) {
   if (client.resp != 2 || client.in_exec || !IsSubscribed(client)) return false;
-  static constexpr std::string_view kAllowed[] = {"ping",         "subscribe",    "ssubscribe",
-                                                  "unsubscribe",  "sunsubscribe", "psubscribe",
-                                                  "punsubscribe", "quit",         "reset"};
-  for (std::string_view name : kAllowed) {
-    if (spec.name == name) return false;
-  }
-  return true;
+  return !IsSubscriptionCommand(spec) && spec.name != "ping" && spec.name != "quit" &&
+         spec.name != "reset";
 }
 
 bool DeniedOnDiskError(const CommandSpec& spec, const ClientState& client) {
@@ -372,11 +372,9 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
 
   const ReplyMode mode_after = client.reply_mode;
   // A subscription's confirmations are pushes, which Redis sends whatever CLIENT REPLY says.
-  const bool pushes = outcome == CommandOutcome::kRan && (spec->flags & kPubSub) &&
-                      spec->name.find("subscribe") != std::string_view::npos;
   if ((mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||
        mode_after == ReplyMode::kSkipNext) &&
-      !pushes) {
+      !(outcome == CommandOutcome::kRan && IsSubscriptionCommand(*spec))) {
     reply.buffer().resize(reply_mark);
   }
   return outcome;
