@@ -39,6 +39,7 @@ class AppendOnlyLog;
 class Snapshots;
 class MigrationLinks;
 class PubSub;
+class KeyspaceNotifier;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -106,7 +107,7 @@ class CommandServices {
                   Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
                   WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
                   Snapshots& snapshots, MigrationLinks& migration_links, AppendOnlyLog& aof,
-                  PubSub& pubsub)
+                  PubSub& pubsub, KeyspaceNotifier& notifier)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -122,7 +123,8 @@ class CommandServices {
         snapshots_(snapshots),
         migration_links_(migration_links),
         aof_(aof),
-        pubsub_(pubsub) {}
+        pubsub_(pubsub),
+        notifier_(notifier) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -142,6 +144,7 @@ class CommandServices {
   MigrationLinks& migration_links() const { return migration_links_; }
   AppendOnlyLog& aof() const { return aof_; }
   PubSub& pubsub() const { return pubsub_; }
+  KeyspaceNotifier& notifier() const { return notifier_; }  // Keyspace notifications.
 
  private:
   Config& config_;
@@ -160,6 +163,7 @@ class CommandServices {
   MigrationLinks& migration_links_;
   AppendOnlyLog& aof_;
   PubSub& pubsub_;
+  KeyspaceNotifier& notifier_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts
@@ -192,6 +196,7 @@ struct CommandContext {
   Snapshots& snapshots() const { return services.snapshots(); }
   MigrationLinks& migration_links() const { return services.migration_links(); }
   PubSub& pubsub() const { return services.pubsub(); }
+  KeyspaceNotifier& notifier() const { return services.notifier(); }
 };
 
 // Registry of all families' tables; built once at start-up.

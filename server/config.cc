@@ -757,7 +757,15 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        kNoReplication,
        "min-slaves-to-write"},
       {"no-appendfsync-on-rewrite", DirectiveType::kBool, "no", 0, 1, {}, true, kNoSnapshots},
-      {"notify-keyspace-events", DirectiveType::kSpecial, "", 0, 0, {}, true, kNoEffect},
+      {"notify-keyspace-events",
+       DirectiveType::kSpecial,
+       "",
+       0,
+       0,
+       {},
+       true,
+       "Keyspace notifications: the event classes to publish (letters of 'Ag$lshzxeKEtmdn'; K and "
+       "E choose the __keyspace@ and __keyevent@ channels). See docs/notifications.md."},
       {"oom-score-adj",
        DirectiveType::kEnum,
        "no",
@@ -1215,6 +1223,10 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
           return invalid("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
         }
         value.text = normalized;
+        // Redis 7.0 prints 'A' without 'n' but keeps the class: the number says it is on.
+        const std::string_view raw = args.empty() ? "" : args[0];
+        value.number.store(raw.find('n') != std::string_view::npos ? 1 : 0,
+                           std::memory_order_relaxed);
       } else if (spec.name == "latency-tracking-info-percentiles") {
         std::vector<std::string> printed;
         for (const std::string& word : words) {

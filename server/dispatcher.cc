@@ -315,6 +315,7 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
         if ((spec->flags & kWrite) && server.aof().enabled()) {
           effects_group.emplace(keyspace.changes());
         }
+        ExecutingClientScope executing(client, reply);
         try {
           spec->handler(ctx);
         } catch (const std::exception& e) {

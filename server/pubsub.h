@@ -100,6 +100,20 @@ class PubSubClient {
 int SubscriptionCount(const ClientState& client, PubSubKind kind);
 bool IsSubscribed(const ClientState& client);
 
+// Marks `client` as the one whose command runs on this thread, with `reply` its reply, for
+// the lifetime of the scope (the dispatcher opens one around each command; scopes nest).
+class ExecutingClientScope {
+ public:
+  ExecutingClientScope(ClientState& client, protocol::ReplyBuilder& reply);
+  ~ExecutingClientScope();
+  ExecutingClientScope(const ExecutingClientScope&) = delete;
+  ExecutingClientScope& operator=(const ExecutingClientScope&) = delete;
+
+ private:
+  ClientState* previous_client_;
+  protocol::ReplyBuilder* previous_reply_;
+};
+
 class PubSub {
  public:
   PubSub() = default;
@@ -124,7 +138,9 @@ class PubSub {
 
   // PUBLISH (kChannel) and SPUBLISH (kShard): queues the message for every listener of the
   // channel (and, for kChannel, of every matching pattern) and returns how many deliveries
-  // that made. Any thread.
+  // that made. Any thread. A listener whose command runs on this thread (ExecutingClientScope)
+  // gets it in that command's reply at once, where Redis writes it: its own PUBLISH's message
+  // before the count, the notifications of its own writes among the command's replies.
   int64_t Publish(PubSubKind kind, std::string_view channel, std::string_view payload);
 
   // On the client's thread: formats the deliveries queued for it into `reply` (message /
@@ -173,6 +189,7 @@ class PubSub {
   // client's own set).
   void AddListener(PubSubKind kind, std::string_view name, PubSubClient* listener);
   void RemoveListener(PubSubKind kind, std::string_view name, PubSubClient* listener);
+  int64_t QueueForListeners(PubSubKind kind, std::string_view channel, std::string_view payload);
   // Queues a delivery for `listener` and posts it kPubSubReady if its queue was empty. Under
   // the channel's shard lock.
   static void Enqueue(PubSubClient* listener, PubSubDelivery delivery);

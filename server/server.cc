@@ -47,7 +47,15 @@ Server::Server(Config& config, ServerOptions options)
       aof_(settings_, keyspace_, snapshots_, dispatcher_,
            options.file_system != nullptr ? options.file_system : persistence::PosixFileSystem()) {
   CalibrateCycleClockOnce();
-  config_.AddApplier([this](std::string_view name) {
+  auto configure_notifications = [this] {
+    // The text as CONFIG GET prints it, and 'n' (which Redis hides next to 'A').
+    std::string flags = config_.Get("notify-keyspace-events");
+    if (config_.GetInt("notify-keyspace-events") != 0) flags += 'n';
+    notifier_.Configure(flags);
+  };
+  configure_notifications();
+  config_.AddApplier([this, configure_notifications](std::string_view name) {
+    if (name == "notify-keyspace-events") configure_notifications();
     if (name != "appendonly") return absl::OkStatus();
     // As Redis: on, a base of the live dataset first (in the background); off, fsynced and
     // closed now.

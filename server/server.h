@@ -31,6 +31,7 @@
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
 #include "server/migration_links.h"
+#include "server/notifications.h"
 #include "server/pubsub.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
@@ -68,6 +69,7 @@ class Server {
   AppendOnlyLog& aof() { return aof_; }
   MigrationLinks& migration_links() { return migration_links_; }
   PubSub& pubsub() { return pubsub_; }
+  KeyspaceNotifier& notifier() { return notifier_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
   void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
@@ -92,6 +94,8 @@ class Server {
   TransactionGate transaction_gate_;
   // Before anything that holds clients: a client leaves its channels when destroyed.
   PubSub pubsub_;
+  // After keyspace_ and pubsub_: it consumes the one and publishes to the other.
+  KeyspaceNotifier notifier_{keyspace_.changes(), pubsub_};
   // After keyspace_, whose change stream they consume (they unregister on destruction).
   BlockingRegistry blocking_{keyspace_.changes()};
   WatchRegistry watches_{keyspace_.changes()};
@@ -103,10 +107,10 @@ class Server {
   // Destroyed before the snapshots and the dispatcher it replays through.
   AppendOnlyLog aof_;
   MigrationLinks migration_links_;
-  const CommandServices services_{config_,           settings_,        keyspace_, commands_,
-                                  dispatcher_,       clients_,         stats_,    slowlog_,
-                                  transaction_gate_, watches_,         blocking_, lifecycle_,
-                                  snapshots_,        migration_links_, aof_,      pubsub_};
+  const CommandServices services_{config_,   settings_,  keyspace_,  commands_,         dispatcher_,
+                                  clients_,  stats_,     slowlog_,   transaction_gate_, watches_,
+                                  blocking_, lifecycle_, snapshots_, migration_links_,  aof_,
+                                  pubsub_,   notifier_};
 };
 
 }  // namespace gigakv::server

@@ -120,6 +120,7 @@ void CmdSetBit(CommandContext& ctx) {
       value = TakeString(access);
     } else {
       value = std::make_unique<std::string>();
+      NotifyNewKey(ctx, access.db, access.key);
     }
     size_t old_size = value->size();
     if (value->size() < BytesForBit(offset)) value->resize(BytesForBit(offset), '\0');
@@ -127,7 +128,8 @@ void CmdSetBit(CommandContext& ctx) {
     bool changed = value->size() != old_size || old_bit != (on != 0);
     StoreModified(access, std::move(value), expire_ms, stamp);
     if (changed) {  // Unchanged bits are no change for the log or WATCH, as in Redis.
-      PublishChange(ctx, access.db, access.key, {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
+      PublishChange(ctx, access.db, access.key, {kStringEvents, "setbit"},
+                    {"SETBIT", access.key, ctx.arg(2), ctx.arg(3)});
     }
     ctx.reply.Integer(old_bit ? 1 : 0);
   });
@@ -286,16 +288,17 @@ void CmdBitOp(CommandContext& ctx) {
   // The views are dead from here on: the destination lookup may expire or overwrite records.
   KeyAccess dest = FindLocked(ctx, ctx.arg(2), Lookup::kWrite);
   if (length > 0) {
+    if (!dest.exists()) NotifyNewKey(ctx, dest.db, dest.key);
     StoreModified(dest, std::move(result), /*expire_ms=*/0, OverwriteStamp(ctx, dest));
     std::vector<std::string> effect;
     if (WantsEffects(ctx)) {
       effect = {"BITOP", std::string(op_name)};
       for (size_t i = 2; i < ctx.argc(); ++i) effect.emplace_back(ctx.arg(i));
     }
-    PublishBuiltChange(ctx, dest.db, dest.key, effect);
+    PublishBuiltChange(ctx, dest.db, dest.key, {kStringEvents, "set"}, effect);
   } else if (dest.exists()) {
     dest.table.Erase(dest.slot);  // An empty result deletes the destination.
-    PublishChange(ctx, dest.db, dest.key, {"DEL", dest.key});
+    PublishChange(ctx, dest.db, dest.key, {kGenericEvents, "del"}, {"DEL", dest.key});
   }
   ctx.reply.Integer(length);
 }
@@ -380,8 +383,9 @@ void PublishBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
                            const std::vector<BitfieldOp>& ops, uint64_t changes) {
   // Padding alone fails no WATCH: Redis signals only writes that changed bits.
   const bool touches_watchers = changes > 0;
+  const Event event = changes > 0 ? Event{kStringEvents, "setbit"} : kNoEvent;
   if (!WantsEffects(ctx)) {
-    PublishBuiltChange(ctx, access.db, access.key, {}, changes, touches_watchers);
+    PublishBuiltChange(ctx, access.db, access.key, event, {}, changes, touches_watchers);
     return;
   }
   std::vector<std::string> effect = {"BITFIELD", std::string(access.key)};
@@ -394,7 +398,7 @@ void PublishBitfieldWrites(CommandContext& ctx, const KeyAccess& access,
     effect.emplace_back(op.kind == BitfieldOp::Kind::kSet ? "SET" : "INCRBY");
     for (size_t i = 1; i <= 3; ++i) effect.emplace_back(ctx.arg(op.arg_index + i));
   }
-  PublishBuiltChange(ctx, access.db, access.key, effect, changes, touches_watchers);
+  PublishBuiltChange(ctx, access.db, access.key, event, effect, changes, touches_watchers);
 }
 
 void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
@@ -432,6 +436,7 @@ void BitfieldGeneric(CommandContext& ctx, bool only_reads_allowed) {
       value = TakeString(access);
     } else {
       value = std::make_unique<std::string>();
+      NotifyNewKey(ctx, access.db, access.key);
     }
     bool grown = false;
     if (value->size() < BytesForBit(highest_write_bit)) {

@@ -107,10 +107,10 @@ inline bool IsWrongTypeOrReply(CommandContext& ctx, const KeyAccess& access, Key
   return false;
 }
 
-// Stores `object` at the (missing) key, without TTL, and returns it. (Clients blocked on the key
-// are woken by the change record the caller publishes.)
+namespace collection_access_internal {
+// Puts `object` at the missing key (no notification).
 template <typename T>
-T* CreateObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> object) {
+T* PutObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> object) {
   T* raw = object.release();
   ValueSpec spec;
   spec.kind = ValueKind::kObject;
@@ -120,16 +120,24 @@ T* CreateObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> objec
   if (type != KeyType::kList) NoteInlineWriteBack(access.db, access.key);
   return raw;
 }
+}  // namespace collection_access_internal
+
+// Stores `object` at the (missing) key, without TTL, and returns it; notifies "new". (Clients
+// blocked on the key are woken by the change record the caller publishes.)
+template <typename T>
+T* CreateObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> object) {
+  NotifyNewKey(ctx, access.db, access.key);
+  return collection_access_internal::PutObject(ctx, access, std::move(object));
+}
 
 // Replaces the value at the key (existing or not) with `object`, keeping no TTL, as the *STORE
-// commands do.
+// commands do (Redis's setKey: "new" only when the key did not exist).
 template <typename T>
 T* ReplaceWithObject(CommandContext& ctx, KeyAccess& access, std::unique_ptr<T> object) {
-  if (access.exists()) {
-    access.table.Erase(access.slot);
-    access.slot = KeyTable::kNoSlot;
-  }
-  return CreateObject(ctx, access, std::move(object));
+  if (!access.exists()) return CreateObject(ctx, access, std::move(object));
+  access.table.Erase(access.slot);
+  access.slot = KeyTable::kNoSlot;
+  return collection_access_internal::PutObject(ctx, access, std::move(object));
 }
 
 // Removes the key (e.g. a *STORE with an empty result). No-op when missing.
@@ -139,14 +147,16 @@ inline void RemoveKey(KeyAccess& access) {
   access.slot = KeyTable::kNoSlot;
 }
 
-// Deletes the key when its collection has become empty (Redis never keeps empty collections).
+// Deletes the key when its collection has become empty (Redis never keeps empty collections),
+// notifying "del": call it after publishing the command's change, whose event comes first.
 // Returns true when it deleted it.
-inline bool DeleteIfEmpty(KeyAccess& access) {
+inline bool DeleteIfEmpty(CommandContext& ctx, KeyAccess& access) {
   if (!access.exists()) return false;
   RecordView view = access.view();
   // Inline collections are never empty.
   if (view.kind != ValueKind::kObject || view.object->Length() != 0) return false;
   RemoveKey(access);
+  NotifyDeleted(ctx, access.db, access.key);
   return true;
 }
 

@@ -22,9 +22,10 @@ namespace gigakv::server {
 namespace {
 
 // Publishes a change of the key with an effect of many arguments: `command key` then `rest`,
-// counting `dirty` changes.
-void PublishVariadic(CommandContext& ctx, const KeyAccess& access, std::string_view command,
-                     const std::vector<std::string_view>& rest, uint64_t dirty) {
+// counting `dirty` changes; notifies `event` (class hash).
+void PublishVariadic(CommandContext& ctx, const KeyAccess& access, std::string_view event,
+                     std::string_view command, const std::vector<std::string_view>& rest,
+                     uint64_t dirty) {
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect.reserve(rest.size() + 2);
@@ -32,8 +33,7 @@ void PublishVariadic(CommandContext& ctx, const KeyAccess& access, std::string_v
     effect.push_back(access.key);
     effect.insert(effect.end(), rest.begin(), rest.end());
   }
-  const ChangedKey changed{access.db, access.key};
-  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect, dirty);
+  PublishChange(ctx, access.db, access.key, {kHashEvents, event}, effect, dirty);
 }
 
 // Runs fn(Hash*) for a read command on the key in argument 1, with the hash or nullptr when the
@@ -99,13 +99,13 @@ void CmdHSet(CommandContext& ctx) {
     }
     // As in Redis, even a write of the values already there counts as a change (WATCH, the log,
     // dirty).
-    PublishVariadic(ctx, access, "HSET", {ctx.args.begin() + 2, ctx.args.end()},
-                    (ctx.argc() - 2) / 2);
     if (ctx.spec.name == "hmset") {
       ctx.reply.Ok();
     } else {
       ctx.reply.Integer(added);
     }
+    PublishVariadic(ctx, access, "hset", "HSET", {ctx.args.begin() + 2, ctx.args.end()},
+                    (ctx.argc() - 2) / 2);
   });
 }
 
@@ -118,8 +118,9 @@ void CmdHSetNx(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
-    PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), ctx.arg(3)});
     ctx.reply.Integer(1);
+    PublishChange(ctx, access.db, access.key, {kHashEvents, "hset"},
+                  {"HSET", access.key, ctx.arg(2), ctx.arg(3)});
   });
 }
 
@@ -135,8 +136,8 @@ void CmdHDel(CommandContext& ctx) {
       }
     }
     if (!deleted.empty()) {
-      DeleteIfEmpty(access);
-      PublishVariadic(ctx, access, "HDEL", deleted, deleted.size());
+      PublishVariadic(ctx, access, "hdel", "HDEL", deleted, deleted.size());
+      DeleteIfEmpty(ctx, access);
     }
     ctx.reply.Integer(static_cast<int64_t>(deleted.size()));
   });
@@ -168,8 +169,9 @@ void CmdHIncrBy(CommandContext& ctx) {
     std::string text = absl::StrCat(result);
     if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
     hash->Set(ctx.arg(2), text, limits);
-    PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), text});
     ctx.reply.Integer(result);
+    PublishChange(ctx, access.db, access.key, {kHashEvents, "hincrby"},
+                  {"HSET", access.key, ctx.arg(2), text});
   });
 }
 
@@ -206,8 +208,9 @@ void CmdHIncrByFloat(CommandContext& ctx) {
     if (hash == nullptr) hash = CreateObject(ctx, access, std::make_unique<Hash>());
     hash->Set(ctx.arg(2), text, limits);
     // Replicas and the log get the result, not the increment: float arithmetic may differ.
-    PublishChange(ctx, access.db, access.key, {"HSET", access.key, ctx.arg(2), text});
     ctx.reply.Bulk(text);
+    PublishChange(ctx, access.db, access.key, {kHashEvents, "hincrbyfloat"},
+                  {"HSET", access.key, ctx.arg(2), text});
   });
 }
 

@@ -24,6 +24,7 @@
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/keyspace.h"
+#include "server/notifications.h"
 #include "server/settings.h"
 #include "server/stats.h"
 
@@ -51,7 +52,8 @@ struct KeyAccess {
 // What a lookup counts and touches (see the top of this file).
 enum class Lookup : uint8_t {
   kRead,         // lookupKeyRead: counts a hit or a miss, touches a found key.
-  kReadNoTouch,  // LOOKUP_NOTOUCH: counts a hit or a miss only (EXISTS, TYPE, TTL, OBJECT).
+  kReadNoTouch,  // LOOKUP_NOTOUCH: counts a hit or a miss only (EXISTS, TYPE, TTL).
+  kInspect,      // LOOKUP_NOTOUCH | LOOKUP_NONOTIFY: as kReadNoTouch, no "keymiss" (OBJECT).
   kWrite,        // lookupKeyWrite: touches a found key, counts nothing.
   // Neither: where Redis reads its dictionary without a lookup (DEL, UNLINK), and for a
   // second lookup of a key the command already looked up (to delete or create it after a change).
@@ -86,9 +88,12 @@ inline uint16_t Touch(CommandContext& ctx, KeyTable& table, uint32_t slot, uint1
 // The bookkeeping of a lookup that found `access` (or not). A touch also updates
 // `access.found.access`, which OverwriteStamp reads.
 inline void AfterLookup(CommandContext& ctx, KeyAccess& access, Lookup lookup) {
-  if (lookup == Lookup::kRead || lookup == Lookup::kReadNoTouch) {
+  if (lookup == Lookup::kRead || lookup == Lookup::kReadNoTouch || lookup == Lookup::kInspect) {
     ThreadStats& stats = ctx.stats().Local();
     AddOwned(access.exists() ? stats.keyspace_hits : stats.keyspace_misses, 1);
+    if (!access.exists() && lookup != Lookup::kInspect) {
+      ctx.notifier().Notify({kKeyMissEvents, "keymiss", access.db, access.key});
+    }
   }
   if ((lookup == Lookup::kRead || lookup == Lookup::kWrite) && access.exists()) {
     access.found.access = Touch(ctx, access.table, access.slot, access.found.access);
@@ -215,8 +220,20 @@ class IntText {
 
 inline bool WantsEffects(CommandContext& ctx) { return ctx.keyspace().changes().wants_effects(); }
 
-// `keys` (each in its database) changed in a way `effect`, run in `db`, reproduces.
+// The keyspace notification a change of one key makes (server/notifications.h): its class and
+// Redis's event name for the command ("set", "lpush", "hincrbyfloat"...). Every Publish* below
+// takes the write's events, so no write can change a key without naming its notification.
+struct Event {
+  KeyEventClass type;
+  std::string_view name;
+};
+// For a change Redis makes without a notification (BITFIELD that only padded the key).
+inline constexpr Event kNoEvent{static_cast<KeyEventClass>(0), ""};
+
+// `keys` (each in its database) changed in a way `effect`, run in `db`, reproduces, making the
+// notifications `events`.
 inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedKey> keys,
+                          absl::Span<const KeyEvent> events,
                           absl::Span<const std::string_view> effect, uint64_t dirty = 1,
                           bool signals_watchers = true) {
   key_access_internal::CountDirty(ctx, dirty);
@@ -225,21 +242,31 @@ inline void PublishChange(CommandContext& ctx, int db, absl::Span<const ChangedK
   ChangeRecord record;
   record.db = db;
   record.keys = keys;
+  record.events = events;
   if (changes.wants_effects()) record.effect = effect;
   record.signals_watchers = signals_watchers;
   changes.Publish(record);
 }
 
-// One key changed, reproduced by `effect` (run in `db`).
-inline void PublishChange(CommandContext& ctx, int db, std::string_view key,
-                          std::initializer_list<std::string_view> effect, uint64_t dirty = 1) {
+// One key changed with the notification `event`, reproduced by `effect` (`effect` built by the
+// caller if WantsEffects, else it may be empty).
+inline void PublishChange(CommandContext& ctx, int db, std::string_view key, Event event,
+                          absl::Span<const std::string_view> effect, uint64_t dirty = 1,
+                          bool signals_watchers = true) {
   const ChangedKey changed{db, key};
-  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1),
-                absl::MakeConstSpan(effect.begin(), effect.size()), dirty);
+  const KeyEvent key_event{event.type, event.name, db, key};
+  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), absl::MakeConstSpan(&key_event, 1),
+                effect, dirty, signals_watchers);
+}
+
+// The same with the effect spelled out.
+inline void PublishChange(CommandContext& ctx, int db, std::string_view key, Event event,
+                          std::initializer_list<std::string_view> effect, uint64_t dirty = 1) {
+  PublishChange(ctx, db, key, event, absl::MakeConstSpan(effect.begin(), effect.size()), dirty);
 }
 
 // One key changed; `effect` was built by the caller if WantsEffects (else it may be empty).
-inline void PublishBuiltChange(CommandContext& ctx, int db, std::string_view key,
+inline void PublishBuiltChange(CommandContext& ctx, int db, std::string_view key, Event event,
                                const std::vector<std::string>& effect, uint64_t dirty = 1,
                                bool signals_watchers = true) {
   if (!ctx.keyspace().changes().active()) {
@@ -247,8 +274,22 @@ inline void PublishBuiltChange(CommandContext& ctx, int db, std::string_view key
     return;
   }
   std::vector<std::string_view> views(effect.begin(), effect.end());
-  const ChangedKey changed{db, key};
-  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), views, dirty, signals_watchers);
+  PublishChange(ctx, db, key, event, views, dirty, signals_watchers);
+}
+
+// Notifications that are not a change record's (server/notifications.h): "new" where a key is
+// added, as Redis's dbAdd; "del" where a command deletes the collection it emptied, after the
+// command's own event. No-ops (one relaxed load) unless the class is selected.
+// A write whose change makes two events names the second with Notify (SET ... EX: "set", then
+// "expire").
+inline void Notify(CommandContext& ctx, Event event, int db, std::string_view key) {
+  ctx.notifier().Notify({event.type, event.name, db, key});
+}
+inline void NotifyNewKey(CommandContext& ctx, int db, std::string_view key) {
+  Notify(ctx, {kNewKeyEvents, "new"}, db, key);
+}
+inline void NotifyDeleted(CommandContext& ctx, int db, std::string_view key) {
+  Notify(ctx, {kGenericEvents, "del"}, db, key);
 }
 
 // A change of whole databases (FLUSHDB, FLUSHALL, SWAPDB a b), published with every shard locked
@@ -275,36 +316,43 @@ inline void PublishDatabaseChange(CommandContext& ctx, ChangeScope scope, int db
 namespace key_access_internal {
 // PublishStringSet's work while the stream has listeners (out of line: the common case, nobody
 // listening, stays a load and a count in the caller).
-void PublishStringSetRecord(CommandContext& ctx, const KeyAccess& access, uint64_t dirty);
+void PublishStringSetRecord(CommandContext& ctx, const KeyAccess& access, Event event,
+                            uint64_t dirty);
 }  // namespace key_access_internal
 
 // The key now holds the string it holds, with its absolute expiry: SET key value [PXAT ms].
-inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access, uint64_t dirty = 1) {
+inline void PublishStringSet(CommandContext& ctx, const KeyAccess& access, Event event,
+                             uint64_t dirty = 1) {
   if (!ctx.keyspace().changes().active()) [[likely]] {  // Nobody listens: only the count.
     key_access_internal::CountDirty(ctx, dirty);
     return;
   }
-  key_access_internal::PublishStringSetRecord(ctx, access, dirty);
+  key_access_internal::PublishStringSetRecord(ctx, access, event, dirty);
 }
 
-// The key's expiry as it now stands: PEXPIREAT key ms, or PERSIST key.
+// The key's expiry as it now stands: PEXPIREAT key ms ("expire"), or PERSIST key ("persist").
 inline void PublishExpiry(CommandContext& ctx, const KeyAccess& access) {
-  if (!WantsEffects(ctx)) {  // Keys only (or nobody): no need to look at the value.
-    PublishChange(ctx, access.db, access.key, {});
+  if (!ctx.keyspace().changes().active()) {
+    key_access_internal::CountDirty(ctx, 1);
     return;
   }
   int64_t expire_ms = access.view().expire_ms;
-  if (expire_ms > 0) {
+  const Event event{kGenericEvents, expire_ms > 0 ? "expire" : "persist"};
+  if (!WantsEffects(ctx)) {  // Keys only: no effect to build.
+    PublishChange(ctx, access.db, access.key, event, {});
+  } else if (expire_ms > 0) {
     IntText deadline(expire_ms);
-    PublishChange(ctx, access.db, access.key, {"PEXPIREAT", access.key, deadline.view()});
+    PublishChange(ctx, access.db, access.key, event, {"PEXPIREAT", access.key, deadline.view()});
   } else {
-    PublishChange(ctx, access.db, access.key, {"PERSIST", access.key});
+    PublishChange(ctx, access.db, access.key, event, {"PERSIST", access.key});
   }
 }
 
 // Stores `value` as a string at the key, with `expire_ms` (0 = none). Chooses the encoding.
+// Notifies "new" when it adds the key.
 inline void PutString(CommandContext& ctx, KeyAccess& access, std::string_view value,
                       int64_t expire_ms, bool force_raw = false) {
+  if (!access.exists()) NotifyNewKey(ctx, access.db, access.key);
   ValueSpec spec;
   MakeStringSpec(value, force_raw, &spec);
   access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,

@@ -49,7 +49,7 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
     access.table.Erase(access.slot);
     user_lazy_free.reset();
     access.slot = KeyTable::kNoSlot;
-    PublishChange(ctx, access.db, access.key, {"DEL", access.key});
+    PublishChange(ctx, access.db, access.key, {kGenericEvents, "del"}, {"DEL", access.key});
   });
   ctx.reply.Integer(removed);
 }
@@ -132,9 +132,13 @@ void RenameGeneric(CommandContext& ctx, bool only_if_missing) {
   }
   // Put finds the target again itself: erasing the source may have moved its index slot.
   MoveValue(source, target.table, to, target.hash);
+  // Redis deletes an existing target and adds the key anew: "new" either way.
+  NotifyNewKey(ctx, ctx.db(), to);
   const ChangedKey renamed[] = {{ctx.db(), from}, {ctx.db(), to}};
+  const KeyEvent events[] = {{kGenericEvents, "rename_from", ctx.db(), from},
+                             {kGenericEvents, "rename_to", ctx.db(), to}};
   const std::string_view effect[] = {"RENAME", from, to};
-  PublishChange(ctx, ctx.db(), renamed, effect);
+  PublishChange(ctx, ctx.db(), renamed, events, effect);
   if (only_if_missing) {
     ctx.reply.Integer(1);
   } else {
@@ -179,10 +183,13 @@ void CmdCopy(CommandContext& ctx) {
   CopyValue(source, &spec, &inline_copy);
   int64_t expire_ms = source.view().expire_ms;
   target.table.Put(to, target.hash, spec, expire_ms, NewStamp(ctx));
+  NotifyNewKey(ctx, target_db, to);  // Redis deletes a replaced target and adds the copy anew.
   const ChangedKey copied{target_db, to};
+  const KeyEvent event{kGenericEvents, "copy_to", target_db, to};
   IntText target_text(target_db);
   const std::string_view effect[] = {"COPY", from, to, "DB", target_text.view(), "REPLACE"};
-  PublishChange(ctx, ctx.db(), absl::MakeConstSpan(&copied, 1), effect);
+  PublishChange(ctx, ctx.db(), absl::MakeConstSpan(&copied, 1), absl::MakeConstSpan(&event, 1),
+                effect);
   ctx.reply.Integer(1);
 }
 
@@ -206,10 +213,13 @@ void CmdMove(CommandContext& ctx) {
       return;
     }
     MoveValue(source, target_table, key, source.hash);
+    NotifyNewKey(ctx, target_db, key);
     const ChangedKey moved[] = {{source.db, key}, {target_db, key}};
+    const KeyEvent events[] = {{kGenericEvents, "move_from", source.db, key},
+                               {kGenericEvents, "move_to", target_db, key}};
     IntText target_text(target_db);
     const std::string_view effect[] = {"MOVE", key, target_text.view()};
-    PublishChange(ctx, source.db, moved, effect);
+    PublishChange(ctx, source.db, moved, events, effect);
     ctx.reply.Integer(1);
   });
 }
@@ -355,7 +365,7 @@ std::string_view EncodingName(const RecordView& view) {
 bool LfuPolicy(CommandContext& ctx) { return ctx.settings().access_mode() == AccessMode::kLfu; }
 
 void CmdObjectEncoding(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kInspect, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
       return;
@@ -365,7 +375,7 @@ void CmdObjectEncoding(CommandContext& ctx) {
 }
 
 void CmdObjectRefcount(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kInspect, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
       return;
@@ -384,7 +394,7 @@ void CmdObjectRefcount(CommandContext& ctx) {
 
 // OBJECT IDLETIME / FREQ: like Redis, a missing key is nil before the policy is checked.
 void CmdObjectIdletime(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kInspect, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
     } else if (LfuPolicy(ctx)) {
@@ -398,7 +408,7 @@ void CmdObjectIdletime(CommandContext& ctx) {
 }
 
 void CmdObjectFreq(CommandContext& ctx) {
-  WithKey(ctx, ctx.arg(2), Lookup::kReadNoTouch, [&](KeyAccess& access) {
+  WithKey(ctx, ctx.arg(2), Lookup::kInspect, [&](KeyAccess& access) {
     if (!access.exists()) {
       ctx.reply.Null();
     } else if (!LfuPolicy(ctx)) {
@@ -485,14 +495,17 @@ void ExpireGeneric(CommandContext& ctx, bool relative, bool seconds) {
       ctx.reply.Integer(0);
       return;
     }
+    // Reply and notification in the order Redis writes them (a RESP3 client that listens to
+    // its own keys sees the difference).
     if (when <= 0 || ctx.store.IsExpired(when)) {
       access.table.Erase(access.slot);  // A deadline already passed deletes the key.
-      PublishChange(ctx, access.db, access.key, {"DEL", access.key});
+      PublishChange(ctx, access.db, access.key, {kGenericEvents, "del"}, {"DEL", access.key});
+      ctx.reply.Integer(1);
     } else {
       access.table.SetExpire(access.slot, when);
+      ctx.reply.Integer(1);
       PublishExpiry(ctx, access);
     }
-    ctx.reply.Integer(1);
   });
 }
 
@@ -610,7 +623,9 @@ void CmdRestore(CommandContext& ctx) {
     int64_t expire_ms = ttl == 0 ? 0 : (absttl ? ttl : ctx.keyspace().NowMs() + ttl);
     if (expire_ms < 0 || ctx.store.IsExpired(expire_ms)) {
       // Already expired: nothing is stored; a replaced key is gone, as DEL.
-      if (deleted) PublishChange(ctx, access.db, access.key, {"DEL", access.key});
+      if (deleted) {
+        PublishChange(ctx, access.db, access.key, {kGenericEvents, "del"}, {"DEL", access.key});
+      }
       return ctx.reply.Ok();
     }
     // The access stamp Redis's objectSetLRUOrLFU gives: the asked idle time under an LRU
@@ -622,6 +637,7 @@ void CmdRestore(CommandContext& ctx) {
     } else if (ctx.settings().access_mode() == AccessMode::kLru && idle_s >= 0) {
       stamp = LruAccessStamp(now_ms - idle_s * 1000);
     }
+    NotifyNewKey(ctx, access.db, access.key);  // Added anew, as Redis (a replaced key too).
     ValueSpec spec;
     if (loaded->kind == persistence::rdb::LoadedValue::Kind::kString) {
       MakeStringSpec(loaded->string, /*force_raw=*/false, &spec);
@@ -640,7 +656,7 @@ void CmdRestore(CommandContext& ctx) {
     std::vector<std::string_view> effect = {"RESTORE", access.key, deadline.view(), ctx.arg(3),
                                             "REPLACE"};
     if (expire_ms != 0) effect.push_back("ABSTTL");
-    PublishChange(ctx, access.db, {ChangedKey{access.db, access.key}}, effect);
+    PublishChange(ctx, access.db, access.key, {kGenericEvents, "restore"}, effect);
     ctx.reply.Ok();
   });
 }

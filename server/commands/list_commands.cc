@@ -53,8 +53,10 @@ bool ParseEndOrReply(CommandContext& ctx, std::string_view text, ListEnd* end) {
 }
 
 // Publishes the change of the key `access` with the command as received as its effect, the name
-// in upper case (deterministic commands on the key in argument 1), counting `dirty` changes.
-void PublishAsReceived(CommandContext& ctx, const KeyAccess& access, uint64_t dirty = 1) {
+// in upper case (deterministic commands on the key in argument 1), counting `dirty` changes;
+// notifies `event` (class list).
+void PublishAsReceived(CommandContext& ctx, const KeyAccess& access, std::string_view event,
+                       uint64_t dirty = 1) {
   std::vector<std::string_view> effect;
   std::string name;
   if (WantsEffects(ctx)) {
@@ -62,19 +64,23 @@ void PublishAsReceived(CommandContext& ctx, const KeyAccess& access, uint64_t di
     effect.assign(ctx.args.begin(), ctx.args.end());
     effect[0] = name;
   }
-  const ChangedKey changed{access.db, access.key};
-  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect, dirty);
+  PublishChange(ctx, access.db, access.key, {kListEvents, event}, effect, dirty);
 }
+
+std::string_view PushEvent(ListEnd end) { return end == ListEnd::kHead ? "lpush" : "rpush"; }
+std::string_view PopEvent(ListEnd end) { return end == ListEnd::kHead ? "lpop" : "rpop"; }
 
 // Publishes "LPOP key" or "RPOP key" (count < 0, one element) or "LPOP key count" (count
 // elements, as many changes).
 void PublishPop(CommandContext& ctx, int db, std::string_view key, ListEnd end, int64_t count) {
   std::string_view name = end == ListEnd::kHead ? "LPOP" : "RPOP";
+  const Event event{kListEvents, PopEvent(end)};
   if (count < 0) {
-    PublishChange(ctx, db, key, {name, key});
+    PublishChange(ctx, db, key, event, {name, key});
   } else {
     IntText count_text(count);
-    PublishChange(ctx, db, key, {name, key, count_text.view()}, static_cast<uint64_t>(count));
+    PublishChange(ctx, db, key, event, {name, key, count_text.view()},
+                  static_cast<uint64_t>(count));
   }
 }
 
@@ -93,8 +99,9 @@ void PushGeneric(CommandContext& ctx, ListEnd end, bool only_if_exists) {
       list = CreateObject(ctx, access, NewList(ctx));
     }
     for (size_t i = 2; i < ctx.argc(); ++i) list->Push(end, ctx.arg(i));
-    PublishAsReceived(ctx, access, ctx.argc() - 2);
+    // Replied before the notification, in the order Redis writes them (server/notifications.h).
     ctx.reply.Integer(static_cast<int64_t>(list->size()));
+    PublishAsReceived(ctx, access, PushEvent(end), ctx.argc() - 2);
   });
 }
 
@@ -121,7 +128,7 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, List* list, ListEnd end
     count = popped;
   }
   PublishPop(ctx, access.db, access.key, end, count);
-  DeleteIfEmpty(access);
+  DeleteIfEmpty(ctx, access);
 }
 
 void PopGeneric(CommandContext& ctx, ListEnd end) {
@@ -291,8 +298,8 @@ void CmdLSet(CommandContext& ctx) {
       ctx.reply.Error(errors::kIndexOutOfRange);
       return;
     }
-    PublishAsReceived(ctx, access);
-    ctx.reply.Ok();
+    ctx.reply.Ok();  // Replied before the notification, in the order Redis writes them.
+    PublishAsReceived(ctx, access, "lset");
   });
 }
 
@@ -325,8 +332,8 @@ void CmdLTrim(CommandContext& ctx) {
     list->Erase(ListEnd::kTail, static_cast<size_t>(from_tail));
     // Logged even when nothing was trimmed: Redis counts any LTRIM of a list as a change of the
     // key (WATCH), though not in the dirty counter.
-    PublishAsReceived(ctx, access, static_cast<uint64_t>(from_head + from_tail));
-    if (from_head + from_tail > 0) DeleteIfEmpty(access);
+    PublishAsReceived(ctx, access, "ltrim", static_cast<uint64_t>(from_head + from_tail));
+    if (from_head + from_tail > 0) DeleteIfEmpty(ctx, access);
     ctx.reply.Ok();
   });
 }
@@ -344,8 +351,8 @@ void CmdLRem(CommandContext& ctx) {
     }
     size_t removed = list->Remove(ctx.arg(3), count);
     if (removed > 0) {
-      PublishAsReceived(ctx, access, removed);
-      DeleteIfEmpty(access);
+      PublishAsReceived(ctx, access, "lrem", removed);
+      DeleteIfEmpty(ctx, access);
     }
     ctx.reply.Integer(static_cast<int64_t>(removed));
   });
@@ -373,7 +380,7 @@ void CmdLInsert(CommandContext& ctx) {
       ctx.reply.Integer(-1);
       return;
     }
-    PublishAsReceived(ctx, access);
+    PublishAsReceived(ctx, access, "linsert");
     ctx.reply.Integer(static_cast<int64_t>(list->size()));
   });
 }
@@ -399,16 +406,20 @@ Served MoveLocked(CommandContext& ctx, std::string_view source, std::string_view
   // Creating the destination may move index slots: the source is found again to delete it.
   if (dst_list == nullptr) dst_list = CreateObject(ctx, dst, NewList(ctx));
   dst_list->Push(to, value);
-  if (src_list->empty()) {
-    KeyAccess again = FindLocked(ctx, source, Lookup::kPeek);
-    DeleteIfEmpty(again);
-  }
+  const bool emptied = src_list->empty();
+  // As Redis: the push's notification, the reply, the pop's, then the source's deletion.
+  Notify(ctx, {kListEvents, PushEvent(to)}, ctx.db(), destination);
+  ctx.reply.Bulk(value);
   const ChangedKey moved[] = {{ctx.db(), source}, {ctx.db(), destination}};
+  const KeyEvent popped{kListEvents, PopEvent(from), ctx.db(), source};
   const std::string_view rpoplpush[] = {"RPOPLPUSH", source, destination};
   const std::string_view lmove[] = {"LMOVE", source, destination, EndName(from), EndName(to)};
-  PublishChange(ctx, ctx.db(), moved,
+  PublishChange(ctx, ctx.db(), moved, absl::MakeConstSpan(&popped, 1),
                 log_as_rpoplpush ? absl::MakeConstSpan(rpoplpush) : absl::MakeConstSpan(lmove));
-  ctx.reply.Bulk(value);
+  if (emptied) {
+    KeyAccess again = FindLocked(ctx, source, Lookup::kPeek);
+    DeleteIfEmpty(ctx, again);
+  }
   return Served::kYes;
 }
 

@@ -142,7 +142,7 @@ void DeleteMigratedKey(CommandContext& ctx, const OutgoingKey& sent) {
     }
     access.table.Erase(access.slot);
     access.slot = KeyTable::kNoSlot;
-    PublishChange(ctx, access.db, access.key, {"DEL", access.key});
+    PublishChange(ctx, access.db, access.key, {kGenericEvents, "del"}, {"DEL", access.key});
   });
 }
 

@@ -59,14 +59,9 @@ void CmdPunsubscribe(CommandContext& ctx) { UnsubscribeNamed(ctx, PubSubKind::kP
 void CmdSunsubscribe(CommandContext& ctx) { UnsubscribeNamed(ctx, PubSubKind::kShard); }
 
 // PUBLISH / SPUBLISH: the receivers' count. A publisher that listens to the channel itself
-// (RESP3) gets its message ahead of the count, as from Redis.
-// Inside EXEC a RESP3 client's own message is a push frame within EXEC's array, as Redis writes
-// it (a RESP2 one comes after EXEC's reply instead of breaking the array).
+// (RESP3) gets its message ahead of the count, as from Redis (PubSub::Publish writes it).
 void Publish(CommandContext& ctx, PubSubKind kind) {
   const int64_t receivers = ctx.pubsub().Publish(kind, ctx.arg(1), ctx.arg(2));
-  if ((!ctx.client.in_exec || ctx.client.resp >= 3) && !ctx.client.reply_suppressed) {
-    ctx.pubsub().Drain(ctx.client, ctx.reply);
-  }
   ctx.reply.Integer(receivers);
 }
 

@@ -926,7 +926,8 @@ void DebugPopulate(CommandContext& ctx) {
     WithKey(ctx, key, Lookup::kWrite, [&](KeyAccess& access) {
       if (access.exists()) return;
       PutString(ctx, access, value, /*expire_ms=*/0);
-      PublishStringSet(ctx, access, /*dirty=*/0);  // Redis counts no change for DEBUG POPULATE.
+      // Redis counts no change for DEBUG POPULATE, and notifies only "new" (PutString's).
+      PublishStringSet(ctx, access, kNoEvent, /*dirty=*/0);
     });
   }
   ctx.reply.Ok();

@@ -35,17 +35,16 @@ std::mt19937_64& Rng() {
 }
 
 // Publishes a change of `key` with the effect `name key args[first..]` (the command's own
-// arguments from `first`), counting `dirty` changes.
-void PublishWithArgs(CommandContext& ctx, int db, std::string_view name, std::string_view key,
-                     size_t first, uint64_t dirty) {
+// arguments from `first`), counting `dirty` changes; notifies `event` (class set).
+void PublishWithArgs(CommandContext& ctx, int db, std::string_view event, std::string_view name,
+                     std::string_view key, size_t first, uint64_t dirty) {
   std::vector<std::string_view> effect;
   if (WantsEffects(ctx)) {
     effect = {name, key};
     effect.insert(effect.end(), ctx.args.begin() + static_cast<std::ptrdiff_t>(first),
                   ctx.args.end());
   }
-  const ChangedKey changed{db, key};
-  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), effect, dirty);
+  PublishChange(ctx, db, key, {kSetEvents, event}, effect, dirty);
 }
 
 void ReplyMembers(CommandContext& ctx, const Set& set) {
@@ -117,7 +116,7 @@ void CmdSAdd(CommandContext& ctx) {
     int64_t added = 0;
     for (size_t i = 2; i < ctx.argc(); ++i) added += set->Add(ctx.arg(i), limits) ? 1 : 0;
     if (added > 0) {
-      PublishWithArgs(ctx, access.db, "SADD", access.key, 2, static_cast<uint64_t>(added));
+      PublishWithArgs(ctx, access.db, "sadd", "SADD", access.key, 2, static_cast<uint64_t>(added));
     }
     ctx.reply.Integer(added);
   });
@@ -136,8 +135,9 @@ void CmdSRem(CommandContext& ctx) {
       removed += set->Remove(ctx.arg(i)) ? 1 : 0;
     }
     if (removed > 0) {
-      PublishWithArgs(ctx, access.db, "SREM", access.key, 2, static_cast<uint64_t>(removed));
-      DeleteIfEmpty(access);
+      PublishWithArgs(ctx, access.db, "srem", "SREM", access.key, 2,
+                      static_cast<uint64_t>(removed));
+      DeleteIfEmpty(ctx, access);
     }
     ctx.reply.Integer(removed);
   });
@@ -248,12 +248,15 @@ void CmdSPop(CommandContext& ctx) {
       ctx.reply.SetHeader(0);
       return;
     }
+    // Redis notifies before it replies the members; the records below then carry no event.
+    Notify(ctx, {kSetEvents, "spop"}, access.db, access.key);
     size_t size = set->Length();
     if (static_cast<uint64_t>(count) >= size && with_count) {
       // Everything goes: reply the whole set and delete the key.
       ReplyMembers(ctx, *set);
       RemoveKey(access);
-      PublishChange(ctx, access.db, access.key, {"DEL", access.key}, size);
+      PublishChange(ctx, access.db, access.key, kNoEvent, {"DEL", access.key}, size);
+      NotifyDeleted(ctx, access.db, access.key);
       return;
     }
     bool logging = WantsEffects(ctx);
@@ -283,7 +286,8 @@ void CmdSPop(CommandContext& ctx) {
         ctx.reply.Bulk(member);
         if (logging) effect.emplace_back(member);
       });
-      PublishBuiltChange(ctx, access.db, access.key, effect, static_cast<uint64_t>(count));
+      PublishBuiltChange(ctx, access.db, access.key, kNoEvent, effect,
+                         static_cast<uint64_t>(count));
       return;
     }
     if (with_count) ctx.reply.SetHeader(count);
@@ -291,8 +295,8 @@ void CmdSPop(CommandContext& ctx) {
       ctx.reply.Bulk(member);
       if (logging) effect.emplace_back(member);
     });
-    PublishBuiltChange(ctx, access.db, access.key, effect, static_cast<uint64_t>(count));
-    DeleteIfEmpty(access);
+    PublishBuiltChange(ctx, access.db, access.key, kNoEvent, effect, static_cast<uint64_t>(count));
+    DeleteIfEmpty(ctx, access);
   });
 }
 
@@ -363,9 +367,13 @@ void CmdSMove(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
+  // Redis's order of notifications: "srem" and the emptied source's "del", the destination's
+  // "new", then its "sadd" (with the change record, when the member was added).
+  Notify(ctx, {kSetEvents, "srem"}, ctx.db(), source_key);
   if (source_set->empty()) {
     KeyAccess emptied = FindLocked(ctx, source_key, Lookup::kPeek);
     RemoveKey(emptied);
+    NotifyDeleted(ctx, ctx.db(), source_key);
   }
   if (!destination_exists) {
     KeyAccess destination = FindLocked(ctx, destination_key, Lookup::kPeek);
@@ -375,8 +383,10 @@ void CmdSMove(CommandContext& ctx) {
   // destination changed (for WATCH) only then.
   const bool added = destination_set->Add(member, limits);
   const ChangedKey moved[] = {{ctx.db(), source_key}, {ctx.db(), destination_key}};
+  const KeyEvent added_event{kSetEvents, "sadd", ctx.db(), destination_key};
   const std::string_view effect[] = {"SMOVE", source_key, destination_key, member};
-  PublishChange(ctx, ctx.db(), absl::MakeConstSpan(moved, added ? 2 : 1), effect, added ? 2 : 1);
+  PublishChange(ctx, ctx.db(), absl::MakeConstSpan(moved, added ? 2 : 1),
+                absl::MakeConstSpan(&added_event, added ? 1 : 0), effect, added ? 2 : 1);
   ctx.reply.Integer(1);
 }
 
@@ -453,23 +463,28 @@ std::unique_ptr<Set> Combine(const std::vector<const Set*>& sets, SetOp op,
 }
 
 // Stores `result` at the destination (deleting it when the result is empty) and replies its
-// size. Called with the locks held; logs DEL dst and SADD dst members.
-void StoreResult(CommandContext& ctx, std::string_view destination_key,
-                 std::unique_ptr<Set> result) {
+// size. Called with the locks held; logs DEL dst and SADD dst members; notifies `event`
+// ("sinterstore"...), or "del" when an empty result deletes the destination. Redis replies
+// before it notifies, except on SINTERSTORE's shortcut for a missing source (`del_first`).
+void StoreResult(CommandContext& ctx, std::string_view destination_key, std::unique_ptr<Set> result,
+                 std::string_view event, bool del_first = false) {
   KeyAccess destination = FindLocked(ctx, destination_key, Lookup::kWrite);
   int64_t size = static_cast<int64_t>(result->Length());
   bool existed = destination.exists();
   if (size == 0) {
+    if (!del_first) ctx.reply.Integer(0);
     if (existed) {
       RemoveKey(destination);
-      PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key});
+      PublishChange(ctx, destination.db, destination_key, {kGenericEvents, "del"},
+                    {"DEL", destination_key});
     }
-    ctx.reply.Integer(0);
+    if (del_first) ctx.reply.Integer(0);
     return;
   }
   // Redis counts the store as one change: the DEL that clears the way counts none.
   if (existed) {
-    PublishChange(ctx, destination.db, destination_key, {"DEL", destination_key}, /*dirty=*/0);
+    PublishChange(ctx, destination.db, destination_key, kNoEvent, {"DEL", destination_key},
+                  /*dirty=*/0);
   }
   // Owned copies: an intset's members are formatted into a scratch buffer.
   std::vector<std::string> effect;
@@ -478,9 +493,9 @@ void StoreResult(CommandContext& ctx, std::string_view destination_key,
     effect = {"SADD", std::string(destination_key)};
     result->ForEach([&](std::string_view member) { effect.emplace_back(member); });
   }
-  PublishBuiltChange(ctx, destination.db, destination_key, effect);
   ReplaceWithObject(ctx, destination, std::move(result));
   ctx.reply.Integer(size);
+  PublishBuiltChange(ctx, destination.db, destination_key, {kSetEvents, event}, effect);
 }
 
 // SINTER (destination empty) and SINTERSTORE.
@@ -503,7 +518,8 @@ void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t 
         return true;
       });
     }
-    StoreResult(ctx, destination_key, std::move(result));
+    StoreResult(ctx, destination_key, std::move(result), "sinterstore",
+                /*del_first=*/any_missing);
     return;
   }
   DeferredMembers members;
@@ -565,7 +581,8 @@ void UnionDiffGeneric(CommandContext& ctx, std::string_view destination_key, siz
   CollectionLimits limits = ctx.settings().collection_limits();
   std::unique_ptr<Set> result = Combine(sets, op, limits);
   if (store) {
-    StoreResult(ctx, destination_key, std::move(result));
+    StoreResult(ctx, destination_key, std::move(result),
+                op == SetOp::kUnion ? "sunionstore" : "sdiffstore");
     return;
   }
   ReplyMembers(ctx, *result);

@@ -270,7 +270,7 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     if (result.empty()) {
       if (access.exists()) {
         RemoveKey(access);
-        PublishChange(ctx, access.db, destination, {"DEL", destination});
+        PublishChange(ctx, access.db, destination, {kGenericEvents, "del"}, {"DEL", destination});
       }
       return;
     }
@@ -278,14 +278,13 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     for (const std::string& value : result) list->Push(ListEnd::kTail, value);
     ReplaceWithObject(ctx, access, std::move(list));
     // Redis counts one change per element stored, none for clearing the way.
-    PublishChange(ctx, access.db, destination, {"DEL", destination}, /*dirty=*/0);
+    PublishChange(ctx, access.db, destination, kNoEvent, {"DEL", destination}, /*dirty=*/0);
     std::vector<std::string_view> push;
     if (WantsEffects(ctx)) {
       push = {"RPUSH", destination};
       push.insert(push.end(), result.begin(), result.end());
     }
-    const ChangedKey stored{access.db, destination};
-    PublishChange(ctx, access.db, absl::MakeConstSpan(&stored, 1), push, result.size());
+    PublishChange(ctx, access.db, destination, {kListEvents, "sortstore"}, push, result.size());
   });
   ctx.reply.Integer(output_length);
 }

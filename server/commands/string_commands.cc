@@ -141,7 +141,8 @@ SetOutcome SetGeneric(CommandContext& ctx, std::string_view key, std::string_vie
       return SetOutcome::kNotStored;
     }
     PutString(ctx, access, value, expire_ms);
-    PublishStringSet(ctx, access);
+    PublishStringSet(ctx, access, {kStringEvents, "set"});
+    if (options.unit != ExpireUnit::kNone) Notify(ctx, {kGenericEvents, "expire"}, access.db, key);
     return SetOutcome::kStored;
   });
 }
@@ -169,6 +170,7 @@ void CmdSetNx(CommandContext& ctx) {
 
 void SetWithExpire(CommandContext& ctx, ExpireUnit unit, std::string_view command) {
   SetOptions options;
+  options.unit = unit;
   if (!ExpireArgToAbsoluteMsOrReply(ctx, ctx.arg(2), unit, command, &options.expire_ms)) return;
   SetGeneric(ctx, ctx.arg(1), ctx.arg(3), options);
   ctx.reply.Ok();
@@ -187,7 +189,7 @@ void CmdGetDel(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
     if (!ReplyStringOrWrongType(ctx, access) || !access.exists()) return;
     access.table.Erase(access.slot);
-    PublishChange(ctx, access.db, access.key, {"DEL", access.key});
+    PublishChange(ctx, access.db, access.key, {kGenericEvents, "del"}, {"DEL", access.key});
   });
 }
 
@@ -209,7 +211,7 @@ void CmdGetEx(CommandContext& ctx) {
     if (options.unit != ExpireUnit::kNone) {
       if (ctx.store.IsExpired(options.expire_ms)) {
         access.table.Erase(access.slot);  // A time in the past deletes the key.
-        PublishChange(ctx, access.db, access.key, {"DEL", access.key});
+        PublishChange(ctx, access.db, access.key, {kGenericEvents, "del"}, {"DEL", access.key});
       } else {
         access.table.SetExpire(access.slot, options.expire_ms);
         PublishExpiry(ctx, access);
@@ -252,7 +254,7 @@ bool MSetGeneric(CommandContext& ctx, bool only_if_none_exist) {
   for (size_t j = 0; j < pairs; ++j) {
     KeyAccess access = FindLockedInShard(ctx, keys[j], shard_of_key[j], Lookup::kWrite);
     PutString(ctx, access, ctx.arg(2 * j + 2), 0);
-    PublishStringSet(ctx, access);
+    PublishStringSet(ctx, access, {kStringEvents, "set"});
   }
   return true;
 }
@@ -297,7 +299,8 @@ void CmdAppend(CommandContext& ctx) {
     // Appended strings are "raw" in Redis, whatever their content.
     PutString(ctx, access, value, expire_ms, /*force_raw=*/access.exists());
     // APPEND replays as APPEND: logging the whole value would make repeated appends quadratic.
-    PublishChange(ctx, access.db, access.key, {"APPEND", access.key, ctx.arg(2)});
+    PublishChange(ctx, access.db, access.key, {kStringEvents, "append"},
+                  {"APPEND", access.key, ctx.arg(2)});
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
 }
@@ -372,7 +375,8 @@ void CmdSetRange(CommandContext& ctx) {
     if (value.size() < end) value.resize(end, '\0');
     value.replace(static_cast<size_t>(offset), patch.size(), patch);
     PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
-    PublishChange(ctx, access.db, access.key, {"SETRANGE", access.key, ctx.arg(2), patch});
+    PublishChange(ctx, access.db, access.key, {kStringEvents, "setrange"},
+                  {"SETRANGE", access.key, ctx.arg(2), patch});
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
 }
@@ -448,8 +452,9 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
       spec.bytes = text;
       access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec,
                                        existed ? old.expire_ms : 0, OverwriteStamp(ctx, access));
+      if (!existed) NotifyNewKey(ctx, access.db, access.key);
     }
-    PublishStringSet(ctx, access);
+    PublishStringSet(ctx, access, {kStringEvents, "incrby"});
     ctx.reply.IntegerText(text);  // The canonical digits just stored.
   });
 }
@@ -496,9 +501,10 @@ void CmdIncrByFloat(CommandContext& ctx) {
         text.size() <= StringValue::kEmbstrMax ? ValueKind::kStringEmbstr : ValueKind::kStringRaw;
     spec.bytes = text;
     int64_t expire_ms = access.exists() ? access.found.expire_ms : 0;  // Kept, as in Redis.
+    if (!access.exists()) NotifyNewKey(ctx, access.db, access.key);
     access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,
                                      OverwriteStamp(ctx, access));
-    PublishStringSet(ctx, access);
+    PublishStringSet(ctx, access, {kStringEvents, "incrbyfloat"});
     ctx.reply.Bulk(text);
   });
 }

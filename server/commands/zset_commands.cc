@@ -171,8 +171,8 @@ std::pair<size_t, size_t> RankSpan(int64_t start, int64_t stop, size_t size) {
 }
 
 // Publishes the removal of `members` (none: no change) from the key as ZREM key members...,
-// one change per member.
-void PublishRemovals(CommandContext& ctx, const KeyAccess& access,
+// one change per member; notifies `event` ("zrem"...; kNoEvent for pops, notified already).
+void PublishRemovals(CommandContext& ctx, const KeyAccess& access, Event event,
                      const std::vector<std::string>& members) {
   if (members.empty()) return;
   std::vector<std::string_view> effect;
@@ -180,8 +180,7 @@ void PublishRemovals(CommandContext& ctx, const KeyAccess& access,
     effect = {"ZREM", access.key};
     effect.insert(effect.end(), members.begin(), members.end());
   }
-  const ChangedKey changed{access.db, access.key};
-  PublishChange(ctx, access.db, absl::MakeConstSpan(&changed, 1), effect, members.size());
+  PublishChange(ctx, access.db, access.key, event, effect, members.size());
 }
 
 // Members of the span [begin, end), ascending (for logging what a removal takes).
@@ -279,13 +278,8 @@ void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_ind
           }
         }
       }
-      if (changed) {
-        if (wants_effects) effect.insert(effect.begin(), {"ZADD", std::string(access.key)});
-        PublishBuiltChange(ctx, access.db, access.key, effect,
-                           static_cast<uint64_t>(added + updated));
-      }
-      DeleteIfEmpty(access);  // Never keep an empty set (a skipped add on a new key).
     }
+    // Replied before the notification, in the order Redis writes them.
     if (nan_error) {
       ctx.reply.Error(errors::kZAddNan);
     } else if (flags.incr) {
@@ -297,6 +291,12 @@ void ZAddGeneric(CommandContext& ctx, ZAddFlags flags, bool ch, size_t score_ind
     } else {
       ctx.reply.Integer(ch ? added + updated : added);
     }
+    if (changed) {
+      if (wants_effects) effect.insert(effect.begin(), {"ZADD", std::string(access.key)});
+      PublishBuiltChange(ctx, access.db, access.key, {kZsetEvents, flags.incr ? "zincr" : "zadd"},
+                         effect, static_cast<uint64_t>(added + updated));
+    }
+    if (zset != nullptr) DeleteIfEmpty(ctx, access);  // Never keep an empty set.
   });
 }
 
@@ -570,20 +570,27 @@ void CmdZRevRangeByLex(CommandContext& ctx) {
 // destination when the result is empty; logs the command itself; replies the result's size.
 void StoreResult(CommandContext& ctx, KeyAccess& dest, std::unique_ptr<ZSet> result) {
   auto size = static_cast<int64_t>(result->size());
+  // "new", the reply, then the command's event or "del": the order Redis writes them.
   if (size > 0) {
     ReplaceWithObject(ctx, dest, std::move(result));
+    ctx.reply.Integer(size);
     const ChangedKey stored{dest.db, dest.key};
     // The command itself is deterministic given its sources; its name upper case, as every
     // effect's (change_stream.h).
     const std::string name = AsciiUpper(ctx.args[0]);
     std::vector<std::string_view> effect(ctx.args.begin(), ctx.args.end());
     effect[0] = name;
-    PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), effect);
-  } else if (dest.exists()) {
-    RemoveKey(dest);
-    PublishChange(ctx, dest.db, dest.key, {"DEL", dest.key});
+    // The event is the command's name ("zunionstore", "zrangestore"...), as Redis's.
+    const KeyEvent event{kZsetEvents, ctx.spec.name, dest.db, dest.key};
+    PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), absl::MakeConstSpan(&event, 1),
+                  effect);
+  } else {
+    ctx.reply.Integer(0);
+    if (dest.exists()) {
+      RemoveKey(dest);
+      PublishChange(ctx, dest.db, dest.key, {kGenericEvents, "del"}, {"DEL", dest.key});
+    }
   }
-  ctx.reply.Integer(size);
 }
 
 void CmdZRangeStore(CommandContext& ctx) {
@@ -632,8 +639,8 @@ void CmdZRem(CommandContext& ctx) {
       if (zset->Remove(ctx.arg(i))) removed.emplace_back(ctx.arg(i));
     }
     if (!removed.empty()) {
-      PublishRemovals(ctx, access, removed);
-      DeleteIfEmpty(access);
+      PublishRemovals(ctx, access, {kZsetEvents, "zrem"}, removed);
+      DeleteIfEmpty(ctx, access);
     }
     ctx.reply.Integer(static_cast<int64_t>(removed.size()));
   });
@@ -671,9 +678,12 @@ void ZRemRangeGeneric(CommandContext& ctx, RemoveBy by) {
                                                               : zset->LexSpan(lex);
     size_t removed = span.second - span.first;
     if (removed > 0) {
-      PublishRemovals(ctx, access, MembersOf(*zset, span.first, span.second));
+      const std::string_view event = by == RemoveBy::kRank    ? "zremrangebyrank"
+                                     : by == RemoveBy::kScore ? "zremrangebyscore"
+                                                              : "zremrangebylex";
+      PublishRemovals(ctx, access, {kZsetEvents, event}, MembersOf(*zset, span.first, span.second));
       zset->EraseSpan(span.first, span.second);
-      DeleteIfEmpty(access);
+      DeleteIfEmpty(ctx, access);
     }
     ctx.reply.Integer(static_cast<int64_t>(removed));
   });
@@ -723,6 +733,9 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, ZSet& zset, bool max, i
       ctx.reply.ArrayHeader(static_cast<int64_t>(popped.size()));
       break;
   }
+  // Redis notifies as it pops the first element: inside the reply, after its headers (a RESP3
+  // client listening to its own keys sees the push there). The record then carries no event.
+  Notify(ctx, {kZsetEvents, max ? "zpopmax" : "zpopmin"}, access.db, access.key);
   std::vector<std::string> members;
   members.reserve(popped.size());
   for (auto& [member, score] : popped) {
@@ -733,8 +746,8 @@ void PopAndReply(CommandContext& ctx, KeyAccess& access, ZSet& zset, bool max, i
     members.push_back(std::move(member));
   }
   zset.EraseSpan(begin, end);
-  PublishRemovals(ctx, access, members);
-  DeleteIfEmpty(access);
+  PublishRemovals(ctx, access, kNoEvent, members);
+  DeleteIfEmpty(ctx, access);
 }
 
 void ZPopGeneric(CommandContext& ctx, bool max) {

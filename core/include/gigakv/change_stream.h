@@ -53,6 +53,31 @@ enum class ChangeScope : uint8_t {
   kSwapDatabases  // The two `swapped_dbs` traded contents (SWAPDB).
 };
 
+// The classes of Redis's keyspace notifications (notify-keyspace-events letters), as bits: a
+// listener asks for a set of them.
+enum KeyEventClass : uint16_t {
+  kGenericEvents = 1 << 0,  // g: DEL, EXPIRE, RENAME... on any type.
+  kStringEvents = 1 << 1,   // $
+  kListEvents = 1 << 2,     // l
+  kSetEvents = 1 << 3,      // s
+  kHashEvents = 1 << 4,     // h
+  kZsetEvents = 1 << 5,     // z
+  kExpiredEvents = 1 << 6,  // x: a key removed by expiry.
+  kEvictedEvents = 1 << 7,  // e: a key removed by maxmemory eviction.
+  kStreamEvents = 1 << 8,   // t
+  kKeyMissEvents = 1 << 9,  // m: a read found no key (not a change: never in a record).
+  kModuleEvents = 1 << 10,  // d
+  kNewKeyEvents = 1 << 11,  // n: a key was added.
+};
+
+// One notification a change makes: Redis's notifyKeyspaceEvent(class, event, key, db).
+struct KeyEvent {
+  KeyEventClass type = kGenericEvents;
+  std::string_view name;  // "set", "lpush", "rename_from"...
+  int db = 0;
+  std::string_view key;
+};
+
 // A key a record changed (its value, type or TTL), in its database: MOVE changes a key in two.
 struct ChangedKey {
   int db = 0;
@@ -71,6 +96,11 @@ struct ChangeRecord {
   // The deterministic effect, args[0] the command name in upper case. Empty when no interested
   // consumer wants effects.
   absl::Span<const std::string_view> effect;
+  // The notifications the change makes, in the order Redis emits them; a command's own events
+  // (cause kCommand). Removals by expiry and eviction carry none: their cause says it. A key's
+  // creation ("new") and a collection emptied by the change ("del") are not here: they are
+  // emitted where they happen (server/notifications.h).
+  absl::Span<const KeyEvent> events;
   // False for a change Redis does not signal to WATCH (BITFIELD that only padded the key with
   // zero bytes): replayed for a faithful copy, but it fails no EXEC.
   bool signals_watchers = true;
