@@ -128,10 +128,27 @@ class ClientState {
   // created by its first subscription (PubSub, on the client's own thread) and destroyed with
   // the client, which then leaves every channel. Any thread may read it once set.
   PubSubClient* pubsub() const { return pubsub_.load(std::memory_order_acquire); }
-  void set_pubsub(std::shared_ptr<PubSubClient> state) {
-    pubsub_owner_ = std::move(state);
-    pubsub_.store(pubsub_owner_.get(), std::memory_order_release);
+  // The client's Pub/Sub state, made by `make` if it has none yet; any thread (client tracking
+  // queues invalidations for clients that never subscribed).
+  template <typename Make>
+  PubSubClient* EnsurePubSub(Make make) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (pubsub_owner_ == nullptr) {
+      pubsub_owner_ = make();
+      pubsub_.store(pubsub_owner_.get(), std::memory_order_release);
+    }
+    return pubsub_owner_.get();
   }
+
+  // Client-side caching (server/tracking.h): TrackingFlag bits and the REDIRECT id, written on
+  // the client's own thread (kTrackingBrokenRedirect by any), read by any; `tracking_resp`
+  // mirrors `resp` for other threads. `tracking_caching` (CLIENT CACHING given for the next
+  // command) and the BCAST prefixes (sorted): own thread only.
+  std::atomic<uint32_t> tracking{0};
+  std::atomic<uint64_t> tracking_redirect{0};
+  std::atomic<int> tracking_resp{2};
+  bool tracking_caching = false;
+  std::vector<std::string> tracking_prefixes;
 
  private:
   std::unique_ptr<ClientOutbox> outbox_;

@@ -40,6 +40,7 @@ class Snapshots;
 class MigrationLinks;
 class PubSub;
 class KeyspaceNotifier;
+class ClientTracking;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -107,7 +108,7 @@ class CommandServices {
                   Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
                   WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
                   Snapshots& snapshots, MigrationLinks& migration_links, AppendOnlyLog& aof,
-                  PubSub& pubsub, KeyspaceNotifier& notifier)
+                  PubSub& pubsub, KeyspaceNotifier& notifier, ClientTracking& tracking)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -124,7 +125,8 @@ class CommandServices {
         migration_links_(migration_links),
         aof_(aof),
         pubsub_(pubsub),
-        notifier_(notifier) {}
+        notifier_(notifier),
+        tracking_(tracking) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -145,6 +147,7 @@ class CommandServices {
   AppendOnlyLog& aof() const { return aof_; }
   PubSub& pubsub() const { return pubsub_; }
   KeyspaceNotifier& notifier() const { return notifier_; }  // Keyspace notifications.
+  ClientTracking& tracking() const { return tracking_; }    // Client-side caching.
 
  private:
   Config& config_;
@@ -164,6 +167,7 @@ class CommandServices {
   AppendOnlyLog& aof_;
   PubSub& pubsub_;
   KeyspaceNotifier& notifier_;
+  ClientTracking& tracking_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts
@@ -197,6 +201,7 @@ struct CommandContext {
   MigrationLinks& migration_links() const { return services.migration_links(); }
   PubSub& pubsub() const { return services.pubsub(); }
   KeyspaceNotifier& notifier() const { return services.notifier(); }
+  ClientTracking& tracking() const { return services.tracking(); }
 };
 
 // Registry of all families' tables; built once at start-up.

@@ -1070,7 +1070,8 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        INT64_MAX,
        {},
        true,
-       kNoEffect},
+       "Client-side caching: the most keys the tracking table remembers for CLIENT TRACKING "
+       "clients (0: no limit); beyond it the cron invalidates keys."},
       {"unixsocket",
        DirectiveType::kString,
        "",

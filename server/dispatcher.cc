@@ -13,6 +13,7 @@
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/server.h"
+#include "server/tracking.h"
 
 namespace gigakv::server {
 namespace {
@@ -81,6 +82,7 @@ uint64_t CloseRun() {
 struct ExecuteDepth {
   ExecuteDepth() { ++tls_execute_depth; }
   ~ExecuteDepth() { --tls_execute_depth; }
+  bool top() const { return tls_execute_depth == 1; }
   ExecuteDepth(const ExecuteDepth&) = delete;
   ExecuteDepth& operator=(const ExecuteDepth&) = delete;
 };
@@ -172,6 +174,12 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
   const Settings& settings = server.settings();
   Keyspace& keyspace = server.keyspace();
   ExecuteDepth depth;
+  // Client-side caching: the table back within tracking-table-max-keys before a command runs,
+  // as Redis's processCommand does it
+  // (this client's own invalidations then go out just below, ahead of its reply).
+  if (depth.top() && server.tracking().clients() > 0) {
+    server.tracking().EnforceLimit(settings.tracking_table_max_keys.get());
+  }
   // Messages queued for a subscriber go out ahead of this command's reply, as Redis writes them
   // into the client's buffer when they are published (pushes ignore CLIENT REPLY OFF there too).
   if (client.pubsub() != nullptr && !client.in_exec && !client.rerunning_blocked) {
@@ -186,6 +194,12 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
   }
   reply.ResetErrorCount();
 
+  // Eviction before the command: the client's own "evicted" notifications precede its reply,
+  // as Redis evicts inside processCommand.
+  auto evict = [&] {
+    ExecutingClientScope executing(client, reply);
+    return keyspace.EvictToLimit();
+  };
   uint32_t spec_id = 0;
   const CommandSpec* spec = nullptr;
   const std::string_view name = args[0];
@@ -255,7 +269,7 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       return CommandOutcome::kPostponed;
     } else if (!rerun && !client.in_exec && keyspace.OverMaxmemory() &&
-               !server.clients().Paused() && !keyspace.EvictToLimit() &&
+               !server.clients().Paused() && !evict() &&
                DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);
     } else if (!rerun && !client.in_exec && server.snapshots().writes_refused() &&
@@ -328,6 +342,11 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
       if (!rerun && client.blocked.load(std::memory_order_relaxed)) {
         outcome = CommandOutcome::kBlocked;
       }
+      // Client-side caching: a tracking client's read-only command remembers its keys.
+      const uint32_t tracking = client.tracking.load(std::memory_order_relaxed);
+      if ((tracking & kTrackingOn) && !(tracking & kTrackingBcast)) {
+        server.tracking().RememberKeys(client, *spec, args);
+      }
       uint64_t end = 0;
       if (run_timed) {
         tls_open_run_calls = tls_open_run == stats ? tls_open_run_calls + 1 : 1;
@@ -371,6 +390,16 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
   if (BlockingRegistry::HasReadyKeys() && !client.in_exec)
     server.blocking().ServeReadyKeys(*this, keyspace.store());
 
+  if (tls_execute_depth == 1) {
+    // CLIENT CACHING applies to the next command, or to a whole transaction; CLIENT commands
+    // keep it (Redis's resetClient).
+    if (client.tracking_caching && !rerun && client.multi_count.load() < 0 &&
+        (spec == nullptr || !spec->name.starts_with("client|"))) {
+      client.tracking_caching = false;
+    }
+    // BCAST invalidations of the keys this command changed, after its reply.
+    if (server.tracking().broadcasts_pending()) server.tracking().FlushBroadcasts();
+  }
   const ReplyMode mode_after = client.reply_mode;
   // A subscription's confirmations are pushes, which Redis sends whatever CLIENT REPLY says.
   if ((mode_before == ReplyMode::kSkipNext || mode_after == ReplyMode::kOff ||

@@ -173,4 +173,36 @@ inline constexpr std::string_view kMigrateWriting =
 inline constexpr std::string_view kMigrateReading =
     "IOERR error or timeout reading to target instance";
 inline constexpr std::string_view kMigrateTargetError = "ERR Target instance replied with error: ";
+
+// Client-side caching (CLIENT TRACKING / CACHING).
+inline constexpr std::string_view kTrackingOneRedirect =
+    "ERR A client can only redirect to a single other client";
+inline constexpr std::string_view kTrackingNoSuchRedirect =
+    "ERR The client ID you want redirect to does not exist";
+inline constexpr std::string_view kTrackingPrefixNeedsBcast =
+    "ERR PREFIX option requires BCAST mode to be enabled";
+inline constexpr std::string_view kTrackingBcastSwitch =
+    "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+inline constexpr std::string_view kTrackingOptBcast =
+    "ERR OPTIN and OPTOUT are not compatible with BCAST";
+inline constexpr std::string_view kTrackingOptBoth =
+    "ERR You can't specify both OPTIN mode and OPTOUT mode";
+inline constexpr std::string_view kTrackingOptSwitch =
+    "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+// %s: the prefix given, then the one it overlaps.
+inline constexpr std::string_view kTrackingPrefixOverlapsExisting =
+    "ERR Prefix '%s' overlaps with an existing prefix '%s'. Prefixes for a single client must "
+    "not overlap.";
+inline constexpr std::string_view kTrackingPrefixOverlapsGiven =
+    "ERR Prefix '%s' overlaps with another provided prefix '%s'. Prefixes for a single client "
+    "must not overlap.";
+inline constexpr std::string_view kCachingNotTracking =
+    "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+    "OPTOUT mode enabled";
+inline constexpr std::string_view kCachingYesNotOptIn =
+    "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.";
+inline constexpr std::string_view kCachingNoNotOptOut =
+    "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
 }  // namespace gigakv::errors

@@ -50,8 +50,15 @@ const PubSub::Shard& PubSub::ChannelTable::For(std::string_view channel) const {
 
 PubSubClient& PubSub::StateOf(ClientState& client) {
   if (PubSubClient* state = client.pubsub(); state != nullptr) return *state;
-  client.set_pubsub(std::make_shared<PubSubClient>(*this, client));
-  return *client.pubsub();
+  return *client.EnsurePubSub([&] { return std::make_shared<PubSubClient>(*this, client); });
+}
+
+void PubSub::Deliver(ClientState& client, PubSubDelivery delivery) {
+  Enqueue(&StateOf(client), std::move(delivery), /*immediate=*/false);
+}
+
+uint64_t ExecutingClientId() {
+  return tls_executing_client == nullptr ? 0 : tls_executing_client->id;
 }
 
 void PubSub::AddListener(PubSubKind kind, std::string_view name, PubSubClient* listener) {
@@ -164,14 +171,20 @@ void PubSub::Forget(ClientState& client) {
   state->queue_.clear();
 }
 
-void PubSub::Enqueue(PubSubClient* listener, PubSubDelivery delivery) {
+void PubSub::Enqueue(PubSubClient* listener, PubSubDelivery delivery, bool immediate) {
   bool post = false;
-  if (&listener->client_ == tls_executing_client) tls_executing_client_has_mail = true;
+  // A blocked client's command re-run here (on the thread that served it) leaves its messages
+  // for its own thread, which drains them after the delivered reply (Connection::OnUnblocked).
+  const bool executing = &listener->client_ == tls_executing_client;
+  const bool rerun = executing && listener->client_.rerunning_blocked;
+  if (immediate && executing && !rerun) tls_executing_client_has_mail = true;
   {
     std::lock_guard lock(listener->queue_mutex_);
     listener->queue_.push_back(std::move(delivery));
-    post = !listener->scheduled_;
-    listener->scheduled_ = true;
+    if (!rerun) {
+      post = !listener->scheduled_;
+      listener->scheduled_ = true;
+    }
   }
   if (post) listener->client_.Post(ClientMessage::Kind::kPubSubReady);
 }
@@ -263,15 +276,35 @@ size_t PubSub::Drain(ClientState& client, protocol::ReplyBuilder& reply) {
     state->scheduled_ = false;
   }
   const bool push = reply.resp_version() >= 3;
+  size_t drained = 0;
   for (const PubSubDelivery& delivery : taken) {
     std::string_view frame = *delivery.frame;
-    if (push) {
-      reply.Raw(">");
-      frame.remove_prefix(1);
+    switch (delivery.kind) {
+      case PubSubDelivery::Kind::kMessage:
+        if (push) {
+          reply.Raw(">");
+          frame.remove_prefix(1);
+        }
+        break;
+      case PubSubDelivery::Kind::kInvalidation:
+      case PubSubDelivery::Kind::kRedirectedInvalidation:
+        if (push) {
+          reply.Raw(">2\r\n$10\r\ninvalidate\r\n");
+        } else if (delivery.kind == PubSubDelivery::Kind::kRedirectedInvalidation &&
+                   state->subscribed()) {
+          reply.Raw("*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n");
+        } else {
+          continue;  // RESP2 has no way to tell this connection.
+        }
+        break;
+      case PubSubDelivery::Kind::kRedirectBroken:
+        if (!push) continue;
+        reply.Raw(">2\r\n$21\r\ntracking-redir-broken\r\n");
+        break;
     }
     reply.Raw(frame);
+    ++drained;
   }
-  const size_t drained = taken.size();
   taken.clear();
   return drained;
 }

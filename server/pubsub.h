@@ -51,11 +51,20 @@ class PubSub;
 // channels.
 enum class PubSubKind : uint8_t { kChannel = 0, kPattern = 1, kShard = 2 };
 
-// One message for one listener: its frame, formatted once per PUBLISH (per matching pattern
-// for pmessage) and shared by every listener. It is the RESP2 array; in RESP3 the same bytes
-// with '>' (push) in place of the leading '*'.
+// One message for one listener, framed by the listener's own thread in its current protocol.
+//   kMessage      `frame` is the message's RESP2 array, formatted once per PUBLISH (per
+//                 matching pattern for pmessage) and shared by every listener; in RESP3 the
+//                 same bytes with '>' (push) in place of the leading '*'.
+//   kInvalidation client tracking (server/tracking.h): `frame` is the keys' array (or a null);
+//                 sent as a push `invalidate` in RESP3, dropped in RESP2.
+//   kRedirectedInvalidation  the same for a REDIRECT client: a push in RESP3, a `message` on
+//                 __redis__:invalidate when it is in Pub/Sub mode, else dropped.
+//   kRedirectBroken  `frame` is the redirect id's integer: a push `tracking-redir-broken` in
+//                 RESP3, dropped in RESP2.
 struct PubSubDelivery {
+  enum class Kind : uint8_t { kMessage, kInvalidation, kRedirectedInvalidation, kRedirectBroken };
   std::shared_ptr<const std::string> frame;
+  Kind kind = Kind::kMessage;
 };
 
 // A client's subscriptions and its queue of deliveries. Created by the client's first
@@ -114,6 +123,9 @@ class ExecutingClientScope {
   protocol::ReplyBuilder* previous_reply_;
 };
 
+// The id of the client whose command runs on this thread (ExecutingClientScope), 0 if none.
+uint64_t ExecutingClientId();
+
 class PubSub {
  public:
   PubSub() = default;
@@ -143,8 +155,13 @@ class PubSub {
   // before the count, the notifications of its own writes among the command's replies.
   int64_t Publish(PubSubKind kind, std::string_view channel, std::string_view payload);
 
+  // Queues `delivery` for `client` (any thread; its queue is created if it has none), after
+  // its current command when it is the one running on this thread.
+  void Deliver(ClientState& client, PubSubDelivery delivery);
+
   // On the client's thread: formats the deliveries queued for it into `reply` (message /
-  // pmessage / smessage, in `reply`'s protocol) and empties its queue. Returns how many.
+  // pmessage / smessage, invalidations, in `reply`'s protocol) and empties its queue. Returns
+  // how many it wrote.
   size_t Drain(ClientState& client, protocol::ReplyBuilder& reply);
 
   // PUBSUB CHANNELS / SHARDCHANNELS: the channels (kChannel or kShard) with a listener that
@@ -191,8 +208,9 @@ class PubSub {
   void RemoveListener(PubSubKind kind, std::string_view name, PubSubClient* listener);
   int64_t QueueForListeners(PubSubKind kind, std::string_view channel, std::string_view payload);
   // Queues a delivery for `listener` and posts it kPubSubReady if its queue was empty. Under
-  // the channel's shard lock.
-  static void Enqueue(PubSubClient* listener, PubSubDelivery delivery);
+  // the channel's shard lock. `immediate`: a listener whose command runs on this thread gets
+  // it in that command's reply (Publish).
+  static void Enqueue(PubSubClient* listener, PubSubDelivery delivery, bool immediate = true);
   static void ReplyConfirmation(protocol::ReplyBuilder& reply, std::string_view type,
                                 const std::string_view* name, int64_t count);
   static int64_t ConfirmationCount(const PubSubClient& state, PubSubKind kind);

@@ -86,6 +86,8 @@ bool Server::Cron() {
   if (!clients_.Paused()) keyspace_.EvictToLimit();
   stats_.SampleRates(keyspace_.NowMs());
   snapshots_.Cron();
+  tracking_.EnforceLimit(settings_.tracking_table_max_keys.get());
+  tracking_.FlushBroadcasts();  // Keys that expired or were evicted.
   aof_.Cron();
   migration_links_.CloseIdle(keyspace_.NowMs() / 1000);
   return expiry_backlog;

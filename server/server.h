@@ -37,6 +37,7 @@
 #include "server/slowlog.h"
 #include "server/snapshots.h"
 #include "server/stats.h"
+#include "server/tracking.h"
 #include "server/transaction.h"
 
 namespace gigakv::server {
@@ -70,6 +71,7 @@ class Server {
   MigrationLinks& migration_links() { return migration_links_; }
   PubSub& pubsub() { return pubsub_; }
   KeyspaceNotifier& notifier() { return notifier_; }
+  ClientTracking& tracking() { return tracking_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
   void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
@@ -100,6 +102,7 @@ class Server {
   BlockingRegistry blocking_{keyspace_.changes()};
   WatchRegistry watches_{keyspace_.changes()};
   ClientRegistry clients_{keyspace_.store(), stats_, watches_};
+  ClientTracking tracking_{keyspace_.changes(), pubsub_, clients_};
   SlowLog slowlog_;
   Dispatcher dispatcher_{*this};
   // After everything its background save uses: destroyed (and its thread joined) first.
@@ -110,7 +113,7 @@ class Server {
   const CommandServices services_{config_,   settings_,  keyspace_,  commands_,         dispatcher_,
                                   clients_,  stats_,     slowlog_,   transaction_gate_, watches_,
                                   blocking_, lifecycle_, snapshots_, migration_links_,  aof_,
-                                  pubsub_,   notifier_};
+                                  pubsub_,   notifier_,  tracking_};
 };
 
 }  // namespace gigakv::server

@@ -98,6 +98,7 @@ void Settings::Load(const Config& config) {
   requirepass.set(std::move(password));
 
   maxmemory.set(integer("maxmemory"));
+  tracking_table_max_keys.set(integer("tracking-table-max-keys"));
   std::string policy = text("maxmemory-policy");
   maxmemory_policy.set(PolicyNamed(policy));
   lfu.set(policy.find("lfu") != std::string::npos);

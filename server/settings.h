@@ -125,6 +125,7 @@ class Settings {
 
   // --- Memory and eviction -------------------------------------------------------------------
   Live<int64_t> maxmemory;  // 0 = no limit.
+  Live<int64_t> tracking_table_max_keys;  // Client-side caching (server/tracking.h); 0: none.
   LiveText maxmemory_policy_name;
   Live<Store::EvictionPolicy> maxmemory_policy;
   Live<int> maxmemory_samples;

@@ -13,6 +13,7 @@
 #include "server/lifecycle.h"
 #include "server/pubsub.h"
 #include "server/settings.h"
+#include "server/tracking.h"
 #include "server/transaction.h"
 
 namespace gigakv::server {
@@ -108,6 +109,7 @@ void CmdHello(CommandContext& ctx) {
     ctx.client.set_name(std::string(name));
   }
   ctx.client.resp = version;
+  ctx.client.tracking_resp.store(static_cast<int>(version), std::memory_order_relaxed);
   ctx.reply.set_resp_version(version);
   ctx.reply.MapHeader(7);
   ctx.reply.Bulk("server");
@@ -142,8 +144,10 @@ void CmdReset(CommandContext& ctx) {
   DiscardTransaction(ctx.client, ctx.watches());
   if (ctx.client.monitor.load()) ctx.clients().RemoveMonitor(ctx.client.id);
   ctx.pubsub().Forget(ctx.client);  // Without confirmations, as Redis.
+  ctx.tracking().Disable(ctx.client);
   ctx.client.db.store(0);
   ctx.client.resp = 2;
+  ctx.client.tracking_resp.store(2, std::memory_order_relaxed);
   ctx.reply.set_resp_version(2);
   ctx.client.reply_mode = ReplyMode::kOn;
   ctx.client.no_evict = false;
@@ -162,6 +166,12 @@ bool HasClientType(const ClientState& client, std::string_view type) {
   return ArgIs(type, IsSubscribed(client) ? "pubsub" : "normal");
 }
 
+// CLIENT GETREDIR, TRACKINGINFO's and CLIENT LIST's redirect: -1 while tracking is off.
+int64_t TrackingRedirect(const ClientState& client) {
+  if (!(client.tracking.load(std::memory_order_relaxed) & kTrackingOn)) return -1;
+  return static_cast<int64_t>(client.tracking_redirect.load(std::memory_order_relaxed));
+}
+
 std::string ClientLine(const CommandServices& server, const ClientState& client) {
   int64_t now = server.keyspace().NowMs();
   std::string name = client.name();
@@ -171,19 +181,24 @@ std::string ClientLine(const CommandServices& server, const ClientState& client)
   if (IsSubscribed(client)) flags += 'P';
   if (multi >= 0) flags += 'x';
   if (client.blocked.load() || client.paused.load()) flags += 'b';
+  const uint32_t tracking = client.tracking.load(std::memory_order_relaxed);
+  if (tracking & kTrackingOn) flags += 't';
+  if (tracking & kTrackingBrokenRedirect) flags += 'R';
+  if (tracking & kTrackingBcast) flags += 'B';
   if (flags.empty()) flags = "N";
-  return StrCat(
-      "id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
-      " name=", name, " age=", (now - client.created_ms.load()) / 1000,
-      " idle=", (now - client.last_interaction_ms.load()) / 1000, " flags=", flags,
-      " db=", client.db.load(), " sub=", SubscriptionCount(client, PubSubKind::kChannel),
-      " psub=", SubscriptionCount(client, PubSubKind::kPattern),
-      " ssub=", SubscriptionCount(client, PubSubKind::kShard), " multi=", multi,
-      " qbuf=", client.query_buffer_bytes.load(),
-      " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=",
-      client.output_buffer_bytes.load(), " tot-mem=", 16384 + client.output_buffer_bytes.load(),
-      " events=r cmd=", client.last_command.load(), " user=default redir=-1 resp=", client.resp,
-      " lib-name=", client.lib_name(), " lib-ver=", client.lib_ver());
+  return StrCat("id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
+                " name=", name, " age=", (now - client.created_ms.load()) / 1000,
+                " idle=", (now - client.last_interaction_ms.load()) / 1000, " flags=", flags,
+                " db=", client.db.load(), " sub=", SubscriptionCount(client, PubSubKind::kChannel),
+                " psub=", SubscriptionCount(client, PubSubKind::kPattern),
+                " ssub=", SubscriptionCount(client, PubSubKind::kShard), " multi=", multi,
+                " qbuf=", client.query_buffer_bytes.load(),
+                " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=",
+                client.output_buffer_bytes.load(),
+                " tot-mem=", 16384 + client.output_buffer_bytes.load(),
+                " events=r cmd=", client.last_command.load(),
+                " user=default redir=", TrackingRedirect(client), " resp=", client.resp,
+                " lib-name=", client.lib_name(), " lib-ver=", client.lib_ver());
 }
 
 void CmdClientId(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx.client.id)); }
@@ -440,6 +455,125 @@ void CmdClientNoTouch(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// --- Client-side caching (server/tracking.h) ---------------------------------------------------
+
+// CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p]... [OPTIN] [OPTOUT] [NOLOOP]: options
+// parsed left to right, then checked in Redis's order, with its errors.
+void CmdClientTracking(CommandContext& ctx) {
+  int64_t redirect = 0;
+  uint32_t options = 0;
+  std::vector<std::string> prefixes;
+  for (size_t j = 3; j < ctx.argc(); ++j) {
+    const bool more = j + 1 < ctx.argc();
+    std::string_view option = ctx.arg(j);
+    if (ArgIs(option, "redirect") && more) {
+      ++j;
+      if (redirect != 0) return ctx.reply.Error(errors::kTrackingOneRedirect);
+      if (!ParseInt64(ctx.arg(j), &redirect)) return ctx.reply.Error(errors::kNotInteger);
+      // The client must exist now (it may go away later: tracking-redir-broken).
+      if (redirect <= 0 || ctx.clients().FindClient(static_cast<uint64_t>(redirect)) == nullptr) {
+        return ctx.reply.Error(errors::kTrackingNoSuchRedirect);
+      }
+    } else if (ArgIs(option, "bcast")) {
+      options |= kTrackingBcast;
+    } else if (ArgIs(option, "optin")) {
+      options |= kTrackingOptIn;
+    } else if (ArgIs(option, "optout")) {
+      options |= kTrackingOptOut;
+    } else if (ArgIs(option, "noloop")) {
+      options |= kTrackingNoLoop;
+    } else if (ArgIs(option, "prefix") && more) {
+      prefixes.emplace_back(ctx.arg(++j));
+    } else {
+      return ctx.reply.Error(errors::kSyntax);
+    }
+  }
+  ClientState& client = ctx.client;
+  if (ArgIs(ctx.arg(2), "off")) {
+    ctx.tracking().Disable(client);
+    return ctx.reply.Ok();
+  }
+  if (!ArgIs(ctx.arg(2), "on")) return ctx.reply.Error(errors::kSyntax);
+  const uint32_t current = client.tracking.load(std::memory_order_relaxed);
+  if (!(options & kTrackingBcast) && !prefixes.empty()) {
+    return ctx.reply.Error(errors::kTrackingPrefixNeedsBcast);
+  }
+  if ((current & kTrackingOn) && ((current & kTrackingBcast) != (options & kTrackingBcast))) {
+    return ctx.reply.Error(errors::kTrackingBcastSwitch);
+  }
+  if ((options & kTrackingBcast) && (options & (kTrackingOptIn | kTrackingOptOut))) {
+    return ctx.reply.Error(errors::kTrackingOptBcast);
+  }
+  if ((options & kTrackingOptIn) && (options & kTrackingOptOut)) {
+    return ctx.reply.Error(errors::kTrackingOptBoth);
+  }
+  if (((options & kTrackingOptIn) && (current & kTrackingOptOut)) ||
+      ((options & kTrackingOptOut) && (current & kTrackingOptIn))) {
+    return ctx.reply.Error(errors::kTrackingOptSwitch);
+  }
+  if (options & kTrackingBcast) {
+    for (size_t i = 0; i < prefixes.size(); ++i) {
+      if (const std::string* existing = ClientTracking::OverlappingPrefix(client, prefixes[i])) {
+        return ctx.reply.Error(
+            FormatText(errors::kTrackingPrefixOverlapsExisting, {prefixes[i], *existing}));
+      }
+      for (size_t k = i + 1; k < prefixes.size(); ++k) {
+        const size_t common = std::min(prefixes[i].size(), prefixes[k].size());
+        if (prefixes[i].compare(0, common, prefixes[k], 0, common) == 0) {
+          return ctx.reply.Error(
+              FormatText(errors::kTrackingPrefixOverlapsGiven, {prefixes[i], prefixes[k]}));
+        }
+      }
+    }
+  }
+  ctx.tracking().Enable(client, static_cast<uint64_t>(redirect), options, prefixes);
+  ctx.reply.Ok();
+}
+
+// CLIENT CACHING YES|NO: whether the next command's keys are remembered (OPTIN / OPTOUT).
+void CmdClientCaching(CommandContext& ctx) {
+  const uint32_t flags = ctx.client.tracking.load(std::memory_order_relaxed);
+  if (!(flags & kTrackingOn)) return ctx.reply.Error(errors::kCachingNotTracking);
+  if (ArgIs(ctx.arg(2), "yes")) {
+    if (!(flags & kTrackingOptIn)) return ctx.reply.Error(errors::kCachingYesNotOptIn);
+  } else if (ArgIs(ctx.arg(2), "no")) {
+    if (!(flags & kTrackingOptOut)) return ctx.reply.Error(errors::kCachingNoNotOptOut);
+  } else {
+    return ctx.reply.Error(errors::kSyntax);
+  }
+  ctx.client.tracking_caching = true;
+  ctx.reply.Ok();
+}
+
+void CmdClientGetRedir(CommandContext& ctx) { ctx.reply.Integer(TrackingRedirect(ctx.client)); }
+
+// CLIENT TRACKINGINFO: flags (a set in RESP3), redirect, prefixes, as Redis orders them.
+void CmdClientTrackingInfo(CommandContext& ctx) {
+  const ClientState& client = ctx.client;
+  const uint32_t flags = client.tracking.load(std::memory_order_relaxed);
+  std::vector<std::string_view> names = {(flags & kTrackingOn) ? "on" : "off"};
+  if (flags & kTrackingBcast) names.push_back("bcast");
+  if (flags & kTrackingOptIn) {
+    names.push_back("optin");
+    if (client.tracking_caching) names.push_back("caching-yes");
+  }
+  if (flags & kTrackingOptOut) {
+    names.push_back("optout");
+    if (client.tracking_caching) names.push_back("caching-no");
+  }
+  if (flags & kTrackingNoLoop) names.push_back("noloop");
+  if (flags & kTrackingBrokenRedirect) names.push_back("broken_redirect");
+  ctx.reply.MapHeader(3);
+  ctx.reply.Bulk("flags");
+  ctx.reply.SetHeader(static_cast<int64_t>(names.size()));
+  for (std::string_view name : names) ctx.reply.Bulk(name);
+  ctx.reply.Bulk("redirect");
+  ctx.reply.Integer(TrackingRedirect(client));
+  ctx.reply.Bulk("prefixes");
+  ctx.reply.ArrayHeader(static_cast<int64_t>(client.tracking_prefixes.size()));
+  for (const std::string& prefix : client.tracking_prefixes) ctx.reply.Bulk(prefix);
+}
+
 void CmdClientReply(CommandContext& ctx) {
   if (ArgIs(ctx.arg(2), "on")) {
     ctx.client.reply_mode = ReplyMode::kOn;
@@ -456,6 +590,10 @@ void CmdClientReply(CommandContext& ctx) {
 void CmdClientHelp(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
       "GETNAME",
       "    Return the name of the current connection.",
       "ID",
@@ -478,6 +616,11 @@ void CmdClientHelp(CommandContext& ctx) {
       "    Assign the name <name> to the current connection.",
       "SETINFO <option> <value>",
       "    Set client meta attr (LIB-NAME, LIB-VER).",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "NO-TOUCH (ON|OFF)",
@@ -512,6 +655,10 @@ const std::vector<CommandBinding>& ConnectionCommands() {
       {"client|unpause", CmdClientUnpause},
       {"client|unblock", CmdClientUnblock},
       {"client|help", CmdClientHelp},
+      {"client|tracking", CmdClientTracking},
+      {"client|caching", CmdClientCaching},
+      {"client|getredir", CmdClientGetRedir},
+      {"client|trackinginfo", CmdClientTrackingInfo},
   };
   return kCommands;
 }

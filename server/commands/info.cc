@@ -26,6 +26,7 @@
 #include "server/settings.h"
 #include "server/snapshots.h"
 #include "server/stats.h"
+#include "server/tracking.h"
 
 namespace gigakv::server {
 namespace {
@@ -92,7 +93,7 @@ void ClientsSection(const CommandServices& server, std::string* out) {
   Field(out, "blocked_clients",
         static_cast<int64_t>(server.blocking().blocked_clients()) +
             server.clients().paused_clients().load(std::memory_order_relaxed));
-  Field(out, "tracking_clients", 0);
+  Field(out, "tracking_clients", server.tracking().clients());
   Field(out, "clients_in_timeout_table", 0);
 }
 
@@ -298,10 +299,13 @@ void StatsSection(const CommandServices& server, std::string* out) {
   for (std::string_view name :
        {"slave_expires_tracked_keys", "active_defrag_hits", "active_defrag_misses",
         "active_defrag_key_hits", "active_defrag_key_misses", "total_active_defrag_time",
-        "current_active_defrag_time", "tracking_total_keys", "tracking_total_items",
-        "tracking_total_prefixes", "unexpected_error_replies"}) {
+        "current_active_defrag_time"}) {
     Field(out, name, 0);
   }
+  Field(out, "tracking_total_keys", server.tracking().total_keys());
+  Field(out, "tracking_total_items", server.tracking().total_items());
+  Field(out, "tracking_total_prefixes", server.tracking().total_prefixes());
+  Field(out, "unexpected_error_replies", 0);
   Field(out, "total_error_replies", stats.total_error_replies.load());
   Field(out, "dump_payload_sanitizations", 0);
   Field(out, "total_reads_processed", totals.reads_processed);

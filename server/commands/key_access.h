@@ -222,7 +222,10 @@ inline bool WantsEffects(CommandContext& ctx) { return ctx.keyspace().changes().
 
 // The keyspace notification a change of one key makes (server/notifications.h): its class and
 // Redis's event name for the command ("set", "lpush", "hincrbyfloat"...). Every Publish* below
-// takes the write's events, so no write can change a key without naming its notification.
+// takes the write's event, so no write can publish a change without deciding its notification:
+// the record carries the event Redis emits after the change; kNoEvent when the command notified
+// already with Notify (where Redis notifies before replying but the effect is known only after,
+// e.g. SPOP, ZPOPMIN) or when Redis notifies nothing.
 struct Event {
   KeyEventClass type;
   std::string_view name;
@@ -255,8 +258,9 @@ inline void PublishChange(CommandContext& ctx, int db, std::string_view key, Eve
                           bool signals_watchers = true) {
   const ChangedKey changed{db, key};
   const KeyEvent key_event{event.type, event.name, db, key};
-  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1), absl::MakeConstSpan(&key_event, 1),
-                effect, dirty, signals_watchers);
+  PublishChange(ctx, db, absl::MakeConstSpan(&changed, 1),
+                absl::MakeConstSpan(&key_event, event.type != 0 ? 1 : 0), effect, dirty,
+                signals_watchers);
 }
 
 // The same with the effect spelled out.

@@ -125,6 +125,7 @@ void Connection::Close() {
   if (client_->blocked.load()) server_.blocking().Remove(client_->id);
   if (client_->monitor.load()) server_.clients().RemoveMonitor(client_->id);
   server_.pubsub().Forget(*client_);
+  server_.tracking().Disable(*client_);
   if (client_->paused.exchange(false)) server_.clients().paused_clients().fetch_sub(1);
   // Gone from CLIENT LIST and connected_clients now, as in Redis, not when the last pending
   // handler lets go of this object (the destructor's second call is then a no-op).
@@ -268,6 +269,9 @@ void Connection::OnUnblocked(std::string reply) {
   client_->blocked.store(false);
   block_timer_.cancel();
   reply_.buffer().append(reply);
+  // Messages the re-run command made for this client (its own keys' notifications) follow its
+  // reply, as Redis writes them.
+  if (client_->pubsub() != nullptr) server_.pubsub().Drain(*client_, reply_);
   NoteOutput();
   ProcessInput();
   ContinueAfterInput();

@@ -96,10 +96,11 @@ struct ChangeRecord {
   // The deterministic effect, args[0] the command name in upper case. Empty when no interested
   // consumer wants effects.
   absl::Span<const std::string_view> effect;
-  // The notifications the change makes, in the order Redis emits them; a command's own events
-  // (cause kCommand). Removals by expiry and eviction carry none: their cause says it. A key's
-  // creation ("new") and a collection emptied by the change ("del") are not here: they are
-  // emitted where they happen (server/notifications.h).
+  // Notifications the change makes (cause kCommand), in the order Redis emits them: those Redis
+  // emits once the change is made. Removals by expiry and eviction carry none: their cause says
+  // it. Others are emitted where they happen (server/notifications.h): a key's creation ("new"),
+  // a collection emptied by the change ("del"), and events Redis emits before its reply when the
+  // effect is known only after it (SPOP).
   absl::Span<const KeyEvent> events;
   // False for a change Redis does not signal to WATCH (BITFIELD that only padded the key with
   // zero bytes): replayed for a faithful copy, but it fails no EXEC.
