@@ -1225,7 +1225,7 @@ absl::Status Config::SetLocked(Value& value, const std::vector<std::string>& arg
         }
         value.text = normalized;
         // Redis 7.0 prints 'A' without 'n' but keeps the class: the number says it is on.
-        const std::string_view raw = args.empty() ? "" : args[0];
+        const std::string_view raw = args.empty() ? std::string_view() : std::string_view(args[0]);
         value.number.store(raw.find('n') != std::string_view::npos ? 1 : 0,
                            std::memory_order_relaxed);
       } else if (spec.name == "latency-tracking-info-percentiles") {
