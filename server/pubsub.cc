@@ -15,12 +15,6 @@ namespace {
 constexpr std::string_view kSubscribeType[] = {"subscribe", "psubscribe", "ssubscribe"};
 constexpr std::string_view kUnsubscribeType[] = {"unsubscribe", "punsubscribe", "sunsubscribe"};
 
-// The client whose command runs on this thread (ExecutingClientScope), its reply, and whether a
-// message was queued for it since its last drain.
-thread_local ClientState* tls_executing_client = nullptr;
-thread_local protocol::ReplyBuilder* tls_executing_reply = nullptr;
-thread_local bool tls_executing_client_has_mail = false;
-
 void EraseListener(std::vector<PubSubClient*>& listeners, PubSubClient* listener) {
   auto it = std::find(listeners.begin(), listeners.end(), listener);
   if (it != listeners.end()) listeners.erase(it);  // Keeps the order: delivery order is FIFO.
@@ -58,7 +52,9 @@ void PubSub::Deliver(ClientState& client, PubSubDelivery delivery) {
 }
 
 uint64_t ExecutingClientId() {
-  return tls_executing_client == nullptr ? 0 : tls_executing_client->id;
+  return pubsub_internal::tls_executing_client == nullptr
+             ? 0
+             : pubsub_internal::tls_executing_client->id;
 }
 
 void PubSub::AddListener(PubSubKind kind, std::string_view name, PubSubClient* listener) {
@@ -175,9 +171,9 @@ void PubSub::Enqueue(PubSubClient* listener, PubSubDelivery delivery, bool immed
   bool post = false;
   // A blocked client's command re-run here (on the thread that served it) leaves its messages
   // for its own thread, which drains them after the delivered reply (Connection::OnUnblocked).
-  const bool executing = &listener->client_ == tls_executing_client;
+  const bool executing = &listener->client_ == pubsub_internal::tls_executing_client;
   const bool rerun = executing && listener->client_.rerunning_blocked;
-  if (immediate && executing && !rerun) tls_executing_client_has_mail = true;
+  if (immediate && executing && !rerun) pubsub_internal::tls_executing_client_has_mail = true;
   {
     std::lock_guard lock(listener->queue_mutex_);
     listener->queue_.push_back(std::move(delivery));
@@ -207,28 +203,16 @@ std::shared_ptr<const std::string> MessageFrame(std::initializer_list<std::strin
 
 }  // namespace
 
-ExecutingClientScope::ExecutingClientScope(ClientState& client, protocol::ReplyBuilder& reply)
-    : previous_client_(tls_executing_client), previous_reply_(tls_executing_reply) {
-  tls_executing_client = &client;
-  tls_executing_reply = &reply;
-}
-
-ExecutingClientScope::~ExecutingClientScope() {
-  tls_executing_client = previous_client_;
-  tls_executing_reply = previous_reply_;
-  tls_executing_client_has_mail = false;
-}
-
 int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_view payload) {
   const int64_t receivers = QueueForListeners(kind, channel, payload);
-  if (tls_executing_client_has_mail) {
-    tls_executing_client_has_mail = false;
-    ClientState& client = *tls_executing_client;
+  if (pubsub_internal::tls_executing_client_has_mail) {
+    pubsub_internal::tls_executing_client_has_mail = false;
+    ClientState& client = *pubsub_internal::tls_executing_client;
     // Inside EXEC a RESP2 client's message waits for the end of EXEC's array (a push frame
     // within it is what Redis writes in RESP3); replies being dropped (CLIENT REPLY OFF/SKIP)
     // leave it queued for after the command.
     if ((!client.in_exec || client.resp >= 3) && !client.reply_suppressed) {
-      Drain(client, *tls_executing_reply);
+      Drain(client, *pubsub_internal::tls_executing_reply);
     }
   }
   return receivers;

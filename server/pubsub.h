@@ -109,12 +109,30 @@ class PubSubClient {
 int SubscriptionCount(const ClientState& client, PubSubKind kind);
 bool IsSubscribed(const ClientState& client);
 
+namespace pubsub_internal {
+// The client whose command runs on this thread (ExecutingClientScope), its reply, and whether a
+// message was queued for it since its last drain.
+inline thread_local ClientState* tls_executing_client = nullptr;
+inline thread_local protocol::ReplyBuilder* tls_executing_reply = nullptr;
+inline thread_local bool tls_executing_client_has_mail = false;
+}  // namespace pubsub_internal
+
 // Marks `client` as the one whose command runs on this thread, with `reply` its reply, for
 // the lifetime of the scope (the dispatcher opens one around each command; scopes nest).
+// Inline: it costs two thread-local stores per command.
 class ExecutingClientScope {
  public:
-  ExecutingClientScope(ClientState& client, protocol::ReplyBuilder& reply);
-  ~ExecutingClientScope();
+  ExecutingClientScope(ClientState& client, protocol::ReplyBuilder& reply)
+      : previous_client_(pubsub_internal::tls_executing_client),
+        previous_reply_(pubsub_internal::tls_executing_reply) {
+    pubsub_internal::tls_executing_client = &client;
+    pubsub_internal::tls_executing_reply = &reply;
+  }
+  ~ExecutingClientScope() {
+    pubsub_internal::tls_executing_client = previous_client_;
+    pubsub_internal::tls_executing_reply = previous_reply_;
+    pubsub_internal::tls_executing_client_has_mail = false;
+  }
   ExecutingClientScope(const ExecutingClientScope&) = delete;
   ExecutingClientScope& operator=(const ExecutingClientScope&) = delete;
 
