@@ -198,7 +198,11 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
   // as Redis evicts inside processCommand.
   auto evict = [&] {
     ExecutingClientScope executing(client, reply);
-    return keyspace.EvictToLimit();
+    const bool evicted = keyspace.EvictToLimit();
+    // Its own invalidations of evicted keys too, as Redis sends them right after evicting.
+    if (client.pubsub() != nullptr && !client.reply_suppressed)
+      server.pubsub().Drain(client, reply);
+    return evicted;
   };
   uint32_t spec_id = 0;
   const CommandSpec* spec = nullptr;
@@ -330,6 +334,12 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
           effects_group.emplace(keyspace.changes());
         }
         ExecutingClientScope executing(client, reply);
+        // Client-side caching: a tracking client's read-only command remembers its keys before
+        // it reads them (a write on another thread in between is then seen) and after (its own
+        // lazy expiry of a key dropped the entry).
+        const uint32_t tracking = client.tracking.load(std::memory_order_relaxed);
+        const bool remembers = (tracking & kTrackingOn) && !(tracking & kTrackingBcast);
+        if (remembers) server.tracking().RememberKeys(client, *spec, args);
         try {
           spec->handler(ctx);
         } catch (const std::exception& e) {
@@ -337,15 +347,11 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
           // down. Handlers themselves report errors through replies, never exceptions.
           reply.Error(StrCat("ERR internal error executing '", spec->name, "': ", e.what()));
         }
+        if (remembers) server.tracking().RememberKeys(client, *spec, args);
       }
       // A blocking command parked the client (blocking.h); a re-run is never parked again.
       if (!rerun && client.blocked.load(std::memory_order_relaxed)) {
         outcome = CommandOutcome::kBlocked;
-      }
-      // Client-side caching: a tracking client's read-only command remembers its keys.
-      const uint32_t tracking = client.tracking.load(std::memory_order_relaxed);
-      if ((tracking & kTrackingOn) && !(tracking & kTrackingBcast)) {
-        server.tracking().RememberKeys(client, *spec, args);
       }
       uint64_t end = 0;
       if (run_timed) {

@@ -212,7 +212,7 @@ int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_v
     // within it is what Redis writes in RESP3); replies being dropped (CLIENT REPLY OFF/SKIP)
     // leave it queued for after the command.
     if ((!client.in_exec || client.resp >= 3) && !client.reply_suppressed) {
-      Drain(client, *pubsub_internal::tls_executing_reply);
+      Drain(client, *pubsub_internal::tls_executing_reply, /*messages_only=*/true);
     }
   }
   return receivers;
@@ -246,18 +246,29 @@ int64_t PubSub::QueueForListeners(PubSubKind kind, std::string_view channel,
   return receivers;
 }
 
-size_t PubSub::Drain(ClientState& client, protocol::ReplyBuilder& reply) {
+size_t PubSub::Drain(ClientState& client, protocol::ReplyBuilder& reply, bool messages_only) {
   PubSubClient* state = client.pubsub();
   if (state == nullptr) return 0;
   std::vector<PubSubDelivery>& taken = state->draining_;
   {
     std::lock_guard lock(state->queue_mutex_);
-    if (state->queue_.empty()) {
+    if (messages_only) {
+      // Invalidations stay queued, in order, for after the command (their post is on its way).
+      auto kept = std::stable_partition(state->queue_.begin(), state->queue_.end(),
+                                        [](const PubSubDelivery& delivery) {
+                                          return delivery.kind != PubSubDelivery::Kind::kMessage;
+                                        });
+      taken.assign(std::make_move_iterator(kept), std::make_move_iterator(state->queue_.end()));
+      state->queue_.erase(kept, state->queue_.end());
+      if (taken.empty()) return 0;
+    } else {
+      if (state->queue_.empty()) {
+        state->scheduled_ = false;
+        return 0;
+      }
+      taken.swap(state->queue_);
       state->scheduled_ = false;
-      return 0;
     }
-    taken.swap(state->queue_);
-    state->scheduled_ = false;
   }
   const bool push = reply.resp_version() >= 3;
   size_t drained = 0;

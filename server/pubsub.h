@@ -180,7 +180,9 @@ class PubSub {
   // On the client's thread: formats the deliveries queued for it into `reply` (message /
   // pmessage / smessage, invalidations, in `reply`'s protocol) and empties its queue. Returns
   // how many it wrote.
-  size_t Drain(ClientState& client, protocol::ReplyBuilder& reply);
+  // `messages_only`: Pub/Sub messages only (a command's own, written where Redis writes them);
+  // client-tracking invalidations stay queued for after the command.
+  size_t Drain(ClientState& client, protocol::ReplyBuilder& reply, bool messages_only = false);
 
   // PUBSUB CHANNELS / SHARDCHANNELS: the channels (kChannel or kShard) with a listener that
   // match `pattern` (all without one), in no particular order (as Redis's dict).

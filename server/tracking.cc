@@ -41,9 +41,32 @@ ClientTracking::Shard& ClientTracking::ShardOf(std::string_view key) {
   return shards_[absl::HashOf(ToAbsl(key)) % kShards];
 }
 
-void ClientTracking::UpdateInterest() {
-  changes_.SetInterest(
-      this, clients_count_.load(std::memory_order_relaxed) > 0 ? Interest::kKeys : Interest::kNone);
+void ClientTracking::ChangeClientCount(int delta) {
+  // Count and interest change together: a client leaving on one thread while another starts
+  // tracking on another must not leave the consumer detached.
+  std::lock_guard lock(count_mutex_);
+  clients_count_.fetch_add(delta, std::memory_order_relaxed);
+  UpdateInterestLocked();
+}
+
+void ClientTracking::UpdateInterestLocked() {
+  // Entries left by clients that stopped tracking are kept up to date too (as in Redis, they
+  // go with their key's next change), so the consumer stays attached until the table is empty.
+  const bool interested = clients_count_.load(std::memory_order_relaxed) > 0 ||
+                          total_keys_.load(std::memory_order_relaxed) > 0;
+  if (interested != interested_) {
+    interested_ = interested;
+    changes_.SetInterest(this, interested ? Interest::kKeys : Interest::kNone);
+  }
+}
+
+void ClientTracking::ForgetKeys(int64_t keys, int64_t items) {
+  total_items_.fetch_sub(items, std::memory_order_relaxed);
+  if (total_keys_.fetch_sub(keys, std::memory_order_relaxed) == keys &&
+      clients_count_.load(std::memory_order_relaxed) == 0) {
+    std::lock_guard lock(count_mutex_);
+    UpdateInterestLocked();
+  }
 }
 
 const std::string* ClientTracking::OverlappingPrefix(const ClientState& client,
@@ -61,11 +84,7 @@ void ClientTracking::Enable(ClientState& client, uint64_t redirect, uint32_t fla
   client.tracking_redirect.store(redirect, std::memory_order_relaxed);
   client.tracking_resp.store(client.resp, std::memory_order_relaxed);
   client.tracking.store(kTrackingOn | flags, std::memory_order_release);
-  client.tracking_caching = false;
-  if (!(before & kTrackingOn)) {
-    clients_count_.fetch_add(1, std::memory_order_relaxed);
-    UpdateInterest();
-  }
+  if (!(before & kTrackingOn)) ChangeClientCount(1);
   if (!(flags & kTrackingBcast)) return;
   std::lock_guard lock(prefixes_mutex_);
   auto add = [&](const std::string& name) {
@@ -95,10 +114,7 @@ void ClientTracking::Disable(ClientState& client) {
     has_prefixes_.store(!prefixes_.empty(), std::memory_order_relaxed);
     client.tracking_prefixes.clear();
   }
-  if (before & kTrackingOn) {
-    clients_count_.fetch_sub(1, std::memory_order_relaxed);
-    UpdateInterest();
-  }
+  if (before & kTrackingOn) ChangeClientCount(-1);
 }
 
 int64_t ClientTracking::total_prefixes() const {
@@ -155,8 +171,7 @@ void ClientTracking::InvalidateKey(std::string_view key, uint64_t executing) {
     ids = std::move(it->second);
     shard.keys.erase(it);
   }
-  total_keys_.fetch_sub(1, std::memory_order_relaxed);
-  total_items_.fetch_sub(static_cast<int64_t>(ids.size()), std::memory_order_relaxed);
+  ForgetKeys(1, static_cast<int64_t>(ids.size()));
   std::shared_ptr<const std::string> payload;
   for (uint64_t id : ids) {
     std::shared_ptr<ClientState> target = clients_.FindClient(id);
@@ -175,6 +190,8 @@ void ClientTracking::Send(uint64_t id, std::shared_ptr<const std::string> payloa
   if (target == nullptr) return;
   const uint64_t redirect = target->tracking_redirect.load(std::memory_order_relaxed);
   if (redirect == 0) {
+    // RESP2 without REDIRECT: nowhere to send it (as Redis).
+    if (target->tracking_resp.load(std::memory_order_relaxed) < 3) return;
     pubsub_.Deliver(*target, {std::move(payload), PubSubDelivery::Kind::kInvalidation});
     return;
   }
@@ -199,14 +216,14 @@ void ClientTracking::InvalidateAll() {
            client->tracking_resp.load(std::memory_order_relaxed) >= 3 ? kNull3 : kNull2);
     }
   }
+  int64_t keys = 0, items = 0;
   for (Shard& shard : shards_) {
     std::lock_guard lock(shard.mutex);
-    total_keys_.fetch_sub(static_cast<int64_t>(shard.keys.size()), std::memory_order_relaxed);
-    for (const auto& [key, ids] : shard.keys) {
-      total_items_.fetch_sub(static_cast<int64_t>(ids.size()), std::memory_order_relaxed);
-    }
+    keys += static_cast<int64_t>(shard.keys.size());
+    for (const auto& [key, ids] : shard.keys) items += static_cast<int64_t>(ids.size());
     shard.keys.clear();
   }
+  if (keys > 0) ForgetKeys(keys, items);
 }
 
 void ClientTracking::CollectForBroadcast(std::string_view key, uint64_t modifier) {
@@ -249,7 +266,7 @@ void ClientTracking::FlushBroadcasts() {
       std::shared_ptr<ClientState> client = clients_.FindClient(id);
       if (client == nullptr) continue;
       const uint32_t flags = client->tracking.load(std::memory_order_acquire);
-      if (!(flags & kTrackingOn)) continue;
+      if (!(flags & kTrackingOn) || !(flags & kTrackingBcast)) continue;
       std::shared_ptr<const std::string> payload = (flags & kTrackingNoLoop) ? build(id) : common;
       if (payload != nullptr) Send(id, std::move(payload));
     }
@@ -258,7 +275,9 @@ void ClientTracking::FlushBroadcasts() {
 
 void ClientTracking::EnforceLimit(int64_t max_keys) {
   if (max_keys <= 0 || total_keys() <= max_keys) {
-    limit_rounds_.store(0, std::memory_order_relaxed);
+    if (limit_rounds_.load(std::memory_order_relaxed) != 0) {
+      limit_rounds_.store(0, std::memory_order_relaxed);
+    }
     return;
   }
   // Redis's effort: 100 keys, 100 more for each round that ended still over the limit.

@@ -22,7 +22,11 @@
 //                  its command's reply, as Redis sends them after the command.
 //   flush          FLUSHDB and FLUSHALL send every tracking client a null invalidation and empty
 //                  the table. SWAPDB sends nothing, as in Redis 7.0.
-//   limit          tracking-table-max-keys: the cron invalidates keys until the table fits.
+//   limit          tracking-table-max-keys: keys are invalidated until the table fits, before a
+//                  command and in the cron.
+//   races          a read-only command remembers its keys before it runs and again after: a
+//                  write on another thread between its read and the remembering cannot slip
+//                  by unseen (the invalidation then follows the reply).
 //
 // Threading: the table is split into kShards shards by the key's hash, each with its own mutex;
 // prefixes live under one mutex. Changes arrive on the producer's thread under its store shard
@@ -121,7 +125,12 @@ class ClientTracking : public ChangeConsumer {
   void Send(uint64_t id, std::shared_ptr<const std::string> payload);
   // Every tracking client gets a null invalidation; the table is emptied.
   void InvalidateAll();
-  void UpdateInterest();
+  // Adds `delta` to the tracking clients; the change-stream interest follows.
+  void ChangeClientCount(int delta);
+  // Interested while a client tracks or the table holds keys. Under count_mutex_.
+  void UpdateInterestLocked();
+  // Takes forgotten keys and items off the counts (and maybe the interest).
+  void ForgetKeys(int64_t keys, int64_t items);
 
   ChangeStream& changes_;
   PubSub& pubsub_;
@@ -129,6 +138,8 @@ class ClientTracking : public ChangeConsumer {
   std::array<Shard, kShards> shards_;
   std::atomic<int64_t> total_keys_{0};
   std::atomic<int64_t> total_items_{0};
+  std::mutex count_mutex_;   // Serialises interest changes.
+  bool interested_ = false;  // Guarded by count_mutex_.
   std::atomic<int64_t> clients_count_{0};
   mutable std::mutex prefixes_mutex_;
   std::map<std::string, Prefix, std::less<>> prefixes_;  // Guarded by prefixes_mutex_.

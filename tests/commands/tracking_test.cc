@@ -2,13 +2,14 @@
 // invalidation and how it is framed, BCAST batches, the table's counts and limit, and
 // invalidations from writers on other threads. Byte-for-byte comparisons with redis-server
 // over real connections are in tests/e2e/test_tracking.py.
+#include "server/tracking.h"
+
 #include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "server/tracking.h"
 #include "support/keyspace_digest.h"
 
 namespace gigakv::testing {
@@ -76,6 +77,30 @@ TEST_F(TrackingTest, OwnWritesComeAfterTheReplyUnlessNoLoop) {
   tracker_.RunRaw({"CLIENT", "TRACKING", "ON", "NOLOOP"});
   tracker_.RunRaw({"GET", "k"});
   tracker_.RunRaw({"SET", "k", "w"});
+  EXPECT_EQ(Received(), "");
+}
+
+TEST_F(TrackingTest, OwnInvalidationFollowsTheReplyAmongItsOwnKeyspacePushes) {
+  ASSERT_EQ(Reply({"CONFIG", "SET", "notify-keyspace-events", "Kg"}), "+OK");
+  tracker_.RunRaw({"CLIENT", "TRACKING", "ON"});
+  tracker_.RunRaw({"PSUBSCRIBE", "__keyspace@0__:*"});
+  RunRaw({"RPUSH", "l", "a"});
+  tracker_.RunRaw({"LRANGE", "l", "0", "-1"});
+  // LTRIM empties the list: its "del" push comes inside the command, the invalidation after.
+  const std::string del = ">4\r\n" + Bulk("pmessage") + Bulk("__keyspace@0__:*") +
+                          Bulk("__keyspace@0__:l") + Bulk("del");
+  EXPECT_EQ(tracker_.RunRaw({"LTRIM", "l", "1", "0"}), del + "+OK\r\n");
+  EXPECT_EQ(Received(), Invalidate({"l"}));
+}
+
+TEST_F(TrackingTest, EntriesOfAClientThatStoppedGoWithTheirKeysNextChange) {
+  tracker_.RunRaw({"CLIENT", "TRACKING", "ON"});
+  tracker_.RunRaw({"GET", "k"});
+  tracker_.RunRaw({"CLIENT", "TRACKING", "OFF"});
+  EXPECT_EQ(tracking().clients(), 0);
+  EXPECT_EQ(tracking().total_keys(), 1);  // As Redis: kept until the key changes.
+  RunRaw({"SET", "k", "v"});
+  EXPECT_EQ(tracking().total_keys(), 0);
   EXPECT_EQ(Received(), "");
 }
 
