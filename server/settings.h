@@ -124,7 +124,7 @@ class Settings {
   Live<bool> password_set;  // requirepass is not empty (read per request, so no copy).
 
   // --- Memory and eviction -------------------------------------------------------------------
-  Live<int64_t> maxmemory;  // 0 = no limit.
+  Live<int64_t> maxmemory;                // 0 = no limit.
   Live<int64_t> tracking_table_max_keys;  // Client-side caching (server/tracking.h); 0: none.
   LiveText maxmemory_policy_name;
   Live<Store::EvictionPolicy> maxmemory_policy;

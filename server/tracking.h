@@ -121,8 +121,8 @@ class ClientTracking : public ChangeConsumer {
   // whose command runs on this thread (NOLOOP), 0 if none.
   void InvalidateKey(std::string_view key, uint64_t executing);
   void CollectForBroadcast(std::string_view key, uint64_t modifier);
-  // Sends `payload` (the keys' array, or a null) to the client `id` (or its redirect client).
-  void Send(uint64_t id, std::shared_ptr<const std::string> payload);
+  // Sends `payload` (the keys' array, or a null) to `target` (or its redirect client).
+  void Send(ClientState& target, std::shared_ptr<const std::string> payload);
   // Every tracking client gets a null invalidation; the table is emptied.
   void InvalidateAll();
   // Adds `delta` to the tracking clients; the change-stream interest follows.
