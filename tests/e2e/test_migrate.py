@@ -5,11 +5,36 @@ reply, byte for byte; the link to the target is cached and reused as Redis reuse
 
 from __future__ import annotations
 
+import random
+import socket
+
 import redis
 
-from e2e_support import dump_dataset, fill_every_type
+from e2e_support import ServerStartError, dump_dataset, fill_every_type
 
 HOST = "127.0.0.1"
+# Redis prints the port into 5 characters, so `port + 65536` reaches the same port (wrapped at 16
+# bits) only when it still has 5 digits: the targets of the scenario listen below this.
+WRAPPING_PORT_LIMIT = 99999 - 65536
+
+
+def _start_below_wrapping_limit(redis_factory):
+    """A redis-server on a free port below WRAPPING_PORT_LIMIT (ephemeral ports are above it, so
+    one left to the system would make the wrap case depend on which port it picked)."""
+    rng = random.Random()
+    last_error = None
+    for _ in range(20):
+        port = rng.randrange(20000, WRAPPING_PORT_LIMIT)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind((HOST, port))
+            except OSError:
+                continue
+        try:
+            return redis_factory(port=port)
+        except ServerStartError as error:
+            last_error = error
+    raise RuntimeError(f"no free port below {WRAPPING_PORT_LIMIT}: {last_error}")
 
 
 def _reply(client, *args):
@@ -136,7 +161,8 @@ def _scenario(source, target, target_port, closed_port):
 def test_replies_match_redis_as_source(server, redis_factory):
     ours = server.client()
     redis_source = redis_factory()
-    target_for_ours, target_for_redis = redis_factory(), redis_factory()
+    target_for_ours = _start_below_wrapping_limit(redis_factory)
+    target_for_redis = _start_below_wrapping_limit(redis_factory)
     closed = redis_factory()
     closed_port = closed.port
     closed.stop()
