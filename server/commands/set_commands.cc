@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -498,13 +499,14 @@ void StoreResult(CommandContext& ctx, std::string_view destination_key, std::uni
   PublishBuiltChange(ctx, destination.db, destination_key, {kSetEvents, event}, effect);
 }
 
-// SINTER (destination empty) and SINTERSTORE.
-void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t first_key) {
+// SINTER (no destination) and SINTERSTORE. The empty string is a valid destination key.
+void InterGeneric(CommandContext& ctx, std::optional<std::string_view> destination,
+                  size_t first_key) {
   std::vector<std::string_view> keys(ctx.args.begin() + static_cast<long>(first_key),
                                      ctx.args.end());
   std::vector<std::string_view> locked = keys;
-  bool store = !destination_key.empty();
-  if (store) locked.push_back(destination_key);
+  const bool store = destination.has_value();
+  if (store) locked.push_back(*destination);
   Store::MultiLock lock = ctx.store.LockKeys(locked);
   std::vector<const Set*> sets;
   if (!CollectSetsOrReply(ctx, keys, &sets)) return;
@@ -518,7 +520,7 @@ void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t 
         return true;
       });
     }
-    StoreResult(ctx, destination_key, std::move(result), "sinterstore",
+    StoreResult(ctx, *destination, std::move(result), "sinterstore",
                 /*del_first=*/any_missing);
     return;
   }
@@ -533,7 +535,7 @@ void InterGeneric(CommandContext& ctx, std::string_view destination_key, size_t 
   ctx.reply.Raw(members.encoded());
 }
 
-void CmdSInter(CommandContext& ctx) { InterGeneric(ctx, {}, 1); }
+void CmdSInter(CommandContext& ctx) { InterGeneric(ctx, std::nullopt, 1); }
 void CmdSInterStore(CommandContext& ctx) { InterGeneric(ctx, ctx.arg(1), 2); }
 
 void CmdSInterCard(CommandContext& ctx) {
@@ -567,30 +569,30 @@ void CmdSInterCard(CommandContext& ctx) {
   ctx.reply.Integer(cardinality);
 }
 
-// SUNION, SDIFF (destination empty) and SUNIONSTORE, SDIFFSTORE.
-void UnionDiffGeneric(CommandContext& ctx, std::string_view destination_key, size_t first_key,
-                      SetOp op) {
+// SUNION, SDIFF (no destination) and SUNIONSTORE, SDIFFSTORE.
+void UnionDiffGeneric(CommandContext& ctx, std::optional<std::string_view> destination,
+                      size_t first_key, SetOp op) {
   std::vector<std::string_view> keys(ctx.args.begin() + static_cast<long>(first_key),
                                      ctx.args.end());
   std::vector<std::string_view> locked = keys;
-  bool store = !destination_key.empty();
-  if (store) locked.push_back(destination_key);
+  const bool store = destination.has_value();
+  if (store) locked.push_back(*destination);
   Store::MultiLock lock = ctx.store.LockKeys(locked);
   std::vector<const Set*> sets;
   if (!CollectSetsOrReply(ctx, keys, &sets)) return;
   CollectionLimits limits = ctx.settings().collection_limits();
   std::unique_ptr<Set> result = Combine(sets, op, limits);
   if (store) {
-    StoreResult(ctx, destination_key, std::move(result),
+    StoreResult(ctx, *destination, std::move(result),
                 op == SetOp::kUnion ? "sunionstore" : "sdiffstore");
     return;
   }
   ReplyMembers(ctx, *result);
 }
 
-void CmdSUnion(CommandContext& ctx) { UnionDiffGeneric(ctx, {}, 1, SetOp::kUnion); }
+void CmdSUnion(CommandContext& ctx) { UnionDiffGeneric(ctx, std::nullopt, 1, SetOp::kUnion); }
 void CmdSUnionStore(CommandContext& ctx) { UnionDiffGeneric(ctx, ctx.arg(1), 2, SetOp::kUnion); }
-void CmdSDiff(CommandContext& ctx) { UnionDiffGeneric(ctx, {}, 1, SetOp::kDiff); }
+void CmdSDiff(CommandContext& ctx) { UnionDiffGeneric(ctx, std::nullopt, 1, SetOp::kDiff); }
 void CmdSDiffStore(CommandContext& ctx) { UnionDiffGeneric(ctx, ctx.arg(1), 2, SetOp::kDiff); }
 
 }  // namespace

@@ -288,3 +288,43 @@ def test_concurrent_clients_increment_one_key(server_factory):
         assert admin.get(f"own:{i}") == str(per_client).encode()
     assert admin.get("shared") == str(clients * per_client).encode()
     assert admin.dbsize() == clients + 1
+
+
+# Every command that takes a destination or source key, with the empty key name in that place:
+# "" is a key like any other (Redis stores into it), never "no destination".
+EMPTY_KEY_SCRIPT = [
+    ("SADD", "s1", "a", "b"), ("SADD", "s2", "b", "c"),
+    ("SUNIONSTORE", "", "s1", "s2"), ("SMEMBERS", ""), ("DEL", ""),
+    ("SINTERSTORE", "", "s1", "s2"), ("SMEMBERS", ""), ("DEL", ""),
+    ("SDIFFSTORE", "", "s1", "s2"), ("SMEMBERS", ""), ("SUNION", "", "s2"),
+    ("SINTER", "", "s1"), ("SDIFF", "", "s2"), ("SMOVE", "", "s1", "a"), ("DEL", ""),
+    ("ZADD", "z1", "1", "a", "2", "b"),
+    ("ZUNIONSTORE", "", "1", "z1"), ("ZRANGE", "", "0", "-1", "WITHSCORES"),
+    ("ZINTERSTORE", "", "2", "z1", ""), ("ZDIFFSTORE", "", "1", "z1"),
+    ("ZRANGESTORE", "", "z1", "0", "0"), ("ZRANGE", "", "0", "-1"), ("DEL", ""),
+    ("RPUSH", "l1", "x", "y", "z"),
+    ("LMOVE", "l1", "", "LEFT", "RIGHT"), ("RPOPLPUSH", "l1", ""), ("LRANGE", "", "0", "-1"),
+    ("SORT", "l1", "ALPHA", "STORE", ""), ("LRANGE", "", "0", "-1"), ("DEL", ""),
+    ("SET", "b1", "\xff"), ("BITOP", "NOT", "", "b1"), ("GET", ""),
+    ("COPY", "b1", "", "REPLACE"), ("GET", ""), ("RENAME", "", "r"), ("RENAME", "r", ""),
+    ("TYPE", ""), ("EXISTS", ""), ("EXPIRE", "", "100"),
+    ("PERSIST", ""), ("DEL", ""),
+    ("HSET", "", "f", "v"), ("HGETALL", ""), ("MOVE", "", "1"), ("SELECT", "1"),
+    ("HGETALL", ""), ("SELECT", "0"),
+]
+
+
+def test_the_empty_key_name_is_a_key_as_in_redis(client, real_redis):
+    reference = real_redis.client()
+
+    def run(target):
+        replies = []
+        for command in EMPTY_KEY_SCRIPT:
+            try:
+                replies.append(target.execute_command(*command))
+            except redis.ResponseError as error:
+                replies.append(("error", str(error)))
+        return replies
+
+    for index, (got, want) in enumerate(zip(run(client), run(reference))):
+        assert got == want, (index, EMPTY_KEY_SCRIPT[index])
