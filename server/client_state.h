@@ -34,7 +34,12 @@ class ClientState {
   std::atomic<int64_t> created_ms{0};
   std::atomic<int64_t> last_interaction_ms{0};
   std::atomic<uint64_t> commands_processed{0};
+  // The query buffer as CLIENT LIST shows it (qbuf, qbuf-free, argv-mem), written by the
+  // client's own thread before each command and after each batch: unprocessed bytes (the running
+  // command's included), free space after them, and the running command's argument bytes.
   std::atomic<size_t> query_buffer_bytes{0};
+  std::atomic<size_t> query_buffer_free{0};
+  std::atomic<size_t> argv_bytes{0};
   std::atomic<size_t> output_buffer_bytes{0};
   std::string addr = "127.0.0.1:0";  // Set once at accept.
   std::string laddr = "127.0.0.1:0";

@@ -186,16 +186,19 @@ std::string ClientLine(const CommandServices& server, const ClientState& client)
   if (tracking & kTrackingBrokenRedirect) flags += 'R';
   if (tracking & kTrackingBcast) flags += 'B';
   if (flags.empty()) flags = "N";
+  const size_t query_buffer = client.query_buffer_bytes.load(std::memory_order_relaxed);
+  const size_t query_free = client.query_buffer_free.load(std::memory_order_relaxed);
+  const size_t argv = client.argv_bytes.load(std::memory_order_relaxed);
+  const size_t output = client.output_buffer_bytes.load(std::memory_order_relaxed);
   return StrCat("id=", client.id, " addr=", client.addr, " laddr=", client.laddr, " fd=", client.fd,
                 " name=", name, " age=", (now - client.created_ms.load()) / 1000,
                 " idle=", (now - client.last_interaction_ms.load()) / 1000, " flags=", flags,
                 " db=", client.db.load(), " sub=", SubscriptionCount(client, PubSubKind::kChannel),
                 " psub=", SubscriptionCount(client, PubSubKind::kPattern),
                 " ssub=", SubscriptionCount(client, PubSubKind::kShard), " multi=", multi,
-                " qbuf=", client.query_buffer_bytes.load(),
-                " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=",
-                client.output_buffer_bytes.load(),
-                " tot-mem=", 16384 + client.output_buffer_bytes.load(),
+                " qbuf=", query_buffer, " qbuf-free=", query_free, " argv-mem=", argv,
+                " multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=", output,
+                " tot-mem=", query_buffer + query_free + argv + output,
                 " events=r cmd=", client.last_command.load(),
                 " user=default redir=", TrackingRedirect(client), " resp=", client.resp,
                 " lib-name=", client.lib_name(), " lib-ver=", client.lib_ver());

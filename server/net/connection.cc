@@ -30,6 +30,9 @@ constexpr size_t kMaxIdleInputBuffer = 64 * 1024;
 // resizes query buffers.
 constexpr size_t kMaxRetainedBuffer = 1024 * 1024;
 constexpr int64_t kIdleReleaseMs = 2000;
+// A query buffer above this shrinks when the last second's peak used less than half of it
+// (Redis's PROTO_RESIZE_THRESHOLD).
+constexpr size_t kShrinkableInputBuffer = 32 * 1024;
 
 std::string EndpointText(const tcp::endpoint& endpoint) {
   asio::ip::address address = endpoint.address();
@@ -212,6 +215,7 @@ void Connection::ReadNow() {
   }
   read_pending_ = false;
   end_ += n;
+  input_peak_ = std::max(input_peak_, end_ - begin_);
   ThreadStats& stats = server_.stats().Local();
   AddOwned(stats.net_input_bytes, n);
   AddOwned(stats.reads_processed, 1);
@@ -341,6 +345,9 @@ void Connection::ProcessInput() {
     std::string_view pending(input_.get() + begin_, end_ - begin_);
     switch (parser_.Feed(pending)) {
       case protocol::RequestParser::Result::kCommand: {
+        size_t argv_bytes = 0;
+        for (std::string_view arg : parser_.args()) argv_bytes += arg.size();
+        NoteQueryBuffer(argv_bytes);
         const CommandOutcome outcome =
             server_.dispatcher().Execute(*client_, parser_.args(), reply_);
         if (outcome == CommandOutcome::kPostponed) {
@@ -369,9 +376,16 @@ void Connection::ProcessInput() {
         return;
     }
   }
-  client_->query_buffer_bytes.store(end_ - begin_, std::memory_order_relaxed);
+  if (begin_ == end_) begin_ = end_ = 0;  // The whole buffer is free again.
+  NoteQueryBuffer(0);
   NoteOutput();
   CheckOutputBufferLimit();
+}
+
+void Connection::NoteQueryBuffer(size_t argv_bytes) {
+  client_->query_buffer_bytes.store(end_ - begin_, std::memory_order_relaxed);
+  client_->query_buffer_free.store(capacity_ - end_, std::memory_order_relaxed);
+  client_->argv_bytes.store(argv_bytes, std::memory_order_relaxed);
 }
 
 void Connection::NoteOutput() {
@@ -383,12 +397,21 @@ void Connection::ReleaseIdleBuffers(int64_t now_ms) {
   // Idle both ways: a subscriber sends nothing but may receive all the time.
   const int64_t last_ms =
       std::max(client_->last_interaction_ms.load(std::memory_order_relaxed), last_write_ms_);
-  if (now_ms - last_ms < kIdleReleaseMs) return;
-  if (begin_ == end_ && capacity_ > kMaxIdleInputBuffer) {
-    input_.reset();
-    capacity_ = 0;
+  const size_t peak = std::exchange(input_peak_, end_ - begin_);
+  if (begin_ == end_) {
+    if (now_ms - last_ms >= kIdleReleaseMs) {
+      // Idle: the query buffer goes back entirely, as Redis frees an idle client's.
+      input_.reset();
+      capacity_ = 0;
+    } else if (capacity_ > kShrinkableInputBuffer && peak < capacity_ / 2) {
+      // Busy, but the last second needed less than half of it: shrink to the peak seen.
+      capacity_ = std::max(peak, kInitialInputBuffer);
+      input_.reset(new char[capacity_]);
+    }
     begin_ = end_ = 0;
+    NoteQueryBuffer(0);
   }
+  if (now_ms - last_ms < kIdleReleaseMs) return;
   if (out_.capacity() > kMaxIdleInputBuffer) std::string().swap(out_);
   if (reply_.buffer().empty() && reply_.buffer().capacity() > kMaxIdleInputBuffer) {
     std::string().swap(reply_.buffer());

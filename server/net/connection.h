@@ -149,6 +149,11 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   size_t capacity_ = 0;
   size_t begin_ = 0;
   size_t end_ = 0;
+  // The most input bytes waiting at once since the last ReleaseIdleBuffers: a buffer far above
+  // it shrinks (Redis's querybuf_peak).
+  size_t input_peak_ = 0;
+  // Publishes qbuf/qbuf-free/argv-mem for CLIENT LIST (ClientState).
+  void NoteQueryBuffer(size_t argv_bytes);
   std::string out_;
   uint64_t output_needs_ = 0;
   // Output was added: it needs what the log has appended so far.

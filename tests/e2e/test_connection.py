@@ -385,3 +385,50 @@ def test_idle_timeout_closes_idle_clients_only(server_factory):
     assert closed_after is not None, "idle client was not closed within 6 s with timeout 1"
     assert closed_after >= 0.9
     assert busy.call_raw("PING") == b"+PONG\r\n"
+
+
+def _query_buffer(client, name):
+    """(qbuf, qbuf-free, argv-mem) of the connection called `name`, from CLIENT LIST."""
+    for entry in parse_client_list(client.execute_command("CLIENT", "LIST")):
+        if entry["name"] == name:
+            return int(entry["qbuf"]), int(entry["qbuf-free"]), int(entry["argv-mem"])
+    raise AssertionError(f"no client named {name}")
+
+
+@pytest.mark.parametrize("command", [("CLIENT", "LIST"), ("CLIENT", "INFO")])
+def test_running_command_shows_its_query_buffer_as_redis(server, real_redis, command):
+    # The running command is still in the buffer: qbuf counts its 26 bytes, argv-mem its
+    # arguments; the free space is the allocation's (sizes differ between allocators).
+    for target in (server, real_redis):
+        reply = target.client().execute_command(*command)
+        text = reply if isinstance(reply, str) else reply.decode()
+        fields = dict(item.split("=", 1) for item in text.split() if "=" in item)
+        assert (fields["qbuf"], fields["argv-mem"]) == ("26", "10"), target
+        assert int(fields["qbuf-free"]) >= 16384 - 26
+
+
+def test_query_buffer_is_freed_after_two_idle_seconds(server):
+    # Redis's querybuf test: 16 KB (at most 32 KB) after a read, nothing once idle for 2 s.
+    watcher, idle = server.client(), server.client()
+    idle.execute_command("CLIENT", "SETNAME", "idle")
+    qbuf, free, argv = _query_buffer(watcher, "idle")
+    assert (qbuf, argv) == (0, 0)
+    assert 16384 <= qbuf + free < 32768
+    wait_until(lambda: sum(_query_buffer(watcher, "idle")) == 0, 10,
+               message="the idle client's query buffer to be freed")
+
+
+def test_big_query_buffer_shrinks_while_busy(server):
+    # Redis's querybuf test: a 400 KB request grows the buffer; later small requests need far
+    # less, and the buffer shrinks to their peak (not to nothing) while the client stays busy.
+    watcher, busy = server.client(), server.client()
+    busy.execute_command("CLIENT", "SETNAME", "busy")
+    busy.set("x", "A" * 400_000)
+    grown = sum(_query_buffer(watcher, "busy"))
+    assert grown > 32768
+
+    def shrunk():
+        busy.set("x", "A" * 100)
+        return 0 < sum(_query_buffer(watcher, "busy")) < grown
+
+    wait_until(shrunk, 10, interval=0.01, message="the busy client's query buffer to shrink")
