@@ -41,7 +41,7 @@ bool InlineFormOf(const Object& object, ValueKind* kind, std::string_view* bytes
     default:
       return false;
   }
-  return !bytes->empty();
+  return !bytes->empty() && bytes->size() <= kMaxInlineCollectionBytes;
 }
 
 }  // namespace gigakv

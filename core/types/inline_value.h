@@ -5,6 +5,7 @@
 // directions are one malloc and one memcpy. Lists are never stored inline.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string_view>
 
@@ -16,9 +17,17 @@ namespace gigakv {
 // collection kind (IsInlineCollection) and `bytes` a buffer InlineFormOf produced for it.
 std::unique_ptr<Object> ObjectFromInline(ValueKind kind, std::string_view bytes);
 
+// The largest buffer stored inline. Inline saves the object and the buffer's malloc headers
+// (about 64 bytes a key), which matters for small collections; past this size it is under an
+// eighth of the collection while every write of an inline record copies it twice (out to an
+// object and back) and moves it within the shard's arena (a hole of its size, compacted later):
+// a collection that keeps growing would rewrite its shard's arena on every write.
+inline constexpr size_t kMaxInlineCollectionBytes = 512;
+
 // True when `object` can be stored inline: a non-empty hash, set or sorted set still in a
-// compact encoding. Then *kind is its inline kind and *bytes its buffer (a view into the object,
-// valid until the object is next mutated or freed).
+// compact encoding whose buffer is at most kMaxInlineCollectionBytes. Then *kind is its inline
+// kind and *bytes its buffer (a view into the object, valid until the object is next mutated or
+// freed).
 bool InlineFormOf(const Object& object, ValueKind* kind, std::string_view* bytes);
 
 }  // namespace gigakv

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/types/inline_value.h"
 #include "gigakv/key_table.h"
 #include "gigakv/store.h"
 #include "support/command_fixture.h"
@@ -75,6 +76,27 @@ TEST_F(InlineCollectionsTest, GrowingPastTheLimitsConvertsToHeapObjects) {
   EXPECT_EQ(Reply({"RPUSH", "l", "a"}), ":1");
   EXPECT_EQ(KindOf("l"), ValueKind::kObject);
   EXPECT_EQ(Reply({"OBJECT", "ENCODING", "l"}), "\"quicklist\"");
+}
+
+// Past kMaxInlineCollectionBytes a compact collection stays a heap object (each write of an
+// inline record copies and moves it); like an encoding conversion, it stays one when it shrinks.
+TEST_F(InlineCollectionsTest, CompactCollectionsAboveTheInlineSizeAreHeapObjects) {
+  const std::string value(40, 'v');
+  size_t fields = 0;
+  while (KindOf("h") != ValueKind::kObject) {
+    ASSERT_EQ(Reply({"HSET", "h", "f" + std::to_string(fields), value}), ":1");
+    ++fields;
+    ASSERT_LT(fields * (value.size() + 4), 2 * kMaxInlineCollectionBytes);
+  }
+  EXPECT_GT(fields * (value.size() + 4), kMaxInlineCollectionBytes);
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "h"}), "\"listpack\"");
+  EXPECT_EQ(Reply({"HLEN", "h"}), ":" + std::to_string(fields));
+  EXPECT_EQ(Reply({"HSET", "h", "f0", "short"}), ":0");
+  EXPECT_EQ(KindOf("h"), ValueKind::kObject);
+  EXPECT_EQ(Reply({"HDEL", "h", "f1", "f2", "f3"}), ":3");
+  EXPECT_EQ(KindOf("h"), ValueKind::kObject);
+  EXPECT_EQ(Reply({"HGET", "h", "f0"}), "\"short\"");
+  EXPECT_EQ(Reply({"HGET", "h", "f4"}), "\"" + value + "\"");
 }
 
 TEST_F(InlineCollectionsTest, SetsMoveBetweenIntsetListpackAndHashtable) {

@@ -1,9 +1,11 @@
 #include "core/types/listpack.h"
 
+#include <algorithm>
 #include <deque>
 #include <random>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -97,6 +99,40 @@ TYPED_TEST(ListpackTest, FindWithSkipLooksOnlyAtFields) {
   EXPECT_EQ(lp.Find("v", lp.First(), 1), lp.Seek(2));
   EXPECT_EQ(lp.Find("f2", lp.First(), 1), TypeParam::kEnd);
   EXPECT_EQ(lp.Find("f3", lp.First(), 1), lp.Seek(4));
+}
+
+// Find compares short entries word by word: strings of every length up to 40 that differ from
+// the one looked up in a single byte (first, middle or last) or only in length must never match,
+// and the one equal string must be found, at any position. Checked against a linear model.
+TYPED_TEST(ListpackTest, FindMatchesOnlyEqualStringsOfEveryShortLength) {
+  std::mt19937_64 rng(20261205);
+  for (size_t length = 0; length <= 40; ++length) {
+    std::string wanted(length, 'a');
+    for (char& c : wanted) c = static_cast<char>('a' + rng() % 3);
+    std::vector<std::string> model;
+    for (size_t at = 0; at < length; at += std::max<size_t>(1, length / 3)) {
+      std::string near = wanted;
+      near[at] = static_cast<char>(near[at] ^ 0x20);
+      model.push_back(near);
+    }
+    if (length > 0) {
+      model.push_back(wanted.substr(1));
+      std::string last_differs = wanted;
+      last_differs.back() = static_cast<char>(last_differs.back() + 1);
+      model.push_back(last_differs);
+    }
+    model.push_back(wanted + "x");
+    model.insert(model.begin() + static_cast<long>(rng() % (model.size() + 1)), wanted);
+    TypeParam lp;
+    for (const std::string& entry : model) lp.Insert(TypeParam::kEnd, entry);
+    const auto found = lp.Find(wanted, lp.First());
+    ASSERT_NE(found, TypeParam::kEnd) << length;
+    EXPECT_EQ(lp.Get(found).ToString(), wanted) << length;
+    size_t index = 0;
+    for (auto pos = lp.First(); pos != found; pos = lp.Next(pos)) ++index;
+    EXPECT_EQ(model[index], wanted) << length;
+    EXPECT_EQ(std::count(model.begin(), model.end(), wanted), 1) << length;
+  }
 }
 
 TEST(DenseListpackTest, EntriesFindPairReadsTheValueOfAKeyInPlace) {
