@@ -570,6 +570,17 @@ void KeyTable::OverwriteInline(Slot slot, std::string_view bytes) {
   arena_[offset] = static_cast<char>(layout.header & ~kUnsharedBit);  // A new value.
 }
 
+void KeyTable::EditExternal(Slot slot, absl::FunctionRef<void(std::string&)> edit) {
+  const size_t offset = OffsetOf(slot);
+  RecordLayout layout = Decode(arena_ + offset);
+  assert(static_cast<ValueKind>(layout.header & kKindMask) == ValueKind::kStringExternal);
+  std::string* value = LoadLE<std::string*>(layout.payload);
+  external_bytes_ -= ExternalSize(value);
+  edit(*value);
+  external_bytes_ += ExternalSize(value);
+  arena_[offset] = static_cast<char>(layout.header & ~kUnsharedBit);  // A new value.
+}
+
 void KeyTable::SetAccess(Slot slot, uint16_t access) {
   StoreLE<uint16_t>(arena_ + OffsetOf(slot) + 1, access);
 }

@@ -280,6 +280,12 @@ void CmdMSetNx(CommandContext& ctx) {
 
 int64_t MaxStringSize(CommandContext& ctx) { return ctx.settings().proto_max_bulk_len.get(); }
 
+// APPEND replays as APPEND: logging the whole value would make repeated appends quadratic.
+void PublishAppend(CommandContext& ctx, KeyAccess& access) {
+  PublishChange(ctx, access.db, access.key, {kStringEvents, "append"},
+                {"APPEND", access.key, ctx.arg(2)});
+}
+
 void CmdAppend(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
     std::string value;
@@ -291,6 +297,18 @@ void CmdAppend(CommandContext& ctx) {
         ctx.reply.Error(errors::kStringTooLong);
         return;
       }
+      if (view.kind == ValueKind::kStringExternal) {
+        // A large string grows in place, amortized O(appended bytes) as Redis's sdscatlen.
+        size_t length = 0;
+        access.table.EditExternal(access.slot, [&](std::string& stored) {
+          stored.append(ctx.arg(2));
+          length = stored.size();
+        });
+        access.table.SetAccess(access.slot, OverwriteStamp(ctx, access));
+        PublishAppend(ctx, access);
+        ctx.reply.Integer(static_cast<int64_t>(length));
+        return;
+      }
       value.reserve(view.str.size() + ctx.arg(2).size());
       value.assign(view.str);
       expire_ms = view.expire_ms;
@@ -298,9 +316,7 @@ void CmdAppend(CommandContext& ctx) {
     value.append(ctx.arg(2));
     // Appended strings are "raw" in Redis, whatever their content.
     PutString(ctx, access, value, expire_ms, /*force_raw=*/access.exists());
-    // APPEND replays as APPEND: logging the whole value would make repeated appends quadratic.
-    PublishChange(ctx, access.db, access.key, {kStringEvents, "append"},
-                  {"APPEND", access.key, ctx.arg(2)});
+    PublishAppend(ctx, access);
     ctx.reply.Integer(static_cast<int64_t>(value.size()));
   });
 }
@@ -343,6 +359,18 @@ void CmdGetRange(CommandContext& ctx) {
   });
 }
 
+// Writes `patch` at `offset`, growing `value` with zero bytes first when it is shorter.
+void PatchString(std::string& value, size_t offset, std::string_view patch) {
+  const size_t end = offset + patch.size();
+  if (value.size() < end) value.resize(end, '\0');
+  value.replace(offset, patch.size(), patch);
+}
+
+void PublishSetRange(CommandContext& ctx, KeyAccess& access, std::string_view patch) {
+  PublishChange(ctx, access.db, access.key, {kStringEvents, "setrange"},
+                {"SETRANGE", access.key, ctx.arg(2), patch});
+}
+
 void CmdSetRange(CommandContext& ctx) {
   int64_t offset;
   if (!ParseIntOrReply(ctx, ctx.arg(2), &offset)) return;
@@ -361,23 +389,46 @@ void CmdSetRange(CommandContext& ctx) {
         ctx.reply.Integer(static_cast<int64_t>(view.str.size()));
         return;
       }
+      if (offset > MaxStringSize(ctx) - static_cast<int64_t>(patch.size())) {
+        ctx.reply.Error(errors::kStringTooLong);
+        return;
+      }
+      if (view.kind == ValueKind::kStringExternal) {
+        // A large string is patched in place: O(patch) plus the zeroes of any growth, as Redis.
+        size_t length = 0;
+        access.table.EditExternal(access.slot, [&](std::string& stored) {
+          PatchString(stored, static_cast<size_t>(offset), patch);
+          length = stored.size();
+        });
+        access.table.SetAccess(access.slot, OverwriteStamp(ctx, access));
+        PublishSetRange(ctx, access, patch);
+        ctx.reply.Integer(static_cast<int64_t>(length));
+        return;
+      }
       value.assign(view.str);
       expire_ms = view.expire_ms;
     } else if (patch.empty()) {
       ctx.reply.Integer(0);  // Nothing to write: the key is not created.
       return;
-    }
-    if (offset > MaxStringSize(ctx) - static_cast<int64_t>(patch.size())) {
+    } else if (offset > MaxStringSize(ctx) - static_cast<int64_t>(patch.size())) {
       ctx.reply.Error(errors::kStringTooLong);
       return;
     }
-    size_t end = static_cast<size_t>(offset) + patch.size();
-    if (value.size() < end) value.resize(end, '\0');
-    value.replace(static_cast<size_t>(offset), patch.size(), patch);
-    PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
-    PublishChange(ctx, access.db, access.key, {kStringEvents, "setrange"},
-                  {"SETRANGE", access.key, ctx.arg(2), patch});
-    ctx.reply.Integer(static_cast<int64_t>(value.size()));
+    PatchString(value, static_cast<size_t>(offset), patch);
+    const auto length = static_cast<int64_t>(value.size());
+    if (value.size() > StringValue::kInlineMax) {
+      // Stored as built: a large new value is not copied again.
+      if (!access.exists()) NotifyNewKey(ctx, access.db, access.key);
+      ValueSpec spec;
+      spec.kind = ValueKind::kStringExternal;
+      spec.external = new std::string(std::move(value));
+      access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,
+                                       OverwriteStamp(ctx, access));
+    } else {
+      PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
+    }
+    PublishSetRange(ctx, access, patch);
+    ctx.reply.Integer(length);
   });
 }
 

@@ -250,6 +250,41 @@ TEST_F(MoreStringCommandsTest, AppendStrlenRanges) {
   EXPECT_EQ(Reply({"OBJECT", "ENCODING", "s"}), "\"raw\"");
 }
 
+// Large strings are patched and appended in place: a seeded mix of APPEND and SETRANGE (inside,
+// at the end, past the end) on long values, with TTLs, checked against a std::string model.
+TEST_F(MoreStringCommandsTest, AppendAndSetRangeOnLargeStringsMatchAModel) {
+  std::mt19937_64 rng(20261205);
+  std::string model;
+  EXPECT_EQ(Reply({"SET", "big", std::string(100, 'a'), "EX", "1000"}), "+OK");
+  model.assign(100, 'a');
+  for (int step = 0; step < 400; ++step) {
+    std::string patch(rng() % 300, static_cast<char>('b' + rng() % 20));
+    if (rng() % 2 == 0) {
+      model += patch;
+      ASSERT_EQ(Reply({"APPEND", "big", patch}), ":" + std::to_string(model.size()));
+    } else {
+      const size_t offset = rng() % (model.size() + 500);
+      if (!patch.empty()) {
+        if (model.size() < offset + patch.size()) model.resize(offset + patch.size(), '\0');
+        model.replace(offset, patch.size(), patch);
+      }
+      ASSERT_EQ(Reply({"SETRANGE", "big", std::to_string(offset), patch}),
+                ":" + std::to_string(model.size()));
+    }
+  }
+  EXPECT_EQ(Run({"GET", "big"}).str, model);
+  EXPECT_EQ(Reply({"STRLEN", "big"}), ":" + std::to_string(model.size()));
+  EXPECT_EQ(Reply({"OBJECT", "ENCODING", "big"}), "\"raw\"");
+  const std::string ttl = Reply({"TTL", "big"});
+  EXPECT_TRUE(ttl == ":1000" || ttl == ":999") << ttl;
+  // A new key made by SETRANGE far out holds zeroes up to the patch.
+  EXPECT_EQ(Reply({"SETRANGE", "far", "100000", "end"}), ":100003");
+  EXPECT_EQ(Run({"GET", "far"}).str, std::string(100000, '\0') + "end");
+  EXPECT_EQ(Reply({"SETRANGE", "far", "536870911", "xx"}),
+            "-ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  EXPECT_EQ(Reply({"STRLEN", "far"}), ":100003");
+}
+
 TEST_F(MoreStringCommandsTest, IncrByFloat) {
   EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "10.5"}), "\"10.5\"");
   EXPECT_EQ(Reply({"INCRBYFLOAT", "f", "0.1"}), "\"10.6\"");

@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "gigakv/object.h"
 
 namespace gigakv {
@@ -109,6 +110,11 @@ class KeyTable {
   // long as the value now stored. Kind, key, TTL and access stamp are kept; `unshared` is
   // cleared (a new value). O(bytes).
   void OverwriteInline(Slot slot, std::string_view bytes);
+  // Changes a kStringExternal value in place (SETRANGE, APPEND on a large string): `edit` gets
+  // the value to modify, which stays external whatever its new length. Kind, key, TTL and
+  // access stamp are kept; `unshared` is cleared. O(what `edit` does): a big string is neither
+  // copied nor moved.
+  void EditExternal(Slot slot, absl::FunctionRef<void(std::string&)> edit);
   // Sizes the index for `keys` records without growing steps (a load that knows its size).
   // Never shrinks. O(capacity).
   void Reserve(size_t keys);
