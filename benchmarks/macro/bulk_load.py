@@ -28,16 +28,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from memory import Connection, Server, resp_command, stop_all  # noqa: E402
+from memory import Connection, Server, cpu_seconds, resp_command, stop_all  # noqa: E402
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 COMMANDS = {"hash": b"HSET", "set": b"SADD", "zset": b"ZADD", "list": b"RPUSH"}
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def write_load_file(path, kind, keys, members, order):
@@ -138,8 +131,12 @@ def main(argv):
         shutil.rmtree(scratch, ignore_errors=True)
 
     def ratio_text(key, kind):
+        # A run too short to take one CPU tick has no ratio.
         ratios = [ours[key] / theirs[key]
-                  for ours, theirs in zip(results[(kind, "gigakv")], results[(kind, "redis")])]
+                  for ours, theirs in zip(results[(kind, "gigakv")], results[(kind, "redis")])
+                  if theirs[key] > 0]
+        if not ratios:
+            return "n/a"
         return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
 
     print()

@@ -197,6 +197,13 @@ def free_port():
         return s.getsockname()[1]
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds of process `pid` (all its threads) so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def vm_rss_bytes(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:

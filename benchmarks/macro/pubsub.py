@@ -25,15 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from memory import Connection, Server, stop_all  # noqa: E402
-
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+from memory import Connection, Server, cpu_seconds, stop_all  # noqa: E402
 
 
 def run_load(tool, port, subscribers, payload, messages, client_cpu):

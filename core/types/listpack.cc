@@ -364,23 +364,19 @@ namespace {
 // Whether the n bytes at a and b are equal. Short entries (the common case: a field of a few
 // bytes plus its header) are compared with two overlapping word loads instead of a memcmp call,
 // which halves the cost of a linear Find over a listpack of short strings.
+template <typename Word>
+bool SameEnds(const uint8_t* a, const uint8_t* b, size_t n) {  // sizeof(Word) <= n <= 2 words
+  Word a0, b0, a1, b1;
+  std::memcpy(&a0, a, sizeof(Word));
+  std::memcpy(&b0, b, sizeof(Word));
+  std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+  std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 inline bool SameBytes(const uint8_t* a, const uint8_t* b, size_t n) {
-  if (n >= 8 && n <= 16) {
-    uint64_t a0, b0, a1, b1;
-    std::memcpy(&a0, a, 8);
-    std::memcpy(&b0, b, 8);
-    std::memcpy(&a1, a + n - 8, 8);
-    std::memcpy(&b1, b + n - 8, 8);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
-  if (n >= 4 && n < 8) {
-    uint32_t a0, b0, a1, b1;
-    std::memcpy(&a0, a, 4);
-    std::memcpy(&b0, b, 4);
-    std::memcpy(&a1, a + n - 4, 4);
-    std::memcpy(&b1, b + n - 4, 4);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
+  if (n >= 8 && n <= 16) return SameEnds<uint64_t>(a, b, n);
+  if (n >= 4 && n < 8) return SameEnds<uint32_t>(a, b, n);
   if (n < 4) {
     for (size_t i = 0; i < n; ++i) {
       if (a[i] != b[i]) return false;

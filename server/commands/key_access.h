@@ -14,7 +14,9 @@
 #pragma once
 
 #include <charconv>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/types/span.h"
 #include "gigakv/access_stamp.h"
@@ -359,6 +361,22 @@ inline void PutString(CommandContext& ctx, KeyAccess& access, std::string_view v
   if (!access.exists()) NotifyNewKey(ctx, access.db, access.key);
   ValueSpec spec;
   MakeStringSpec(value, force_raw, &spec);
+  access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,
+                                   OverwriteStamp(ctx, access));
+}
+
+// PutString for a value the caller built and gives away: a large one becomes the stored
+// external string itself, without another copy (SETRANGE, APPEND).
+inline void PutOwnedString(CommandContext& ctx, KeyAccess& access, std::string value,
+                           int64_t expire_ms, bool force_raw) {
+  if (value.size() <= StringValue::kInlineMax) {
+    PutString(ctx, access, value, expire_ms, force_raw);
+    return;
+  }
+  if (!access.exists()) NotifyNewKey(ctx, access.db, access.key);
+  ValueSpec spec;
+  spec.kind = ValueKind::kStringExternal;
+  spec.external = new std::string(std::move(value));
   access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,
                                    OverwriteStamp(ctx, access));
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
 #include "server/settings.h"
@@ -280,6 +281,19 @@ void CmdMSetNx(CommandContext& ctx) {
 
 int64_t MaxStringSize(CommandContext& ctx) { return ctx.settings().proto_max_bulk_len.get(); }
 
+// Changes the large (external) string at `access` in place with `edit` (SETRANGE, APPEND):
+// neither copied nor moved, as Redis changes its sds. Returns the new length.
+size_t EditLargeString(CommandContext& ctx, KeyAccess& access,
+                       absl::FunctionRef<void(std::string&)> edit) {
+  size_t length = 0;
+  access.table.EditExternal(access.slot, [&](std::string& stored) {
+    edit(stored);
+    length = stored.size();
+  });
+  access.table.SetAccess(access.slot, OverwriteStamp(ctx, access));
+  return length;
+}
+
 // APPEND replays as APPEND: logging the whole value would make repeated appends quadratic.
 void PublishAppend(CommandContext& ctx, KeyAccess& access) {
   PublishChange(ctx, access.db, access.key, {kStringEvents, "append"},
@@ -298,13 +312,9 @@ void CmdAppend(CommandContext& ctx) {
         return;
       }
       if (view.kind == ValueKind::kStringExternal) {
-        // A large string grows in place, amortized O(appended bytes) as Redis's sdscatlen.
-        size_t length = 0;
-        access.table.EditExternal(access.slot, [&](std::string& stored) {
-          stored.append(ctx.arg(2));
-          length = stored.size();
-        });
-        access.table.SetAccess(access.slot, OverwriteStamp(ctx, access));
+        // Amortized O(appended bytes), as Redis's sdscatlen.
+        const size_t length =
+            EditLargeString(ctx, access, [&](std::string& stored) { stored.append(ctx.arg(2)); });
         PublishAppend(ctx, access);
         ctx.reply.Integer(static_cast<int64_t>(length));
         return;
@@ -314,10 +324,11 @@ void CmdAppend(CommandContext& ctx) {
       expire_ms = view.expire_ms;
     }
     value.append(ctx.arg(2));
+    const auto length = static_cast<int64_t>(value.size());
     // Appended strings are "raw" in Redis, whatever their content.
-    PutString(ctx, access, value, expire_ms, /*force_raw=*/access.exists());
+    PutOwnedString(ctx, access, std::move(value), expire_ms, /*force_raw=*/access.exists());
     PublishAppend(ctx, access);
-    ctx.reply.Integer(static_cast<int64_t>(value.size()));
+    ctx.reply.Integer(length);
   });
 }
 
@@ -394,13 +405,10 @@ void CmdSetRange(CommandContext& ctx) {
         return;
       }
       if (view.kind == ValueKind::kStringExternal) {
-        // A large string is patched in place: O(patch) plus the zeroes of any growth, as Redis.
-        size_t length = 0;
-        access.table.EditExternal(access.slot, [&](std::string& stored) {
+        // O(patch) plus the zeroes of any growth, as Redis.
+        const size_t length = EditLargeString(ctx, access, [&](std::string& stored) {
           PatchString(stored, static_cast<size_t>(offset), patch);
-          length = stored.size();
         });
-        access.table.SetAccess(access.slot, OverwriteStamp(ctx, access));
         PublishSetRange(ctx, access, patch);
         ctx.reply.Integer(static_cast<int64_t>(length));
         return;
@@ -416,17 +424,7 @@ void CmdSetRange(CommandContext& ctx) {
     }
     PatchString(value, static_cast<size_t>(offset), patch);
     const auto length = static_cast<int64_t>(value.size());
-    if (value.size() > StringValue::kInlineMax) {
-      // Stored as built: a large new value is not copied again.
-      if (!access.exists()) NotifyNewKey(ctx, access.db, access.key);
-      ValueSpec spec;
-      spec.kind = ValueKind::kStringExternal;
-      spec.external = new std::string(std::move(value));
-      access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms,
-                                       OverwriteStamp(ctx, access));
-    } else {
-      PutString(ctx, access, value, expire_ms, /*force_raw=*/true);
-    }
+    PutOwnedString(ctx, access, std::move(value), expire_ms, /*force_raw=*/true);
     PublishSetRange(ctx, access, patch);
     ctx.reply.Integer(length);
   });

@@ -341,13 +341,17 @@ void Connection::ProcessInput() {
   Dispatcher::TimedBatch timed_batch;
   // Small collections written by this batch are stored back inline once, at its end.
   InlineCommandScope inline_batch(server_.keyspace().store());
+  // No read happens during the batch: the free space stays what it is now.
+  client_->query_buffer_free.store(capacity_ - end_, std::memory_order_relaxed);
   while (begin_ < end_ && !close_after_write_ && !parked_ && !paused_) {
     std::string_view pending(input_.get() + begin_, end_ - begin_);
     switch (parser_.Feed(pending)) {
       case protocol::RequestParser::Result::kCommand: {
+        // CLIENT LIST's qbuf and argv-mem count the running command (qbuf-free is the batch's).
         size_t argv_bytes = 0;
         for (std::string_view arg : parser_.args()) argv_bytes += arg.size();
-        NoteQueryBuffer(argv_bytes);
+        client_->query_buffer_bytes.store(end_ - begin_, std::memory_order_relaxed);
+        client_->argv_bytes.store(argv_bytes, std::memory_order_relaxed);
         const CommandOutcome outcome =
             server_.dispatcher().Execute(*client_, parser_.args(), reply_);
         if (outcome == CommandOutcome::kPostponed) {
@@ -377,15 +381,15 @@ void Connection::ProcessInput() {
     }
   }
   if (begin_ == end_) begin_ = end_ = 0;  // The whole buffer is free again.
-  NoteQueryBuffer(0);
+  NoteQueryBuffer();
   NoteOutput();
   CheckOutputBufferLimit();
 }
 
-void Connection::NoteQueryBuffer(size_t argv_bytes) {
+void Connection::NoteQueryBuffer() {
   client_->query_buffer_bytes.store(end_ - begin_, std::memory_order_relaxed);
   client_->query_buffer_free.store(capacity_ - end_, std::memory_order_relaxed);
-  client_->argv_bytes.store(argv_bytes, std::memory_order_relaxed);
+  client_->argv_bytes.store(0, std::memory_order_relaxed);  // No command running.
 }
 
 void Connection::NoteOutput() {
@@ -409,7 +413,7 @@ void Connection::ReleaseIdleBuffers(int64_t now_ms) {
       input_.reset(new char[capacity_]);
     }
     begin_ = end_ = 0;
-    NoteQueryBuffer(0);
+    NoteQueryBuffer();
   }
   if (now_ms - last_ms < kIdleReleaseMs) return;
   if (out_.capacity() > kMaxIdleInputBuffer) std::string().swap(out_);

@@ -152,8 +152,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   // The most input bytes waiting at once since the last ReleaseIdleBuffers: a buffer far above
   // it shrinks (Redis's querybuf_peak).
   size_t input_peak_ = 0;
-  // Publishes qbuf/qbuf-free/argv-mem for CLIENT LIST (ClientState).
-  void NoteQueryBuffer(size_t argv_bytes);
+  // Publishes qbuf/qbuf-free/argv-mem for CLIENT LIST (ClientState) with no command running.
+  void NoteQueryBuffer();
   std::string out_;
   uint64_t output_needs_ = 0;
   // Output was added: it needs what the log has appended so far.
