@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "gigakv/access_stamp.h"
+#include "gigakv/large_buffer.h"
 #include "gigakv/numbers.h"
 #include "gigakv/slot.h"
 
@@ -32,7 +33,7 @@ void MakeStringSpec(std::string_view value, bool force_raw, ValueSpec* spec) {
   int64_t parsed;
   if (value.size() > StringValue::kInlineMax) {
     spec->kind = ValueKind::kStringExternal;
-    spec->external = new std::string(value);
+    spec->external = new std::string(CopyLarge(value));
     spec->bytes = {};
     return;
   }

@@ -9,6 +9,7 @@
 
 #include "gigakv/access_stamp.h"
 #include "gigakv/glob.h"
+#include "gigakv/large_buffer.h"
 #include "persistence/rdb/rdb_io.h"
 #include "persistence/rdb/rdb_values.h"
 #include "server/commands/args.h"
@@ -100,7 +101,7 @@ void CopyValue(KeyAccess& source, ValueSpec* spec, std::string* inline_copy) {
   spec->object = nullptr;
   spec->bytes = {};
   if (view.kind == ValueKind::kStringExternal) {
-    spec->external = new std::string(view.str);
+    spec->external = new std::string(CopyLarge(view.str));
   } else if (view.kind == ValueKind::kObject) {
     spec->object = view.object->Clone();
   } else {

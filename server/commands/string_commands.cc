@@ -8,6 +8,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
+#include "gigakv/large_buffer.h"
 #include "server/commands/args.h"
 #include "server/commands/key_access.h"
 #include "server/settings.h"
@@ -23,7 +24,11 @@ bool ReplyStringOrWrongType(CommandContext& ctx, KeyAccess& access) {
     return true;
   }
   if (!FoundStringOrReply(ctx, access)) return false;
-  ctx.reply.Bulk(access.found.str);
+  const std::string_view value = access.found.str;
+  // The reply buffer is a fresh one for a big value: mapped at once, not page by page.
+  std::string& out = ctx.reply.buffer();
+  if (value.size() >= kLargeBufferBytes) ReserveLarge(out, out.size() + value.size() + 32);
+  ctx.reply.Bulk(value);
   return true;
 }
 
@@ -313,13 +318,18 @@ void CmdAppend(CommandContext& ctx) {
       }
       if (view.kind == ValueKind::kStringExternal) {
         // Amortized O(appended bytes), as Redis's sdscatlen.
-        const size_t length =
-            EditLargeString(ctx, access, [&](std::string& stored) { stored.append(ctx.arg(2)); });
+        const size_t length = EditLargeString(ctx, access, [&](std::string& stored) {
+          const size_t needed = stored.size() + ctx.arg(2).size();
+          if (needed > stored.capacity()) {
+            ReserveLarge(stored, std::max(needed, stored.capacity() * 2));  // Amortized.
+          }
+          stored.append(ctx.arg(2));
+        });
         PublishAppend(ctx, access);
         ctx.reply.Integer(static_cast<int64_t>(length));
         return;
       }
-      value.reserve(view.str.size() + ctx.arg(2).size());
+      ReserveLarge(value, view.str.size() + ctx.arg(2).size());
       value.assign(view.str);
       expire_ms = view.expire_ms;
     }
@@ -373,7 +383,10 @@ void CmdGetRange(CommandContext& ctx) {
 // Writes `patch` at `offset`, growing `value` with zero bytes first when it is shorter.
 void PatchString(std::string& value, size_t offset, std::string_view patch) {
   const size_t end = offset + patch.size();
-  if (value.size() < end) value.resize(end, '\0');
+  if (value.size() < end) {
+    ReserveLarge(value, end);
+    value.resize(end, '\0');
+  }
   value.replace(offset, patch.size(), patch);
 }
 

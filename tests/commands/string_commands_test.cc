@@ -1,6 +1,7 @@
 #include <random>
 #include <string>
 
+#include "gigakv/large_buffer.h"
 #include "support/command_fixture.h"
 
 namespace gigakv::testing {
@@ -283,6 +284,36 @@ TEST_F(MoreStringCommandsTest, AppendAndSetRangeOnLargeStringsMatchAModel) {
   EXPECT_EQ(Reply({"SETRANGE", "far", "536870911", "xx"}),
             "-ERR string exceeds maximum allowed size (proto-max-bulk-len)");
   EXPECT_EQ(Reply({"STRLEN", "far"}), ":100003");
+}
+
+// The same across the large-buffer threshold (gigakv/large_buffer.h): buffers of several MB are
+// prefaulted when made or grown (SET, APPEND, SETRANGE, COPY, the GET reply); contents as a model.
+TEST_F(MoreStringCommandsTest, MultiMegabyteStringsMatchAModel) {
+  std::mt19937_64 rng(20261206);
+  std::string model(kLargeBufferBytes - 1000, 'a');
+  for (size_t i = 0; i < model.size(); i += 4093) model[i] = static_cast<char>(rng());
+  EXPECT_EQ(Reply({"SET", "big", model}), "+OK");
+  for (int step = 0; step < 12; ++step) {
+    std::string patch(100'000 + rng() % 200'000, static_cast<char>('b' + step));
+    if (step % 3 != 2) {
+      model += patch;
+      ASSERT_EQ(Reply({"APPEND", "big", patch}), ":" + std::to_string(model.size()));
+    } else {
+      const size_t offset = model.size() + rng() % kLargeBufferBytes;
+      model.resize(offset + patch.size(), '\0');
+      model.replace(offset, patch.size(), patch);
+      ASSERT_EQ(Reply({"SETRANGE", "big", std::to_string(offset), patch}),
+                ":" + std::to_string(model.size()));
+    }
+  }
+  ASSERT_GT(model.size(), 3 * kLargeBufferBytes);
+  EXPECT_EQ(Run({"GET", "big"}).str, model);
+  EXPECT_EQ(Reply({"COPY", "big", "copy"}), ":1");
+  EXPECT_EQ(Run({"GET", "copy"}).str, model);
+  // A new key made far out by SETRANGE: zeroes, then the patch.
+  const size_t far = 2 * kLargeBufferBytes + 17;
+  EXPECT_EQ(Reply({"SETRANGE", "far", std::to_string(far), "end"}), ":" + std::to_string(far + 3));
+  EXPECT_EQ(Run({"GET", "far"}).str, std::string(far, '\0') + "end");
 }
 
 TEST_F(MoreStringCommandsTest, IncrByFloat) {
