@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_join.h"
 #include "cxxopts.hpp"
+#include "gigakv/large_buffer.h"
 #include "server/config.h"
 #include "server/cron.h"
 #include "server/net/network.h"
@@ -190,6 +191,9 @@ int main(int argc, char** argv) {
   // kernel, instead of leaving holes in the heap: about 8 bytes of RSS per key less at 1M keys
   // (benchmarks/memory.sh). A fixed threshold also stops glibc from raising it dynamically.
   ::mallopt(M_MMAP_THRESHOLD, 8 * 1024);
+  // With the threshold fixed, every large buffer is a mapping of its own, unmapped on free, so
+  // huge-page advice on it cannot outlive it (gigakv/large_buffer.h).
+  gigakv::SetLargeBufferHugePages(true);
   SetUpLogging(startup);
 
   gigakv::server::Server server(config);

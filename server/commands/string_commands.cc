@@ -25,7 +25,7 @@ bool ReplyStringOrWrongType(CommandContext& ctx, KeyAccess& access) {
   }
   if (!FoundStringOrReply(ctx, access)) return false;
   const std::string_view value = access.found.str;
-  // The reply buffer is a fresh one for a big value: mapped at once, not page by page.
+  // A big value's room in the reply buffer is mapped at once, not page by page.
   std::string& out = ctx.reply.buffer();
   if (value.size() >= kLargeBufferBytes) ReserveLarge(out, out.size() + value.size() + 32);
   ctx.reply.Bulk(value);
@@ -319,10 +319,7 @@ void CmdAppend(CommandContext& ctx) {
       if (view.kind == ValueKind::kStringExternal) {
         // Amortized O(appended bytes), as Redis's sdscatlen.
         const size_t length = EditLargeString(ctx, access, [&](std::string& stored) {
-          const size_t needed = stored.size() + ctx.arg(2).size();
-          if (needed > stored.capacity()) {
-            ReserveLarge(stored, std::max(needed, stored.capacity() * 2));  // Amortized.
-          }
+          ReserveLarge(stored, stored.size() + ctx.arg(2).size());  // Amortized.
           stored.append(ctx.arg(2));
         });
         PublishAppend(ctx, access);

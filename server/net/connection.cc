@@ -12,7 +12,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "gigakv/large_buffer.h"
 #include "gigakv/strings.h"
 #include "server/commands/collection_access.h"
 #include "spdlog/spdlog.h"
@@ -192,7 +191,6 @@ void Connection::EnsureReadSpace() {
   } else {
     size_t new_capacity = std::max(wanted, capacity_ * 2);
     std::unique_ptr<char[]> grown(new char[new_capacity]);
-    PrefaultForWrite(grown.get(), new_capacity);  // A big argument is coming: map it at once.
     std::memcpy(grown.get(), input_.get() + begin_, pending);
     input_ = std::move(grown);
     capacity_ = new_capacity;

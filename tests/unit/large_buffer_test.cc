@@ -53,6 +53,23 @@ TEST(LargeBufferTest, ReserveLargeKeepsContentsAndGivesCapacity) {
   }
 }
 
+// Growth in small steps past the threshold (APPEND, SETRANGE at the end, pipelined big GET
+// replies) reallocates a logarithmic number of times, not on every step.
+TEST(LargeBufferTest, ReserveLargeGrowsGeometrically) {
+  std::string s(kLargeBufferBytes, 'x');
+  int reallocations = 0;
+  for (int step = 0; step < 2000; ++step) {
+    const char* before = s.data();
+    ReserveLarge(s, s.size() + 4096);
+    s.append(4096, static_cast<char>('a' + step % 26));
+    if (s.data() != before) ++reallocations;
+  }
+  EXPECT_LE(reallocations, 4);
+  EXPECT_EQ(s.size(), kLargeBufferBytes + 2000 * 4096);
+  EXPECT_EQ(s[kLargeBufferBytes - 1], 'x');
+  EXPECT_EQ(s.back(), static_cast<char>('a' + 1999 % 26));
+}
+
 TEST(LargeBufferTest, CopyLargeEqualsTheValue) {
   for (size_t size :
        {size_t{0}, size_t{1}, size_t{4096}, kLargeBufferBytes, kLargeBufferBytes + 4097}) {
