@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,15 +31,6 @@ double ResidentBytes() {
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
-// RSS growth per key over a whole Set run; only for a benchmark's first run, because later runs
-// (--benchmark_repetitions) refill memory that the allocator kept from the first.
-// `measured` is the benchmark's own flag.
-void RecordResidentGrowth(benchmark::State& state, double resident_before, bool* measured) {
-  if (std::exchange(*measured, true)) return;
-  state.counters["rss_bytes_per_key"] =
-      (ResidentBytes() - resident_before) / static_cast<double>(kKeys);
-}
-
 std::vector<std::string> MakeKeys() {
   std::vector<std::string> keys;
   keys.reserve(kKeys);
@@ -55,6 +47,62 @@ const std::vector<std::string>& Keys() {
   return keys;
 }
 
+// The three access patterns, shared by the store and the map benchmarks.
+
+// 1M distinct keys set into a table made here by make_table(); `measured` is the benchmark's own
+// flag: RSS growth per key is reported for its first run only, because later runs
+// (--benchmark_repetitions) refill memory that the allocator kept from the first.
+template <typename MakeTable, typename SetFn>
+void RunSets(benchmark::State& state, bool* measured, MakeTable make_table, SetFn set) {
+  const auto& keys = Keys();
+  const double resident_before = ResidentBytes();
+  auto table = make_table();
+  size_t i = 0;
+  for (auto _ : state) {
+    set(*table, keys[i]);
+    if (++i == keys.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (!std::exchange(*measured, true)) {
+    state.counters["rss_bytes_per_key"] =
+        (ResidentBytes() - resident_before) / static_cast<double>(kKeys);
+  }
+}
+
+// Each thread walks the keys from its own offset, with a stride that defeats prefetching.
+template <typename GetFn>
+void RunStridedGets(benchmark::State& state, GetFn get) {
+  const auto& keys = Keys();
+  size_t i = static_cast<size_t>(state.thread_index()) * 7919;
+  for (auto _ : state) {
+    auto value = get(keys[i]);
+    benchmark::DoNotOptimize(value);
+    i += 7919;
+    if (i >= keys.size()) i -= keys.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// rotom's access pattern: keys read back in the order they were written (each thread from its own
+// slice of the key range), so the records are visited in arena order and the hardware prefetcher
+// helps. The strided pattern is the harder, cache-missing case. Two threads is one per core on a
+// 2-core machine; eight oversubscribes it.
+template <typename GetFn>
+void RunInOrderGets(benchmark::State& state, GetFn get) {
+  const auto& keys = Keys();
+  const size_t slice = keys.size() / static_cast<size_t>(state.threads());
+  const size_t begin = static_cast<size_t>(state.thread_index()) * slice;
+  size_t i = begin;
+  for (auto _ : state) {
+    auto value = get(keys[i]);
+    benchmark::DoNotOptimize(value);
+    if (++i == begin + slice) i = begin;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// --- The store ---------------------------------------------------------------------------------
+
 Store& LoadedStore() {
   static Store* store = [] {
     auto* s = new Store();
@@ -65,57 +113,41 @@ Store& LoadedStore() {
 }
 
 void BM_StoreSet(benchmark::State& state) {
-  const auto& keys = Keys();
-  const double resident_before = ResidentBytes();
-  Store store;
-  size_t i = 0;
-  for (auto _ : state) {
-    store.Set(0, keys[i], "value:0001");
-    if (++i == keys.size()) i = 0;
-  }
-  state.SetItemsProcessed(state.iterations());
   static bool measured = false;
-  RecordResidentGrowth(state, resident_before, &measured);
+  RunSets(
+      state, &measured, [] { return std::make_unique<Store>(); },
+      [](Store& store, const std::string& key) { store.Set(0, key, "value:0001"); });
 }
 BENCHMARK(BM_StoreSet)->Iterations(kKeys);
+
+void BM_StoreGet(benchmark::State& state) {
+  Store& store = LoadedStore();
+  RunStridedGets(state, [&](const std::string& key) { return store.Get(0, key); });
+}
+BENCHMARK(BM_StoreGet)->Threads(1)->Threads(2)->Threads(8)->UseRealTime();
 
 // How much of a Get is the shard lock: the same lookup without it (one thread, so safe here).
 void BM_StoreGetUnlocked(benchmark::State& state) {
   Store& store = LoadedStore();
-  const auto& keys = Keys();
-  size_t i = 0;
-  for (auto _ : state) {
-    const std::string& key = keys[i];
-    uint64_t hash = store.Hash(key);
-    Shard& shard = store.shard(store.ShardIndex(key));
-    KeyTable& table = shard.Table(0);
-    KeyTable::Slot slot = table.Find(key, hash);
+  RunStridedGets(state, [&](const std::string& key) {
+    KeyTable& table = store.shard(store.ShardIndex(key)).Table(0);
+    KeyTable::Slot slot = table.Find(key, store.Hash(key));
     std::optional<std::string> value;
     if (slot != KeyTable::kNoSlot) value.emplace(table.View(slot).str);
-    benchmark::DoNotOptimize(value);
-    i += 7919;
-    if (i >= keys.size()) i -= keys.size();
-  }
-  state.SetItemsProcessed(state.iterations());
+    return value;
+  });
 }
 BENCHMARK(BM_StoreGetUnlocked);
 
-using Map = absl::flat_hash_map<std::string, std::string>;
-
-void BM_MapSet(benchmark::State& state) {
-  const auto& keys = Keys();
-  const double resident_before = ResidentBytes();
-  Map map;
-  size_t i = 0;
-  for (auto _ : state) {
-    map.insert_or_assign(keys[i], "value:0001");
-    if (++i == keys.size()) i = 0;
-  }
-  state.SetItemsProcessed(state.iterations());
-  static bool measured = false;
-  RecordResidentGrowth(state, resident_before, &measured);
+void BM_StoreGetInOrder(benchmark::State& state) {
+  Store& store = LoadedStore();
+  RunInOrderGets(state, [&](const std::string& key) { return store.Get(0, key); });
 }
-BENCHMARK(BM_MapSet)->Iterations(kKeys);
+BENCHMARK(BM_StoreGetInOrder)->Threads(1)->Threads(2)->Threads(8)->UseRealTime();
+
+// --- The map -----------------------------------------------------------------------------------
+
+using Map = absl::flat_hash_map<std::string, std::string>;
 
 const Map& LoadedMap() {
   static const Map* map = [] {
@@ -126,74 +158,32 @@ const Map& LoadedMap() {
   return *map;
 }
 
-// The same contract as Store::Get: a copy of the value, or nullopt.
-std::optional<std::string> MapGet(const Map& map, const std::string& key) {
+// The same contract as Store::Get: a copy of the value, or nullopt. A const flat_hash_map may be
+// read from several threads at once.
+std::optional<std::string> MapGet(const std::string& key) {
+  const Map& map = LoadedMap();
   auto it = map.find(key);
   if (it == map.end()) return std::nullopt;
   return it->second;
 }
 
-void BM_StoreGet(benchmark::State& state) {
-  Store& store = LoadedStore();
-  const auto& keys = Keys();
-  // Each thread walks the keys from its own offset, with a stride that defeats prefetching.
-  size_t i = static_cast<size_t>(state.thread_index()) * 7919;
-  for (auto _ : state) {
-    auto value = store.Get(0, keys[i]);
-    benchmark::DoNotOptimize(value);
-    i += 7919;
-    if (i >= keys.size()) i -= keys.size();
-  }
-  state.SetItemsProcessed(state.iterations());
+void BM_MapSet(benchmark::State& state) {
+  static bool measured = false;
+  RunSets(
+      state, &measured, [] { return std::make_unique<Map>(); },
+      [](Map& map, const std::string& key) { map.insert_or_assign(key, "value:0001"); });
 }
-BENCHMARK(BM_StoreGet)->Threads(1)->Threads(2)->Threads(8)->UseRealTime();
+BENCHMARK(BM_MapSet)->Iterations(kKeys);
 
-// A const flat_hash_map may be read from several threads at once.
 void BM_MapGet(benchmark::State& state) {
-  const Map& map = LoadedMap();
-  const auto& keys = Keys();
-  size_t i = static_cast<size_t>(state.thread_index()) * 7919;
-  for (auto _ : state) {
-    auto value = MapGet(map, keys[i]);
-    benchmark::DoNotOptimize(value);
-    i += 7919;
-    if (i >= keys.size()) i -= keys.size();
-  }
-  state.SetItemsProcessed(state.iterations());
+  LoadedMap();
+  RunStridedGets(state, MapGet);
 }
 BENCHMARK(BM_MapGet)->Threads(1)->Threads(2)->UseRealTime();
 
-// rotom's access pattern: keys read back in the order they were written (each thread from its own
-// slice of the key range), so the records are visited in arena order and the hardware prefetcher
-// helps. The strided BM_StoreGet above is the harder, cache-missing case. Two threads is one per
-// core on a 2-core machine; eight oversubscribes it.
-void BM_StoreGetInOrder(benchmark::State& state) {
-  Store& store = LoadedStore();
-  const auto& keys = Keys();
-  const size_t slice = keys.size() / static_cast<size_t>(state.threads());
-  const size_t begin = static_cast<size_t>(state.thread_index()) * slice;
-  size_t i = begin;
-  for (auto _ : state) {
-    auto value = store.Get(0, keys[i]);
-    benchmark::DoNotOptimize(value);
-    if (++i == begin + slice) i = begin;
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(BM_StoreGetInOrder)->Threads(1)->Threads(2)->Threads(8)->UseRealTime();
-
 void BM_MapGetInOrder(benchmark::State& state) {
-  const Map& map = LoadedMap();
-  const auto& keys = Keys();
-  const size_t slice = keys.size() / static_cast<size_t>(state.threads());
-  const size_t begin = static_cast<size_t>(state.thread_index()) * slice;
-  size_t i = begin;
-  for (auto _ : state) {
-    auto value = MapGet(map, keys[i]);
-    benchmark::DoNotOptimize(value);
-    if (++i == begin + slice) i = begin;
-  }
-  state.SetItemsProcessed(state.iterations());
+  LoadedMap();
+  RunInOrderGets(state, MapGet);
 }
 BENCHMARK(BM_MapGetInOrder)->Threads(1)->Threads(2)->UseRealTime();
 
