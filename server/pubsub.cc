@@ -203,8 +203,51 @@ std::shared_ptr<const std::string> MessageFrame(std::initializer_list<std::strin
 
 }  // namespace
 
+namespace pubsub_internal {
+
+struct PublishHold {
+  struct Message {
+    PubSubKind kind;
+    std::string channel;
+    std::string payload;
+  };
+  PubSub& pubsub;
+  ClientState& publisher;
+  std::vector<Message> held;
+};
+
+}  // namespace pubsub_internal
+
+PublishHoldScope::PublishHoldScope(PubSub& pubsub, ClientState& publisher) {
+  if (pubsub_internal::tls_publish_hold != nullptr) return;
+  hold_.reset(new pubsub_internal::PublishHold{pubsub, publisher, {}});
+  pubsub_internal::tls_publish_hold = hold_.get();
+}
+
+PublishHoldScope::~PublishHoldScope() {
+  if (hold_ == nullptr) return;
+  pubsub_internal::tls_publish_hold = nullptr;
+  // The publisher's state now: it may have subscribed within the scope.
+  const PubSubClient* self = hold_->publisher.pubsub();
+  for (const pubsub_internal::PublishHold::Message& message : hold_->held) {
+    hold_->pubsub.QueueForListeners(message.kind, message.channel, message.payload,
+                                    PubSub::Recipients::kAllButSelf, self);
+  }
+}
+
 int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_view payload) {
-  const int64_t receivers = QueueForListeners(kind, channel, payload);
+  pubsub_internal::PublishHold* hold = pubsub_internal::tls_publish_hold;
+  int64_t receivers;
+  if (hold == nullptr || &hold->pubsub != this) {
+    receivers = QueueForListeners(kind, channel, payload).listeners;
+  } else {
+    const Queued queued =
+        QueueForListeners(kind, channel, payload, Recipients::kSelfOnly, hold->publisher.pubsub());
+    if (queued.others > 0) {
+      hold->held.push_back({kind, std::string(channel), std::string(payload)});
+    }
+    receivers = queued.listeners;
+  }
   if (pubsub_internal::tls_executing_client_has_mail) {
     pubsub_internal::tls_executing_client_has_mail = false;
     ClientState& client = *pubsub_internal::tls_executing_client;
@@ -218,32 +261,42 @@ int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_v
   return receivers;
 }
 
-int64_t PubSub::QueueForListeners(PubSubKind kind, std::string_view channel,
-                                  std::string_view payload) {
+PubSub::Queued PubSub::QueueForListeners(PubSubKind kind, std::string_view channel,
+                                         std::string_view payload, Recipients recipients,
+                                         const PubSubClient* self) {
   const bool shard_kind = kind == PubSubKind::kShard;
-  std::shared_ptr<const std::string> frame;
-  int64_t receivers = 0;
+  Queued queued;
+  // Counts `listeners` and queues the message (its frame made on first use) for those
+  // `recipients` selects.
+  auto offer = [&](const ListenerList& listeners, auto make_frame) {
+    std::shared_ptr<const std::string> frame;
+    for (PubSubClient* listener : listeners) {
+      const bool is_self = listener == self;
+      ++queued.listeners;
+      if (!is_self) ++queued.others;
+      if (recipients == Recipients::kSelfOnly ? !is_self
+                                              : recipients == Recipients::kAllButSelf && is_self) {
+        continue;
+      }
+      if (frame == nullptr) frame = make_frame();
+      Enqueue(listener, {frame});
+    }
+  };
   Shard& shard = TableOf(kind).For(channel);
   // Held until every listener, patterns included, has the message: see ordering above.
   std::lock_guard lock(shard.mutex);
   if (auto it = shard.channels.find(ToAbsl(channel)); it != shard.channels.end()) {
-    frame = MessageFrame({shard_kind ? "smessage" : "message", channel, payload});
-    for (PubSubClient* listener : it->second) {
-      Enqueue(listener, {frame});
-      ++receivers;
-    }
+    offer(it->second, [&] {
+      return MessageFrame({shard_kind ? "smessage" : "message", channel, payload});
+    });
   }
-  if (shard_kind || ActiveNames(PubSubKind::kPattern) == 0) return receivers;
+  if (shard_kind || ActiveNames(PubSubKind::kPattern) == 0) return queued;
   std::shared_lock patterns_lock(patterns_mutex_);
   for (const auto& [name, pattern] : patterns_) {
     if (!GlobMatch(name, channel)) continue;
-    frame = MessageFrame({"pmessage", name, channel, payload});
-    for (PubSubClient* listener : pattern.listeners) {
-      Enqueue(listener, {frame});
-      ++receivers;
-    }
+    offer(pattern.listeners, [&] { return MessageFrame({"pmessage", name, channel, payload}); });
   }
-  return receivers;
+  return queued;
 }
 
 size_t PubSub::Drain(ClientState& client, protocol::ReplyBuilder& reply, bool messages_only) {

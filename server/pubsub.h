@@ -115,6 +115,9 @@ namespace pubsub_internal {
 inline thread_local ClientState* tls_executing_client = nullptr;
 inline thread_local protocol::ReplyBuilder* tls_executing_reply = nullptr;
 inline thread_local bool tls_executing_client_has_mail = false;
+struct PublishHold;
+// The PublishHoldScope open on this thread, if any.
+inline thread_local PublishHold* tls_publish_hold = nullptr;
 }  // namespace pubsub_internal
 
 // Marks `client` as the one whose command runs on this thread, with `reply` its reply, for
@@ -170,7 +173,8 @@ class PubSub {
   // channel (and, for kChannel, of every matching pattern) and returns how many deliveries
   // that made. Any thread. A listener whose command runs on this thread (ExecutingClientScope)
   // gets it in that command's reply at once, where Redis writes it: its own PUBLISH's message
-  // before the count, the notifications of its own writes among the command's replies.
+  // before the count, the notifications of its own writes among the command's replies. Under a
+  // PublishHoldScope the other listeners get it when the scope ends (still counted now).
   int64_t Publish(PubSubKind kind, std::string_view channel, std::string_view payload);
 
   // Queues `delivery` for `client` (any thread; its queue is created if it has none), after
@@ -226,7 +230,16 @@ class PubSub {
   // client's own set).
   void AddListener(PubSubKind kind, std::string_view name, PubSubClient* listener);
   void RemoveListener(PubSubKind kind, std::string_view name, PubSubClient* listener);
-  int64_t QueueForListeners(PubSubKind kind, std::string_view channel, std::string_view payload);
+  // Which listeners QueueForListeners queues for; every listener is counted either way.
+  // `self` is the publishing client's state (null when it listens to nothing).
+  enum class Recipients : uint8_t { kAll, kSelfOnly, kAllButSelf };
+  struct Queued {
+    int64_t listeners = 0;  // Deliveries the message makes (PUBLISH's reply).
+    int64_t others = 0;     // Of them, to listeners other than `self`.
+  };
+  Queued QueueForListeners(PubSubKind kind, std::string_view channel, std::string_view payload,
+                           Recipients recipients = Recipients::kAll,
+                           const PubSubClient* self = nullptr);
   // Queues a delivery for `listener` and posts it kPubSubReady if its queue was empty. Under
   // the channel's shard lock. `immediate`: a listener whose command runs on this thread gets
   // it in that command's reply (Publish).
@@ -235,11 +248,32 @@ class PubSub {
                                 const std::string_view* name, int64_t count);
   static int64_t ConfirmationCount(const PubSubClient& state, PubSubKind kind);
 
+  friend class PublishHoldScope;
+
   ChannelTable channels_;
   ChannelTable shards_;
   mutable std::shared_mutex patterns_mutex_;
   absl::flat_hash_map<std::string, Pattern> patterns_;  // Guarded by patterns_mutex_.
   std::array<std::atomic<int64_t>, 3> active_{};
+};
+
+// Holds back the messages published on this thread while the scope is open (PUBLISH, SPUBLISH,
+// keyspace notifications) from every listener but `publisher`, and queues them for the others
+// in publish order when it closes. `publisher` still gets its own at once, in its reply, where
+// Redis writes them; PUBLISH's count is taken at publish time. EXEC opens one under its exclusive
+// gate, so other clients receive a transaction's messages after it, as from Redis's single
+// thread (which writes them only to output buffers until EXEC ends), and before any message
+// published after it. On the publisher's thread; an inner scope holds nothing of its own (the
+// outer one holds for both). Cost: one thread-local load per PUBLISH outside a scope.
+class PublishHoldScope {
+ public:
+  PublishHoldScope(PubSub& pubsub, ClientState& publisher);
+  ~PublishHoldScope();  // Queues what was held.
+  PublishHoldScope(const PublishHoldScope&) = delete;
+  PublishHoldScope& operator=(const PublishHoldScope&) = delete;
+
+ private:
+  std::unique_ptr<pubsub_internal::PublishHold> hold_;  // Null for an inner scope.
 };
 
 }  // namespace gigakv::server

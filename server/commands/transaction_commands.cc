@@ -10,6 +10,7 @@
 #include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/keyspace.h"
+#include "server/pubsub.h"
 #include "server/transaction.h"
 
 namespace gigakv::server {
@@ -57,6 +58,9 @@ void CmdExec(CommandContext& ctx) {
       ctx.reply.NullArray();
       return;
     }
+    // Other clients receive the transaction's messages after it, as from Redis (declared
+    // before `effects`, whose notifications are published when it closes).
+    PublishHoldScope hold_messages(ctx.pubsub(), client);
     ctx.reply.ArrayHeader(static_cast<int64_t>(commands.size()));
     // The queued commands run now instead of queueing again; CLIENT LIST shows the client in
     // MULTI (flags=x) until they are done.

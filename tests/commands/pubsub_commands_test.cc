@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "protocol/resp_reader.h"
+#include "server/pubsub.h"
 #include "support/keyspace_digest.h"
 
 namespace gigakv::testing {
@@ -93,6 +94,45 @@ TEST_F(PubSubTest, IntrospectionCountsListenersAndDropsEmptyChannels) {
   one.RunRaw({"UNSUBSCRIBE"});
   EXPECT_EQ(Run({"PUBSUB", "CHANNELS"}).DebugString(), "[\"x\"]");
   EXPECT_EQ(server_.pubsub().ActiveNames(server::PubSubKind::kChannel), 1);
+}
+
+// EXEC holds its messages back from other clients until it ends (as Redis's single thread
+// writes them only to output buffers meanwhile); the publisher's own come in its reply at once.
+TEST_F(PubSubTest, HeldMessagesReachOtherListenersWhenTheHoldEnds) {
+  InProcessClient subscriber(server_, /*can_block=*/true);
+  subscriber.state().authenticated = true;
+  subscriber.RunRaw({"SUBSCRIBE", "a"});
+  subscriber.RunRaw({"PSUBSCRIBE", "*"});
+  UseResp(3);
+  RunRaw({"SUBSCRIBE", "a"});
+  {
+    server::PublishHoldScope hold(server_.pubsub(), client_);
+    server::PublishHoldScope inner(server_.pubsub(), client_);  // Holds nothing of its own.
+    EXPECT_EQ(RunRaw({"PUBLISH", "a", "m1"}), Frame('>', {"message", "a", "m1"}) + ":3\r\n");
+    EXPECT_EQ(RunRaw({"PUBLISH", "nobody", "m2"}), ":1\r\n");
+    EXPECT_TRUE(subscriber.TakeMessages().empty());
+    EXPECT_EQ(subscriber.RunRaw({"PING"}), Frame('*', {"pong", ""}));
+  }
+  std::vector<server::ClientMessage> posted = subscriber.TakeMessages();
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(subscriber.RunRaw({"PING"}),
+            Frame('*', {"message", "a", "m1"}) + Frame('*', {"pmessage", "*", "a", "m1"}) +
+                Frame('*', {"pmessage", "*", "nobody", "m2"}) + Frame('*', {"pong", ""}));
+  // The same through EXEC, with a message published after it by another client.
+  RunRaw({"MULTI"});
+  RunRaw({"PUBLISH", "a", "t1"});
+  RunRaw({"SET", "k", "v"});
+  RunRaw({"PUBLISH", "a", "t2"});
+  EXPECT_EQ(RunRaw({"EXEC"}), "*3\r\n" + Frame('>', {"message", "a", "t1"}) + ":3\r\n+OK\r\n" +
+                                  Frame('>', {"message", "a", "t2"}) + ":3\r\n");
+  InProcessClient other(server_);
+  other.state().authenticated = true;
+  EXPECT_EQ(other.RunRaw({"PUBLISH", "a", "after"}), ":3\r\n");
+  EXPECT_EQ(subscriber.RunRaw({"PING"}),
+            Frame('*', {"message", "a", "t1"}) + Frame('*', {"pmessage", "*", "a", "t1"}) +
+                Frame('*', {"message", "a", "t2"}) + Frame('*', {"pmessage", "*", "a", "t2"}) +
+                Frame('*', {"message", "a", "after"}) +
+                Frame('*', {"pmessage", "*", "a", "after"}) + Frame('*', {"pong", ""}));
 }
 
 TEST_F(PubSubTest, AClientThatGoesAwayLeavesItsChannels) {
