@@ -17,7 +17,8 @@
 //
 // Threading: any thread; events are published on the producer's thread while it holds the
 // changed keys' shard locks (lock order: store shard, then Pub/Sub's locks), so one key's
-// events reach a listener in the order the key changed.
+// events reach a listener in the order the key changed. Inside EXEC they are held until it ends
+// (PublishHoldScope), and no other command runs meanwhile, so that order holds there too.
 #pragma once
 
 #include <atomic>

@@ -1,12 +1,14 @@
 #include "server/pubsub.h"
 
 #include <algorithm>
+#include <new>
 #include <utility>
 
 #include "absl/hash/hash.h"
 #include "gigakv/glob.h"
 #include "gigakv/strings.h"
 #include "server/client_state.h"
+#include "spdlog/spdlog.h"
 
 namespace gigakv::server {
 
@@ -45,10 +47,6 @@ const PubSub::Shard& PubSub::ChannelTable::For(std::string_view channel) const {
 PubSubClient& PubSub::StateOf(ClientState& client) {
   if (PubSubClient* state = client.pubsub(); state != nullptr) return *state;
   return *client.EnsurePubSub([&] { return std::make_shared<PubSubClient>(*this, client); });
-}
-
-void PubSub::Deliver(ClientState& client, PubSubDelivery delivery) {
-  Enqueue(&StateOf(client), std::move(delivery), /*immediate=*/false);
 }
 
 uint64_t ExecutingClientId() {
@@ -206,14 +204,17 @@ std::shared_ptr<const std::string> MessageFrame(std::initializer_list<std::strin
 namespace pubsub_internal {
 
 struct PublishHold {
-  struct Message {
-    PubSubKind kind;
+  // A message to publish (`target` null) or a delivery for `target`, in the order they came.
+  struct Held {
+    PubSubKind kind = PubSubKind::kChannel;
     std::string channel;
     std::string payload;
+    std::shared_ptr<ClientState> target;
+    PubSubDelivery delivery;
   };
   PubSub& pubsub;
   ClientState& publisher;
-  std::vector<Message> held;
+  std::vector<Held> held;
 };
 
 }  // namespace pubsub_internal
@@ -229,10 +230,36 @@ PublishHoldScope::~PublishHoldScope() {
   pubsub_internal::tls_publish_hold = nullptr;
   // The publisher's state now: it may have subscribed within the scope.
   const PubSubClient* self = hold_->publisher.pubsub();
-  for (const pubsub_internal::PublishHold::Message& message : hold_->held) {
-    hold_->pubsub.QueueForListeners(message.kind, message.channel, message.payload,
-                                    PubSub::Recipients::kAllButSelf, self);
+  size_t dropped = 0;
+  for (pubsub_internal::PublishHold::Held& item : hold_->held) {
+    try {
+      if (item.target != nullptr) {
+        PubSub::Enqueue(&hold_->pubsub.StateOf(*item.target), std::move(item.delivery),
+                        /*immediate=*/false);
+      } else {
+        hold_->pubsub.QueueForListeners(item.kind, item.channel, item.payload,
+                                        PubSub::Recipients::kAllButSelf, self);
+      }
+    } catch (const std::bad_alloc&) {
+      ++dropped;  // A destructor must not throw; the rest may still fit.
+    }
   }
+  if (dropped > 0) {
+    spdlog::warn("Out of memory: {} messages held for the end of a transaction were dropped",
+                 dropped);
+  }
+}
+
+void PubSub::Deliver(const std::shared_ptr<ClientState>& client, PubSubDelivery delivery) {
+  pubsub_internal::PublishHold* hold = pubsub_internal::tls_publish_hold;
+  if (hold != nullptr && &hold->pubsub == this && client.get() != &hold->publisher) {
+    pubsub_internal::PublishHold::Held item;
+    item.target = client;
+    item.delivery = std::move(delivery);
+    hold->held.push_back(std::move(item));
+    return;
+  }
+  Enqueue(&StateOf(*client), std::move(delivery), /*immediate=*/false);
 }
 
 int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_view payload) {
@@ -244,7 +271,11 @@ int64_t PubSub::Publish(PubSubKind kind, std::string_view channel, std::string_v
     const Queued queued =
         QueueForListeners(kind, channel, payload, Recipients::kSelfOnly, hold->publisher.pubsub());
     if (queued.others > 0) {
-      hold->held.push_back({kind, std::string(channel), std::string(payload)});
+      pubsub_internal::PublishHold::Held item;
+      item.kind = kind;
+      item.channel = channel;
+      item.payload = payload;
+      hold->held.push_back(std::move(item));
     }
     receivers = queued.listeners;
   }

@@ -178,8 +178,10 @@ class PubSub {
   int64_t Publish(PubSubKind kind, std::string_view channel, std::string_view payload);
 
   // Queues `delivery` for `client` (any thread; its queue is created if it has none), after
-  // its current command when it is the one running on this thread.
-  void Deliver(ClientState& client, PubSubDelivery delivery);
+  // its current command when it is the one running on this thread. Under a PublishHoldScope a
+  // client other than the scope's publisher gets it when the scope ends, in sequence with the
+  // held messages.
+  void Deliver(const std::shared_ptr<ClientState>& client, PubSubDelivery delivery);
 
   // On the client's thread: formats the deliveries queued for it into `reply` (message /
   // pmessage / smessage, invalidations, in `reply`'s protocol) and empties its queue. Returns
@@ -257,14 +259,16 @@ class PubSub {
   std::array<std::atomic<int64_t>, 3> active_{};
 };
 
-// Holds back the messages published on this thread while the scope is open (PUBLISH, SPUBLISH,
-// keyspace notifications) from every listener but `publisher`, and queues them for the others
-// in publish order when it closes. `publisher` still gets its own at once, in its reply, where
-// Redis writes them; PUBLISH's count is taken at publish time. EXEC opens one under its exclusive
-// gate, so other clients receive a transaction's messages after it, as from Redis's single
-// thread (which writes them only to output buffers until EXEC ends), and before any message
-// published after it. On the publisher's thread; an inner scope holds nothing of its own (the
-// outer one holds for both). Cost: one thread-local load per PUBLISH outside a scope.
+// Holds back what `pubsub` sends on this thread while the scope is open (PUBLISH, SPUBLISH and
+// keyspace-notification messages, client-tracking invalidations) from every client but
+// `publisher`, and queues it for them in its original order when the scope closes. `publisher`
+// still gets its own at once, where Redis writes them; PUBLISH's count is taken at publish time.
+// EXEC opens one under its exclusive gate, so other clients receive a transaction's messages
+// after it, as from Redis's single thread (which writes them only to output buffers until EXEC
+// ends), and before anything sent after it. The hold belongs to the thread: whatever runs on it
+// meanwhile is held, and `publisher` is the one client exempt. An inner scope is a no-op (the
+// outer one keeps holding). A message that cannot be queued for lack of memory at the end is
+// dropped and logged. Cost outside a scope: one thread-local load per PUBLISH or delivery.
 class PublishHoldScope {
  public:
   PublishHoldScope(PubSub& pubsub, ClientState& publisher);

@@ -181,26 +181,27 @@ void ClientTracking::InvalidateKey(std::string_view key, uint64_t executing) {
     if (!(flags & kTrackingOn) || (flags & kTrackingBcast)) continue;
     if ((flags & kTrackingNoLoop) && id == executing) continue;
     if (payload == nullptr) payload = OneKey(key);
-    Send(*target, payload);
+    Send(target, payload);
   }
 }
 
-void ClientTracking::Send(ClientState& target, std::shared_ptr<const std::string> payload) {
-  const uint64_t redirect = target.tracking_redirect.load(std::memory_order_relaxed);
+void ClientTracking::Send(const std::shared_ptr<ClientState>& target,
+                          std::shared_ptr<const std::string> payload) {
+  const uint64_t redirect = target->tracking_redirect.load(std::memory_order_relaxed);
   if (redirect == 0) {
     // RESP2 without REDIRECT: nowhere to send it (as Redis).
-    if (target.tracking_resp.load(std::memory_order_relaxed) < 3) return;
+    if (target->tracking_resp.load(std::memory_order_relaxed) < 3) return;
     pubsub_.Deliver(target, {std::move(payload), PubSubDelivery::Kind::kInvalidation});
     return;
   }
   std::shared_ptr<ClientState> receiver = clients_.FindClient(redirect);
   if (receiver == nullptr) {
-    target.tracking.fetch_or(kTrackingBrokenRedirect, std::memory_order_relaxed);
+    target->tracking.fetch_or(kTrackingBrokenRedirect, std::memory_order_relaxed);
     auto id_frame = std::make_shared<std::string>(":" + std::to_string(redirect) + "\r\n");
     pubsub_.Deliver(target, {std::move(id_frame), PubSubDelivery::Kind::kRedirectBroken});
     return;
   }
-  pubsub_.Deliver(*receiver, {std::move(payload), PubSubDelivery::Kind::kRedirectedInvalidation});
+  pubsub_.Deliver(receiver, {std::move(payload), PubSubDelivery::Kind::kRedirectedInvalidation});
 }
 
 void ClientTracking::InvalidateAll() {
@@ -210,7 +211,7 @@ void ClientTracking::InvalidateAll() {
     static const auto kNull3 = std::make_shared<const std::string>("_\r\n");
     for (const std::shared_ptr<ClientState>& client : clients_.Clients()) {
       if (!(client->tracking.load(std::memory_order_acquire) & kTrackingOn)) continue;
-      Send(*client, client->tracking_resp.load(std::memory_order_relaxed) >= 3 ? kNull3 : kNull2);
+      Send(client, client->tracking_resp.load(std::memory_order_relaxed) >= 3 ? kNull3 : kNull2);
     }
   }
   int64_t keys = 0, items = 0;
@@ -265,7 +266,7 @@ void ClientTracking::FlushBroadcasts() {
       const uint32_t flags = client->tracking.load(std::memory_order_acquire);
       if (!(flags & kTrackingOn) || !(flags & kTrackingBcast)) continue;
       std::shared_ptr<const std::string> payload = (flags & kTrackingNoLoop) ? build(id) : common;
-      if (payload != nullptr) Send(*client, std::move(payload));
+      if (payload != nullptr) Send(client, std::move(payload));
     }
   }
 }

@@ -122,7 +122,7 @@ class ClientTracking : public ChangeConsumer {
   void InvalidateKey(std::string_view key, uint64_t executing);
   void CollectForBroadcast(std::string_view key, uint64_t modifier);
   // Sends `payload` (the keys' array, or a null) to `target` (or its redirect client).
-  void Send(ClientState& target, std::shared_ptr<const std::string> payload);
+  void Send(const std::shared_ptr<ClientState>& target, std::shared_ptr<const std::string> payload);
   // Every tracking client gets a null invalidation; the table is emptied.
   void InvalidateAll();
   // Adds `delta` to the tracking clients; the change-stream interest follows.

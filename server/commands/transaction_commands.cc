@@ -58,8 +58,9 @@ void CmdExec(CommandContext& ctx) {
       ctx.reply.NullArray();
       return;
     }
-    // Other clients receive the transaction's messages after it, as from Redis (declared
-    // before `effects`, whose notifications are published when it closes).
+    // Other clients receive the transaction's messages, keyspace events and invalidations
+    // after it, as from Redis. Declared before `effects`, so that the log has the transaction
+    // (OnGroupEnd) before any listener is told of it.
     PublishHoldScope hold_messages(ctx.pubsub(), client);
     ctx.reply.ArrayHeader(static_cast<int64_t>(commands.size()));
     // The queued commands run now instead of queueing again; CLIENT LIST shows the client in

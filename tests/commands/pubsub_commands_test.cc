@@ -135,6 +135,46 @@ TEST_F(PubSubTest, HeldMessagesReachOtherListenersWhenTheHoldEnds) {
                 Frame('*', {"pmessage", "*", "a", "after"}) + Frame('*', {"pong", ""}));
 }
 
+// Within EXEC (seen from the change stream, as the SET runs) neither a message, nor a keyspace
+// event, nor an invalidation has reached another client; after it they come in the order they
+// were made.
+TEST_F(PubSubTest, ExecHoldsMessagesEventsAndInvalidationsUntilItEnds) {
+  struct Probe : ChangeConsumer {
+    InProcessClient* watched = nullptr;
+    int changes = 0;
+    size_t posted_meanwhile = 0;
+    void OnChange(const ChangeRecord&) override {
+      ++changes;
+      posted_meanwhile += watched->TakeMessages().size();
+    }
+  };
+  ASSERT_EQ(Reply({"CONFIG", "SET", "notify-keyspace-events", "K$"}), "+OK");
+  InProcessClient listener(server_, /*can_block=*/true);
+  listener.state().authenticated = true;
+  listener.RunRaw({"HELLO", "3"});
+  listener.RunRaw({"CLIENT", "TRACKING", "ON"});
+  listener.RunRaw({"GET", "k"});
+  listener.RunRaw({"SUBSCRIBE", "a", "__keyspace@0__:k"});
+  listener.TakeMessages();
+  Probe probe;
+  probe.watched = &listener;
+  server_.keyspace().changes().AddConsumer(&probe);
+  server_.keyspace().changes().SetInterest(&probe, ChangeConsumer::Interest::kKeys);
+  RunRaw({"MULTI"});
+  RunRaw({"PUBLISH", "a", "t1"});
+  RunRaw({"SET", "k", "v"});
+  RunRaw({"PUBLISH", "a", "t2"});
+  EXPECT_EQ(RunRaw({"EXEC"}), "*3\r\n:1\r\n+OK\r\n:1\r\n");
+  server_.keyspace().changes().RemoveConsumer(&probe);
+  EXPECT_EQ(probe.changes, 1);
+  EXPECT_EQ(probe.posted_meanwhile, 0u);
+  EXPECT_EQ(listener.TakeMessages().size(), 1u);
+  EXPECT_EQ(listener.RunRaw({"PING"}), Frame('>', {"message", "a", "t1"}) +
+                                           Frame('>', {"message", "__keyspace@0__:k", "set"}) +
+                                           ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n" +
+                                           Frame('>', {"message", "a", "t2"}) + "+PONG\r\n");
+}
+
 TEST_F(PubSubTest, AClientThatGoesAwayLeavesItsChannels) {
   {
     InProcessClient gone(server_, true);
