@@ -14,6 +14,7 @@ build_packages=(
   build-essential cmake ninja-build pkg-config
   libasio-dev libabsl-dev libspdlog-dev libcxxopts-dev
   libgtest-dev libgmock-dev libbenchmark-dev liblzf-dev
+  libluajit-5.1-dev lua-cjson-dev
 )
 test_packages=(
   redis-tools redis-server python3 python3-redis python3-pytest

@@ -41,6 +41,7 @@ class MigrationLinks;
 class PubSub;
 class KeyspaceNotifier;
 class ClientTracking;
+class ScriptCache;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -108,7 +109,8 @@ class CommandServices {
                   Stats& stats, SlowLog& slowlog, TransactionGate& transaction_gate,
                   WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
                   Snapshots& snapshots, MigrationLinks& migration_links, AppendOnlyLog& aof,
-                  PubSub& pubsub, KeyspaceNotifier& notifier, ClientTracking& tracking)
+                  PubSub& pubsub, KeyspaceNotifier& notifier, ClientTracking& tracking,
+                  ScriptCache& scripts)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -126,7 +128,8 @@ class CommandServices {
         aof_(aof),
         pubsub_(pubsub),
         notifier_(notifier),
-        tracking_(tracking) {}
+        tracking_(tracking),
+        scripts_(scripts) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -148,6 +151,7 @@ class CommandServices {
   PubSub& pubsub() const { return pubsub_; }
   KeyspaceNotifier& notifier() const { return notifier_; }  // Keyspace notifications.
   ClientTracking& tracking() const { return tracking_; }    // Client-side caching.
+  ScriptCache& scripts() const { return scripts_; }         // EVAL's script cache.
 
  private:
   Config& config_;
@@ -168,6 +172,7 @@ class CommandServices {
   PubSub& pubsub_;
   KeyspaceNotifier& notifier_;
   ClientTracking& tracking_;
+  ScriptCache& scripts_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts
@@ -202,6 +207,7 @@ struct CommandContext {
   PubSub& pubsub() const { return services.pubsub(); }
   KeyspaceNotifier& notifier() const { return services.notifier(); }
   ClientTracking& tracking() const { return services.tracking(); }
+  ScriptCache& scripts() const { return services.scripts(); }
 };
 
 // Registry of all families' tables; built once at start-up.
@@ -255,6 +261,7 @@ const std::vector<CommandBinding>& TransactionCommands();  // transaction_comman
 const std::vector<CommandBinding>& MigrateCommands();      // migrate_commands.cc
 const std::vector<CommandBinding>& SnapshotCommands();     // snapshot_commands.cc
 const std::vector<CommandBinding>& PubSubCommands();       // pubsub_commands.cc
+const std::vector<CommandBinding>& ScriptingCommands();    // scripting_commands.cc
 std::vector<CommandBinding> AllCommandBindings();
 
 // Replies "unknown subcommand" for a container command (CLIENT, CONFIG...).

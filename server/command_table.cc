@@ -82,7 +82,7 @@ std::vector<CommandBinding> AllCommandBindings() {
        {&ServerCommands(), &ConnectionCommands(), &StringCommands(), &KeyspaceCommands(),
         &BitmapCommands(), &HashCommands(), &SetCommands(), &ListCommands(), &SortCommands(),
         &ZSetCommands(), &TransactionCommands(), &SnapshotCommands(), &MigrateCommands(),
-        &PubSubCommands()}) {
+        &PubSubCommands(), &ScriptingCommands()}) {
     rows.insert(rows.end(), family->begin(), family->end());
   }
   return rows;

@@ -13,6 +13,7 @@
 //   AppendOnlyLog   the append-only log: effects to disk, group commit, replay (aof.h)
 //   MigrationLinks  MIGRATE's cached connections to other servers (migration_links.h)
 //   PubSub          channels, patterns and shard channels, and message delivery (pubsub.h)
+//   ScriptCache     EVAL's scripts by SHA-1 (scripting.h; each thread's Lua is lua_engine.h)
 // Networking (net/network.h) and the cron thread (cron.h) run on top of a Server; tests run
 // commands without either (Dispatcher::Execute with an in-process client).
 //
@@ -33,6 +34,7 @@
 #include "server/migration_links.h"
 #include "server/notifications.h"
 #include "server/pubsub.h"
+#include "server/scripting.h"
 #include "server/settings.h"
 #include "server/slowlog.h"
 #include "server/snapshots.h"
@@ -72,6 +74,7 @@ class Server {
   PubSub& pubsub() { return pubsub_; }
   KeyspaceNotifier& notifier() { return notifier_; }
   ClientTracking& tracking() { return tracking_; }
+  ScriptCache& scripts() { return scripts_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
   void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
@@ -110,10 +113,11 @@ class Server {
   // Destroyed before the snapshots and the dispatcher it replays through.
   AppendOnlyLog aof_;
   MigrationLinks migration_links_;
+  ScriptCache scripts_;
   const CommandServices services_{config_,   settings_,  keyspace_,  commands_,         dispatcher_,
                                   clients_,  stats_,     slowlog_,   transaction_gate_, watches_,
                                   blocking_, lifecycle_, snapshots_, migration_links_,  aof_,
-                                  pubsub_,   notifier_,  tracking_};
+                                  pubsub_,   notifier_,  tracking_,  scripts_};
 };
 
 }  // namespace gigakv::server

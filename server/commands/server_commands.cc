@@ -940,13 +940,13 @@ void CmdMemoryHelp(CommandContext& ctx) {
                   "    Attempt to purge dirty pages for reclamation by the allocator."});
 }
 
-void CmdFlushScripts(CommandContext& ctx) {
+void CmdFunctionFlush(CommandContext& ctx) {
   if (ctx.argc() > 3 ||
       (ctx.argc() == 3 && !ArgIs(ctx.arg(2), "async") && !ArgIs(ctx.arg(2), "sync"))) {
-    ctx.reply.Error(errors::kSyntax);
+    ctx.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
     return;
   }
-  ctx.reply.Ok();  // No scripts or functions are stored yet, so there is nothing to flush.
+  ctx.reply.Ok();  // No functions are stored yet, so there is nothing to flush.
 }
 
 }  // namespace
@@ -992,9 +992,7 @@ const std::vector<CommandBinding>& ServerCommands() {
         {"memory|purge", CmdMemoryPurge},
         {"memory|help", CmdMemoryHelp},
         {"function", nullptr},
-        {"function|flush", CmdFlushScripts},
-        {"script", nullptr},
-        {"script|flush", CmdFlushScripts},
+        {"function|flush", CmdFunctionFlush},
     };
     RegisterInfo(&commands);
     return commands;

@@ -435,7 +435,9 @@ TEST_F(ServerCommandsTest, ScriptingFlushesAnswerOk) {
   EXPECT_EQ(Reply({"FUNCTION", "FLUSH"}), "+OK");
   EXPECT_EQ(Reply({"FUNCTION", "FLUSH", "ASYNC"}), "+OK");
   EXPECT_EQ(Reply({"SCRIPT", "FLUSH"}), "+OK");
-  EXPECT_EQ(Reply({"SCRIPT", "FLUSH", "BAD"}), "-ERR syntax error");
+  EXPECT_EQ(Reply({"SCRIPT", "FLUSH", "BAD"}), "-ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+  EXPECT_EQ(Reply({"FUNCTION", "FLUSH", "BAD"}),
+            "-ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
   EXPECT_EQ(Reply({"LASTSAVE"}).substr(0, 1), ":");
 }
 

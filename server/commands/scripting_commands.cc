@@ -1,0 +1,148 @@
+// Scripting commands (Redis's eval.c): EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD,
+// EXISTS, FLUSH, HELP. The script cache is server/scripting.h; the Lua state each thread runs
+// scripts in, with Redis's sandbox and conversions, is server/lua_engine.h.
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gigakv/change_stream.h"
+#include "gigakv/sha1.h"
+#include "gigakv/strings.h"
+#include "server/client_state.h"
+#include "server/command.h"
+#include "server/commands/args.h"
+#include "server/dispatcher.h"
+#include "server/errors.h"
+#include "server/keyspace.h"
+#include "server/lua_engine.h"
+#include "server/pubsub.h"
+#include "server/scripting.h"
+#include "server/transaction.h"
+
+namespace gigakv::server {
+namespace {
+
+// Runs the script `sha` with `body` on EVAL's arguments (numkeys at 2, then keys and args) as
+// one unit: no other command runs meanwhile, its writes are one change-stream group and its
+// messages reach other clients after it.
+void RunScript(CommandContext& ctx, std::string_view sha, std::string_view body, bool read_only) {
+  int64_t numkeys = 0;
+  if (!absl::SimpleAtoi(ToAbsl(ctx.arg(2)), &numkeys)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (numkeys > static_cast<int64_t>(ctx.argc() - 3)) {
+    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
+    return;
+  }
+  if (numkeys < 0) {
+    ctx.reply.Error("ERR Number of keys can't be negative");
+    return;
+  }
+  ScriptInvocation invocation{ctx, sha, body, {}, {}, read_only};
+  invocation.keys.assign(ctx.args.begin() + 3, ctx.args.begin() + 3 + numkeys);
+  invocation.args.assign(ctx.args.begin() + 3 + numkeys, ctx.args.end());
+  // Inside EXEC the transaction already holds the gate, the group and the messages.
+  std::optional<TransactionGate::ExclusiveScope> exclusive;
+  if (!ctx.client.in_exec) {
+    exclusive.emplace(ctx.transaction_gate());
+    Dispatcher::TimedBatch::Restart();  // The wait for the gate is not the script's time.
+  }
+  PublishHoldScope hold_messages(ctx.pubsub(), ctx.client);
+  ChangeStream::Group effects(ctx.keyspace().changes());
+  ThreadEngine(ctx.scripts().generation()).Run(invocation);
+}
+
+void Eval(CommandContext& ctx, bool read_only) {
+  const std::string sha = Sha1Hex(ctx.arg(1));
+  // Cached as Redis does, so that EVALSHA finds it afterwards.
+  ctx.scripts().Add(sha, ctx.arg(1));
+  RunScript(ctx, sha, ctx.arg(1), read_only);
+}
+
+void EvalSha(CommandContext& ctx, bool read_only) {
+  std::shared_ptr<const std::string> body = ctx.scripts().Find(ctx.arg(1));
+  if (body == nullptr) {
+    ctx.reply.Error("NOSCRIPT No matching script. Please use EVAL.");
+    return;
+  }
+  RunScript(ctx, AsciiLower(ctx.arg(1)), *body, read_only);
+}
+
+void CmdEval(CommandContext& ctx) { Eval(ctx, /*read_only=*/false); }
+void CmdEvalRo(CommandContext& ctx) { Eval(ctx, /*read_only=*/true); }
+void CmdEvalSha(CommandContext& ctx) { EvalSha(ctx, /*read_only=*/false); }
+void CmdEvalShaRo(CommandContext& ctx) { EvalSha(ctx, /*read_only=*/true); }
+
+void CmdScriptLoad(CommandContext& ctx) {
+  const std::string sha = Sha1Hex(ctx.arg(2));
+  // Compiled first, as Redis does: a script with a syntax error is not cached.
+  std::string error;
+  if (!ThreadEngine(ctx.scripts().generation()).Compile(sha, ctx.arg(2), &error)) {
+    ctx.reply.Error(error);
+    return;
+  }
+  ctx.scripts().Add(sha, ctx.arg(2));
+  ctx.reply.Bulk(sha);
+}
+
+void CmdScriptExists(CommandContext& ctx) {
+  ctx.reply.ArrayHeader(static_cast<int64_t>(ctx.argc() - 2));
+  for (size_t i = 2; i < ctx.argc(); ++i) ctx.reply.Integer(ctx.scripts().Contains(ctx.arg(i)));
+}
+
+void CmdScriptFlush(CommandContext& ctx) {
+  if (ctx.argc() > 3 ||
+      (ctx.argc() == 3 && !ArgIs(ctx.arg(2), "async") && !ArgIs(ctx.arg(2), "sync"))) {
+    ctx.reply.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    return;
+  }
+  ctx.scripts().Flush();
+  ctx.reply.Ok();
+}
+
+void CmdScriptHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DEBUG (YES|SYNC|NO)",
+      "    Set the debug mode for subsequent scripts executed.",
+      "EXISTS <sha1> [<sha1> ...]",
+      "    Return information about the existence of the scripts in the script cache.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Flush the Lua scripts cache. Very dangerous on replicas.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the scripts cache.",
+      "    * SYNC: Synchronously flush the scripts cache.",
+      "KILL",
+      "    Kill the currently executing Lua script.",
+      "LOAD <script>",
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Prints this help."};
+  ctx.reply.ArrayHeader(static_cast<int64_t>(std::size(kLines)));
+  for (std::string_view line : kLines) ctx.reply.SimpleString(line);
+}
+
+}  // namespace
+
+const std::vector<CommandBinding>& ScriptingCommands() {
+  static const std::vector<CommandBinding> kCommands = {
+      {"eval", CmdEval},
+      {"evalsha", CmdEvalSha},
+      {"eval_ro", CmdEvalRo},
+      {"evalsha_ro", CmdEvalShaRo},
+      {"script", nullptr},
+      {"script|load", CmdScriptLoad},
+      {"script|exists", CmdScriptExists},
+      {"script|flush", CmdScriptFlush},
+      {"script|help", CmdScriptHelp},
+  };
+  return kCommands;
+}
+
+}  // namespace gigakv::server

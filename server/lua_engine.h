@@ -1,0 +1,87 @@
+// One Lua state set up as Redis 7.0 sets up its own, and what runs scripts in it.
+//
+//   state      LuaJIT 2.1 with its JIT off (interpreter only: count hooks fire in every loop,
+//              which the busy-script limit needs), the libraries Redis opens (base, table,
+//              string, math, bit, cjson...), Redis's sandbox: no os/io/package/require/loadfile/
+//              dofile/ffi/jit, globals protected (a script can neither create nor read a missing
+//              global), math.random on Redis's own generator, reseeded for every script.
+//   scripts    a body compiles once per state into a function kept in the registry under
+//              "f_<sha>"; Run calls it with KEYS and ARGV set.
+//   redis.*    call and pcall run a command through the dispatcher as the engine's own script
+//              client (in the caller's db, RESP2 unless redis.setresp(3)); its reply comes back
+//              as Lua values with Redis's conversions, and a script's result goes out the same way
+//              in reverse (see lua_engine.cc).
+//
+// Threading: one engine per thread (ThreadEngine); never shared. Errors: a compile or run-time
+// error is a Redis error reply; nothing throws out of the engine (Lua errors stay inside pcall).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/reply_builder.h"
+
+struct lua_State;
+
+namespace gigakv::server {
+
+struct CommandContext;
+class ClientState;
+
+// One script to run: the caller's command context (its client, db and reply), the script's
+// name and body, and its KEYS and ARGV.
+struct ScriptInvocation {
+  CommandContext& caller;
+  std::string_view sha;  // 40 lower-case hex digits.
+  std::string_view body;
+  std::vector<std::string_view> keys;
+  std::vector<std::string_view> args;
+  bool read_only = false;  // EVAL_RO / EVALSHA_RO: write commands are refused.
+};
+
+class LuaEngine {
+ public:
+  explicit LuaEngine(uint64_t generation);
+  ~LuaEngine();
+  LuaEngine(const LuaEngine&) = delete;
+  LuaEngine& operator=(const LuaEngine&) = delete;
+
+  // The ScriptCache generation this state was made for.
+  uint64_t generation() const { return generation_; }
+
+  // Compiles `body` as the script `sha` unless this state has it already. On a syntax error
+  // returns false with Redis's error text in `error`.
+  bool Compile(std::string_view sha, std::string_view body, std::string* error);
+
+  // Runs the script (compiling it first if needed) and writes its result, or its error, to the
+  // caller's reply.
+  void Run(const ScriptInvocation& invocation);
+
+  // The Lua state's memory in bytes (used_memory_lua).
+  size_t memory_bytes() const;
+
+ private:
+  struct RunState;
+
+  static int RedisCall(lua_State* lua);
+  static int RedisPcall(lua_State* lua);
+  static int RedisCallImpl(lua_State* lua, bool raise);
+  static int RedisSetResp(lua_State* lua);
+  static int RedisAclCheckCmd(lua_State* lua);
+  // Redis's sandbox: removed functions, read-only globals and libraries.
+  void Protect();
+
+  lua_State* lua_ = nullptr;
+  const uint64_t generation_;
+  std::unique_ptr<ClientState> script_client_;
+  RunState* running_ = nullptr;  // Set while Run runs.
+};
+
+// The calling thread's engine, made anew when `generation` (the script cache's) moved since it
+// was made.
+LuaEngine& ThreadEngine(uint64_t generation);
+
+}  // namespace gigakv::server

@@ -1,0 +1,138 @@
+// Scripting in process (server/scripting.h, server/lua_engine.h, scripting_commands.cc): what
+// a script changes and how it is logged, the script cache, state that must not survive a script,
+// and the sandbox. Byte-for-byte comparisons of replies and error texts with redis-server are in
+// tests/e2e/test_scripting.py.
+#include <string>
+#include <vector>
+
+#include "gigakv/sha1.h"
+#include "gtest/gtest.h"
+#include "support/command_fixture.h"
+
+namespace gigakv::testing {
+namespace {
+
+class ScriptingTest : public CommandTest {};
+
+TEST_F(ScriptingTest, WritesAreLoggedAsOneTransaction) {
+  effects_.Take();
+  EXPECT_EQ(Reply({"EVAL",
+                   "redis.call('set', KEYS[1], ARGV[1]); redis.call('rpush', KEYS[2], 'x'); "
+                   "return redis.call('incrby', KEYS[3], 2)",
+                   "3", "a", "l", "n", "1"}),
+            ":2");
+  // Each write's effect, as logged for EXEC (INCRBY as the SET of its result).
+  EXPECT_EQ(effects_.Take(), (std::vector<std::string>{"0: MULTI", "0: SET a 1", "0: RPUSH l x",
+                                                       "0: SET n 2", "0: EXEC"}));
+  // A script that writes nothing logs nothing.
+  EXPECT_EQ(Reply({"EVAL", "return redis.call('get', 'a')", "0"}), "\"1\"");
+  EXPECT_TRUE(effects_.Take().empty());
+}
+
+TEST_F(ScriptingTest, CommandsCalledFromScriptsCountInCommandstats) {
+  Run({"EVAL", "redis.call('set', 'k', 'v'); redis.call('get', 'k'); return 1", "0"});
+  Run({"EVAL", "return redis.call('get', 'k')", "0"});
+  const std::string info = Run({"INFO", "commandstats"}).str;
+  EXPECT_NE(info.find("cmdstat_eval:calls=2,"), std::string::npos) << info;
+  EXPECT_NE(info.find("cmdstat_get:calls=2,"), std::string::npos) << info;
+  EXPECT_NE(info.find("cmdstat_set:calls=1,"), std::string::npos) << info;
+}
+
+TEST_F(ScriptingTest, ScriptCacheLoadExistsFlush) {
+  const std::string sha = Sha1Hex("return ARGV[1]");
+  EXPECT_EQ(Reply({"SCRIPT", "EXISTS", sha}), "[:0]");
+  EXPECT_EQ(Reply({"EVALSHA", sha, "0", "x"}), "-NOSCRIPT No matching script. Please use EVAL.");
+  EXPECT_EQ(Reply({"SCRIPT", "LOAD", "return ARGV[1]"}), "\"" + sha + "\"");
+  EXPECT_EQ(Reply({"EVALSHA", sha, "0", "x"}), "\"x\"");
+  // A syntax error is not cached.
+  EXPECT_TRUE(Reply({"SCRIPT", "LOAD", "return +"})
+                  .starts_with("-ERR Error compiling script (new function): user_script:1: "));
+  EXPECT_EQ(Reply({"SCRIPT", "EXISTS", Sha1Hex("return +"), sha}), "[:0, :1]");
+  EXPECT_EQ(Reply({"SCRIPT", "FLUSH"}), "+OK");
+  EXPECT_EQ(Reply({"SCRIPT", "EXISTS", sha}), "[:0]");
+  EXPECT_EQ(Reply({"EVALSHA", sha, "0", "x"}), "-NOSCRIPT No matching script. Please use EVAL.");
+  // EVAL caches too.
+  EXPECT_EQ(Reply({"EVAL", "return ARGV[1]", "0", "y"}), "\"y\"");
+  EXPECT_EQ(Reply({"EVALSHA", sha, "0", "z"}), "\"z\"");
+}
+
+TEST_F(ScriptingTest, KeysAndArgvAreEachCallsOwn) {
+  EXPECT_EQ(Reply({"EVAL", "return {#KEYS, #ARGV}", "2", "a", "b", "c"}), "[:2, :1]");
+  EXPECT_EQ(Reply({"EVAL", "return {#KEYS, #ARGV}", "0"}), "[:0, :0]");
+}
+
+// Nothing a script does can leave state for the next one: globals and library tables are
+// read-only, and the ways around a read-only table are closed.
+TEST_F(ScriptingTest, NoScriptLeavesStateBehind) {
+  const std::vector<std::string> attempts = {
+      "x = 1",
+      "rawset(_G, 'x', 1)",
+      "redis.x = 1",
+      "string.x = 1",
+      "rawset(redis, 'x', 1)",
+      "table.insert(redis, 1)",
+      "setmetatable(_G, nil)",
+      "loadstring('x = 1')()",
+      "local g = _G; g.x = 1",
+  };
+  for (const std::string& attempt : attempts) {
+    const std::string reply = Reply({"EVAL", attempt, "0"});
+    EXPECT_NE(reply.find("Attempt to modify a readonly table"), std::string::npos)
+        << attempt << " -> " << reply;
+  }
+  EXPECT_EQ(Reply({"EVAL", "return rawget(_G, 'x')", "0"}), "(nil)");
+  EXPECT_EQ(Reply({"EVAL", "return rawget(redis, 'x')", "0"}), "(nil)");
+  EXPECT_EQ(Reply({"EVAL", "return #redis", "0"}), ":0");
+  EXPECT_EQ(Reply({"EVAL", "return type(string.x)", "0"}), "\"nil\"");
+  // Reading through the proxies still works.
+  EXPECT_EQ(Reply({"EVAL", "local n = 0; for k in pairs(redis) do n = n + 1 end; return n", "0"}),
+            ":23");  // Redis 7.0's 23 functions and constants.
+  EXPECT_EQ(Reply({"EVAL", "return rawget(_G, 'redis') ~= nil", "0"}), ":1");
+  EXPECT_EQ(Reply({"EVAL", "return ('abc'):upper()", "0"}), "\"ABC\"");
+}
+
+TEST_F(ScriptingTest, SelectInsideAScriptLeavesTheCallersDatabase) {
+  Run({"SELECT", "2"});
+  EXPECT_EQ(Reply({"EVAL", "redis.call('select', 7); redis.call('set', 'k', 'v'); return 1", "0"}),
+            ":1");
+  EXPECT_EQ(Reply({"EXISTS", "k"}), ":0");
+  // The next script starts in the caller's database again.
+  EXPECT_EQ(Reply({"EVAL", "redis.call('set', 'k2', 'v'); return 1", "0"}), ":1");
+  EXPECT_EQ(Reply({"EXISTS", "k2"}), ":1");
+  Run({"SELECT", "7"});
+  EXPECT_EQ(Reply({"EXISTS", "k"}), ":1");
+}
+
+TEST_F(ScriptingTest, EvalInsideMultiRunsWithTheTransaction) {
+  effects_.Take();
+  EXPECT_EQ(Reply({"MULTI"}), "+OK");
+  EXPECT_EQ(Reply({"SET", "a", "1"}), "+QUEUED");
+  EXPECT_EQ(Reply({"EVAL", "return redis.call('incr', 'a')", "0"}), "+QUEUED");
+  EXPECT_EQ(Reply({"EXEC"}), "[+OK, :2]");
+  EXPECT_EQ(effects_.Take(),
+            (std::vector<std::string>{"0: MULTI", "0: SET a 1", "0: SET a 2", "0: EXEC"}));
+}
+
+TEST_F(ScriptingTest, ReadOnlyScriptsRefuseWritesButRead) {
+  Run({"SET", "k", "v"});
+  EXPECT_EQ(Reply({"EVAL_RO", "return redis.call('get', 'k')", "0"}), "\"v\"");
+  const std::string refused = Reply({"EVAL_RO", "return redis.call('del', 'k')", "0"});
+  EXPECT_EQ(refused.substr(0, 63),
+            "-ERR Write commands are not allowed from read-only scripts. scr");
+  EXPECT_EQ(Reply({"EXISTS", "k"}), ":1");
+}
+
+TEST_F(ScriptingTest, LongTailCallsKeepTheirLineAndValue) {
+  // Multi-line scripts whose error comes from a tail call name the line of the call.
+  Run({"SET", "s", "text"});
+  const std::string reply =
+      Reply({"EVAL", "local x = 1\n-- return redis.call('nothing')\nreturn redis.call('incr', 's')",
+             "0"});
+  EXPECT_NE(reply.find("on @user_script:3."), std::string::npos) << reply;
+  // Parenthesizing changes no value: strings with parentheses and comments inside the call.
+  EXPECT_EQ(Reply({"EVAL", "return redis.call('echo', ')--(' --[[ ) ]]\n)", "0"}), "\")--(\"");
+  EXPECT_EQ(Reply({"EVAL", "if true then return redis.call('ping') end", "0"}), "+PONG");
+}
+
+}  // namespace
+}  // namespace gigakv::testing
