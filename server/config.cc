@@ -43,8 +43,6 @@ constexpr std::string_view kNoSnapshots =
     "Accepted for compatibility; no effect yet: gigakv never forks, and its append-only log has "
     "no use for it (docs/persistence.md).";
 constexpr std::string_view kAppendOnlyLog = "The append-only log (docs/log-format.md).";
-constexpr std::string_view kNoScripting =
-    "Accepted for compatibility; no effect: gigakv runs no scripts.";
 constexpr std::string_view kNoDefrag =
     "Accepted for compatibility; no effect: gigakv's shards compact their arenas themselves.";
 
@@ -574,7 +572,15 @@ const std::vector<DirectiveSpec>& AllDirectives() {
       {"bgsave_cpulist", DirectiveType::kString, "", 0, 0, {}, false, kNoSnapshots},
       {"bind-source-addr", DirectiveType::kString, "", 0, 0, {}, true, kNoEffect},
       {"bio_cpulist", DirectiveType::kString, "", 0, 0, {}, false, kNoEffect},
-      {"busy-reply-threshold", DirectiveType::kInt, "5000", 0, INT64_MAX, {}, true, kNoScripting},
+      {"busy-reply-threshold",
+       DirectiveType::kInt,
+       "5000",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       "Milliseconds a script runs before other clients get BUSY and SCRIPT KILL may stop it.",
+       "lua-time-limit"},
       {"cluster-allow-pubsubshard-when-down",
        DirectiveType::kBool,
        "yes",
@@ -733,7 +739,6 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        {},
        true,
        "LFU: how slowly the access counter saturates (OBJECT FREQ, allkeys-lfu and volatile-lfu)."},
-      {"lua-time-limit", DirectiveType::kInt, "5000", 0, INT64_MAX, {}, true, kNoScripting},
       {"masterauth", DirectiveType::kString, "", 0, 0, {}, true, kNoReplication},
       {"masteruser", DirectiveType::kString, "", 0, 0, {}, true, kNoReplication},
       {"maxmemory-clients", DirectiveType::kSpecial, "0", 0, 0, {}, true, kNoEffect},

@@ -42,9 +42,15 @@ void CronThread::Loop() {
     wake_.wait_until(lock, wake);
     if (stopping_) break;
     lock.unlock();
+    // A script that runs too long becomes busy (checked here, where no script waits on it).
+    server_.scripts().WatchForBusy(server_.settings().busy_reply_threshold.get(),
+                                   server_.transaction_gate());
     {
-      TransactionGate::BatchScope gate(server_.transaction_gate());
-      expiry_backlog = Clock::now() >= next_cron ? server_.Cron() : server_.ActiveExpire();
+      // Not behind a script: the watchdog above must keep running while one holds the gate.
+      TransactionGate::BatchScope gate(server_.transaction_gate(), /*wait_for_script=*/false);
+      if (!gate.busy()) {
+        expiry_backlog = Clock::now() >= next_cron ? server_.Cron() : server_.ActiveExpire();
+      }
     }
     lock.lock();
   }

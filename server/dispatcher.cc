@@ -287,6 +287,9 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
     } else if ((server.snapshots().loading() || server.aof().loading()) &&
                !(spec->flags & kLoading)) {
       reject(errors::kLoading);
+    } else if (!client.in_exec && server.transaction_gate().busy() && !(spec->flags & kAllowBusy)) {
+      // A script ran past busy-reply-threshold: only what may stop it (or the server) runs.
+      reject(errors::kBusyScript);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
       if (spec->flags & kNoMulti) {
         reject(errors::kNotAllowedInMulti);

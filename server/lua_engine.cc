@@ -24,6 +24,8 @@ int luaopen_cjson(lua_State* lua);  // Debian's lua-cjson (liblua5.1-cjson.a).
 #include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/lifecycle.h"
+#include "server/scripting.h"
+#include "server/transaction.h"
 #include "spdlog/spdlog.h"
 
 namespace gigakv::server {
@@ -995,6 +997,10 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
                            std::memory_order_relaxed);
   script_client_->resp = 2;
   running_ = &state;
+  running_name_ = std::string(invocation.sha);
+  killed_ = false;
+  ScriptCache& scripts = invocation.caller.scripts();
+  scripts.BeginRun(this);
 
   lua_getfield(lua_, LUA_REGISTRYINDEX, kErrorHandlerKey);
   const int handler = lua_gettop(lua_);
@@ -1003,6 +1009,10 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
   SetGlobalArray(lua_, "KEYS", invocation.keys);
   SetGlobalArray(lua_, "ARGV", invocation.args);
   const int status = lua_pcall(lua_, 0, 1, handler);
+  scripts.EndRun();
+  lua_sethook(lua_, nullptr, 0, 0);  // The watchdog can no longer arm it (EndRun).
+  // Other threads stop answering BUSY before the gate opens.
+  invocation.caller.transaction_gate().SetBusy(false);
   running_ = nullptr;
   if (status != 0) {
     // The error table from the handler: {err=..., source=..., line=...}, or a string when the
@@ -1088,6 +1098,8 @@ int LuaEngine::RedisCallImpl(lua_State* lua, bool raise) {
   call_reply.buffer().clear();
   call_reply.set_resp_version(run->resp);
   run->script_client.resp = run->resp;
+  // SCRIPT KILL cannot stop a script that wrote (half its writes would stay), as in Redis.
+  if (spec->flags & kWrite) services.scripts().MarkWrote();
   services.dispatcher().Execute(run->script_client, args, call_reply);
   const std::string_view bytes = call_reply.buffer();
   size_t at = 0;
@@ -1126,6 +1138,29 @@ int LuaEngine::RedisAclCheckCmd(lua_State* lua) {
   }
   lua_pushboolean(lua, 1);
   return 1;
+}
+
+void LuaEngine::ArmInterrupt() {
+  // Every 1,000 instructions: a busy script's thread answers its other clients within a
+  // fraction of a millisecond, and a kill takes effect as fast.
+  lua_sethook(lua_, Hook, LUA_MASKCOUNT, 1000);
+}
+
+void LuaEngine::Hook(lua_State* lua, lua_Debug* debug) {
+  (void)debug;
+  LuaEngine* engine = EngineOf(lua);
+  RunState* run = engine == nullptr ? nullptr : engine->running_;
+  if (run == nullptr) return;
+  const CommandServices& services = run->invocation.caller.services;
+  if (!engine->killed_ &&
+      (services.scripts().kill_requested() || services.lifecycle().shutdown_requested())) {
+    engine->killed_ = true;
+    spdlog::warn("Lua script killed by user with SCRIPT KILL.");
+    // From now on every line raises again, so that a pcall in a loop cannot swallow it.
+    lua_sethook(lua, Hook, LUA_MASKLINE | LUA_MASKCOUNT, 1);
+  }
+  if (engine->killed_) RaiseErrorTable(lua, "ERR Script killed by user with SCRIPT KILL...");
+  ServeWhileBusy();
 }
 
 LuaEngine& ThreadEngine(uint64_t generation) {

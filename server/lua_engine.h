@@ -25,6 +25,7 @@
 #include "protocol/reply_builder.h"
 
 struct lua_State;
+struct lua_Debug;
 
 namespace gigakv::server {
 
@@ -63,6 +64,14 @@ class LuaEngine {
   // The Lua state's memory in bytes (used_memory_lua).
   size_t memory_bytes() const;
 
+  // From any thread, while a script runs (ScriptCache's watchdog, SCRIPT KILL): installs the
+  // hook that serves the thread's other clients (ServeWhileBusy) and stops the script once it
+  // is asked to (SCRIPT KILL, shutdown). Lua's hooks may be set asynchronously.
+  void ArmInterrupt();
+  // The SHA-1 of the script running now (for the slow-script log line); any thread, while
+  // the caller holds ScriptCache's run lock.
+  std::string running_script() const { return running_name_; }
+
  private:
   struct RunState;
 
@@ -71,6 +80,7 @@ class LuaEngine {
   static int RedisCallImpl(lua_State* lua, bool raise);
   static int RedisSetResp(lua_State* lua);
   static int RedisAclCheckCmd(lua_State* lua);
+  static void Hook(lua_State* lua, lua_Debug* debug);
   // Redis's sandbox: removed functions, read-only globals and libraries.
   void Protect();
 
@@ -78,6 +88,8 @@ class LuaEngine {
   const uint64_t generation_;
   std::unique_ptr<ClientState> script_client_;
   RunState* running_ = nullptr;  // Set while Run runs.
+  std::string running_name_;
+  bool killed_ = false;  // The running script was told to stop.
 };
 
 // The calling thread's engine, made anew when `generation` (the script cache's) moved since it

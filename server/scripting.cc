@@ -1,6 +1,9 @@
 #include "server/scripting.h"
 
 #include "absl/strings/ascii.h"
+#include "server/lua_engine.h"
+#include "server/transaction.h"
+#include "spdlog/spdlog.h"
 
 namespace gigakv::server {
 
@@ -27,6 +30,63 @@ void ScriptCache::Flush() {
   scripts_.clear();
   body_bytes_ = 0;
   generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void ScriptCache::BeginRun(LuaEngine* engine) {
+  std::lock_guard lock(run_mutex_);
+  wrote_.store(false, std::memory_order_relaxed);
+  kill_requested_.store(false, std::memory_order_relaxed);
+  running_engine_ = engine;
+  run_start_ = std::chrono::steady_clock::now();
+  busy_ = false;
+  running_.store(true, std::memory_order_release);
+}
+
+void ScriptCache::EndRun() {
+  std::lock_guard lock(run_mutex_);
+  running_.store(false, std::memory_order_release);
+  kill_requested_.store(false, std::memory_order_release);
+  running_engine_ = nullptr;
+}
+
+ScriptCache::KillResult ScriptCache::RequestKill() {
+  std::lock_guard lock(run_mutex_);
+  if (running_engine_ == nullptr) return KillResult::kNotBusy;
+  if (wrote_.load(std::memory_order_relaxed)) return KillResult::kUnkillable;
+  kill_requested_.store(true, std::memory_order_release);
+  running_engine_->ArmInterrupt();
+  return KillResult::kKilled;
+}
+
+bool ScriptCache::WatchForBusy(int64_t threshold_ms, TransactionGate& gate) {
+  std::lock_guard lock(run_mutex_);
+  if (running_engine_ == nullptr || busy_) return false;
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - run_start_)
+                           .count();
+  if (elapsed < threshold_ms) return false;
+  busy_ = true;
+  spdlog::warn(
+      "Slow script detected: still in execution after {} milliseconds. You can try killing the "
+      "script using the SCRIPT KILL command. Script name is: {}.",
+      elapsed, running_engine_->running_script());
+  gate.SetBusy(true);
+  running_engine_->ArmInterrupt();
+  return true;
+}
+
+namespace {
+thread_local ServeWhileBusyFn tls_serve = nullptr;
+thread_local void* tls_serve_context = nullptr;
+}  // namespace
+
+void SetServeWhileBusy(ServeWhileBusyFn serve, void* context) {
+  tls_serve = serve;
+  tls_serve_context = context;
+}
+
+void ServeWhileBusy() {
+  if (tls_serve != nullptr) tls_serve(tls_serve_context);
 }
 
 size_t ScriptCache::size() const {

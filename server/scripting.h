@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,9 @@
 #include "absl/container/flat_hash_map.h"
 
 namespace gigakv::server {
+
+class LuaEngine;
+class TransactionGate;
 
 class ScriptCache {
  public:
@@ -46,11 +50,47 @@ class ScriptCache {
   size_t size() const;
   size_t body_bytes() const;
 
+  // ---- the running script: one at a time, since a script holds the transaction gate --------
+  // Begin/End on the script's thread around its run; MarkWrote when it runs a write command.
+  // Scripts run without a Lua hook (a hook slows LuaJIT's interpreter down); the watchdog arms
+  // one (LuaEngine::ArmInterrupt) once a script is busy or asked to stop.
+  void BeginRun(LuaEngine* engine);
+  void EndRun();
+  // The cron's watchdog: once the running script has run for `threshold_ms`, it is busy: logged
+  // as Redis logs it, `gate` lets other threads answer BUSY, and its hook is armed (it serves the
+  // script thread's other clients and stops the script when asked). Returns true when the
+  // script became busy just now.
+  bool WatchForBusy(int64_t threshold_ms, TransactionGate& gate);
+  void MarkWrote() { wrote_.store(true, std::memory_order_relaxed); }
+  bool running() const { return running_.load(std::memory_order_acquire); }
+  // SCRIPT KILL, from any thread: kKilled asks the running script to stop (its hook raises
+  // "Script killed by user..."); a script that wrote cannot be stopped (its writes would be
+  // half done).
+  enum class KillResult { kNotBusy, kUnkillable, kKilled };
+  KillResult RequestKill();
+  bool kill_requested() const { return kill_requested_.load(std::memory_order_acquire); }
+
  private:
   mutable std::mutex mutex_;
   absl::flat_hash_map<std::string, std::shared_ptr<const std::string>> scripts_;
   size_t body_bytes_ = 0;
   std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> running_{false};
+  std::atomic<bool> wrote_{false};
+  std::atomic<bool> kill_requested_{false};
+  // Guards the running engine against the watchdog arming it as it ends.
+  std::mutex run_mutex_;
+  LuaEngine* running_engine_ = nullptr;
+  std::chrono::steady_clock::time_point run_start_;
+  bool busy_ = false;
 };
+
+// While a script is busy (past busy-reply-threshold) its thread serves its other connections
+// from the script's hook, as Redis processes events while a script runs: they get BUSY or run
+// the commands allowed meanwhile (SCRIPT KILL...). An I/O thread registers how (thread-local);
+// elsewhere (tests) nothing is served.
+using ServeWhileBusyFn = void (*)(void* context);
+void SetServeWhileBusy(ServeWhileBusyFn serve, void* context);
+void ServeWhileBusy();
 
 }  // namespace gigakv::server

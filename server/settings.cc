@@ -156,6 +156,7 @@ void Settings::Load(const Config& config) {
   limits_.list_max_listpack_size.set(integer("list-max-listpack-size"));
 
   slowlog_log_slower_than.set(integer("slowlog-log-slower-than"));
+  busy_reply_threshold.set(integer("busy-reply-threshold"));
   slowlog_max_len.set(integer("slowlog-max-len"));
   latency_tracking.set(flag("latency-tracking"));
   latency_tracking_info_percentiles.set(text("latency-tracking-info-percentiles"));

@@ -175,6 +175,7 @@ class Settings {
 
   // --- Slow log, latency, cron ---------------------------------------------------------------
   Live<int64_t> slowlog_log_slower_than;  // Microseconds; negative = off.
+  Live<int64_t> busy_reply_threshold;     // Milliseconds a script runs before BUSY.
   Live<int64_t> slowlog_max_len;
   Live<bool> latency_tracking;
   LiveText latency_tracking_info_percentiles;

@@ -1,6 +1,8 @@
 #include "server/transaction.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "server/client_state.h"
 
@@ -26,9 +28,27 @@ TransactionGate::SlotMutex* TransactionGate::SlotOfThisThread() {
   return tls_gate == this ? tls_slot : nullptr;
 }
 
-TransactionGate::BatchScope::BatchScope(TransactionGate& gate)
+TransactionGate::BatchScope::BatchScope(TransactionGate& gate, bool wait_for_script)
     : gate_(gate), slot_(gate.SlotOfThisThread()) {
   if (slot_ == nullptr) return;
+  for (int attempt = 0; gate_.scripts_.load(std::memory_order_acquire) > 0; ++attempt) {
+    if (gate_.busy() || !wait_for_script) {
+      slot_ = nullptr;
+      busy_ = true;
+      return;
+    }
+    // Behind any EXEC or script waiting for the slots, as below.
+    if (gate_.exec_waiting_.load(std::memory_order_acquire) == 0 && slot_->try_lock()) {
+      tls_slot_held = true;
+      return;
+    }
+    if (attempt < 64) continue;
+    if (attempt < 128) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(attempt < 256 ? 50 : 500));
+    }
+  }
   if (gate_.exec_waiting_.load(std::memory_order_relaxed) > 0) {
     // Wait behind the EXEC(s) waiting for the slots (holding none ourselves).
     std::lock_guard<std::mutex> behind_exec(gate_.exec_mutex_);
@@ -41,6 +61,15 @@ TransactionGate::BatchScope::~BatchScope() {
   if (slot_ == nullptr) return;
   tls_slot_held = false;
   slot_->unlock();
+}
+
+TransactionGate::ScriptScope::ScriptScope(TransactionGate& gate) : gate_(gate) {
+  gate_.scripts_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+TransactionGate::ScriptScope::~ScriptScope() {
+  gate_.SetBusy(false);
+  gate_.scripts_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 TransactionGate::ExclusiveScope::ExclusiveScope(TransactionGate& gate)

@@ -58,16 +58,26 @@ class TransactionGate {
   void RegisterThisThread();
 
   // Held by an I/O thread while it runs a batch of commands. No-op on unregistered threads.
+  // While a script waits for or holds the gate, the wait polls instead of sleeping on the lock,
+  // so that once the script runs past busy-reply-threshold (SetBusy) the batch goes on without
+  // the slot: busy() is then true and the dispatcher answers BUSY to all but the commands
+  // allowed meanwhile (SCRIPT KILL, SHUTDOWN...). This also holds on the script's own thread,
+  // which serves its other connections from the script's hook.
   class BatchScope {
    public:
-    explicit BatchScope(TransactionGate& gate);
+    // `wait_for_script` false: while a script waits for or holds the gate, do not wait at all
+    // (busy() is then true at once): the cron, which must keep watching the script.
+    explicit BatchScope(TransactionGate& gate, bool wait_for_script = true);
     ~BatchScope();
     BatchScope(const BatchScope&) = delete;
     BatchScope& operator=(const BatchScope&) = delete;
+    // Entered without the slot, because a busy script holds the gate.
+    bool busy() const { return busy_; }
 
    private:
     TransactionGate& gate_;
     SlotMutex* slot_;
+    bool busy_ = false;
   };
 
   // Held by EXEC while it runs its queued commands: no other registered thread runs a command
@@ -83,6 +93,24 @@ class TransactionGate {
     TransactionGate& gate_;
     SlotMutex* own_slot_;
   };
+
+  // Around a script (EVAL), opened before its ExclusiveScope: batches that start meanwhile poll
+  // for their slot (BatchScope), so that they can answer BUSY once the script is busy.
+  class ScriptScope {
+   public:
+    explicit ScriptScope(TransactionGate& gate);
+    ~ScriptScope();
+    ScriptScope(const ScriptScope&) = delete;
+    ScriptScope& operator=(const ScriptScope&) = delete;
+
+   private:
+    TransactionGate& gate_;
+  };
+
+  // A script holding the gate ran past busy-reply-threshold (true) or is ending (false, set
+  // while it still holds the gate).
+  void SetBusy(bool busy) { busy_.store(busy, std::memory_order_release); }
+  bool busy() const { return busy_.load(std::memory_order_acquire); }
 
   // Gives up the calling thread's slot while it waits for another I/O thread (CONFIG SET port
   // waits for the thread that owns the listeners), so an EXEC waiting for that slot cannot
@@ -113,6 +141,8 @@ class TransactionGate {
   // EXECs waiting for the slots: new batches let them in first (a mutex is not fair, and an
   // I/O thread busy with many clients re-takes its slot at once).
   std::atomic<int> exec_waiting_{0};
+  std::atomic<int> scripts_{0};  // Scripts waiting for or holding the gate.
+  std::atomic<bool> busy_{false};
   std::vector<std::unique_ptr<Slot>> slots_;  // Grows only; guarded by exec_mutex_.
 };
 

@@ -46,7 +46,10 @@ void RunScript(CommandContext& ctx, std::string_view sha, std::string_view body,
   ScriptInvocation invocation{ctx, sha, body, {}, {}, read_only};
   invocation.keys.assign(ctx.args.begin() + 3, ctx.args.begin() + 3 + numkeys);
   invocation.args.assign(ctx.args.begin() + 3 + numkeys, ctx.args.end());
-  // Inside EXEC the transaction already holds the gate, the group and the messages.
+  // Announced before the gate is taken: threads that wait for it meanwhile can answer BUSY once
+  // the script runs too long. Inside EXEC the transaction already holds the gate, the group
+  // and the messages.
+  TransactionGate::ScriptScope script_scope(ctx.transaction_gate());
   std::optional<TransactionGate::ExclusiveScope> exclusive;
   if (!ctx.client.in_exec) {
     exclusive.emplace(ctx.transaction_gate());
@@ -105,6 +108,23 @@ void CmdScriptFlush(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+void CmdScriptKill(CommandContext& ctx) {
+  switch (ctx.scripts().RequestKill()) {
+    case ScriptCache::KillResult::kNotBusy:
+      ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+      return;
+    case ScriptCache::KillResult::kUnkillable:
+      ctx.reply.Error(
+          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+          "can either wait the script termination or kill the server in a hard way using the "
+          "SHUTDOWN NOSAVE command.");
+      return;
+    case ScriptCache::KillResult::kKilled:
+      ctx.reply.Ok();
+      return;
+  }
+}
+
 void CmdScriptHelp(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
       "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -140,6 +160,7 @@ const std::vector<CommandBinding>& ScriptingCommands() {
       {"script|load", CmdScriptLoad},
       {"script|exists", CmdScriptExists},
       {"script|flush", CmdScriptFlush},
+      {"script|kill", CmdScriptKill},
       {"script|help", CmdScriptHelp},
   };
   return kCommands;

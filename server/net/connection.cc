@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "gigakv/strings.h"
@@ -145,7 +146,9 @@ void Connection::Close() {
 }
 
 void Connection::OnEvents() {
-  if (closed_) return;
+  // Closed; or running a command (a script whose thread serves its other connections
+  // meanwhile): level-triggered events come back after it.
+  if (closed_ || executing_) return;
   if (write_blocked_) {
     SendPending();  // Writable, or an error that the send reports.
   } else if (read_pending_) {
@@ -336,11 +339,21 @@ void Connection::ProcessInput() {
     CheckQueryBufferLimit();
     return;
   }
-  // An EXEC running on another thread finishes before this batch starts (transaction.h).
+  // An EXEC running on another thread finishes before this batch starts (transaction.h). A
+  // busy script does not: the batch then runs without the gate, where the dispatcher refuses
+  // all but the commands allowed meanwhile (also when this thread serves it from the script).
   TransactionGate::BatchScope gate(server_.transaction_gate());
-  Dispatcher::TimedBatch timed_batch;
-  // Small collections written by this batch are stored back inline once, at its end.
-  InlineCommandScope inline_batch(server_.keyspace().store());
+  std::optional<Dispatcher::TimedBatch> timed_batch;
+  if (!gate.busy()) timed_batch.emplace();
+  struct Executing {  // OnEvents leaves the connection alone meanwhile (ServeWhileBusy).
+    explicit Executing(bool& flag) : flag(flag) { flag = true; }
+    ~Executing() { flag = false; }
+    bool& flag;
+  } executing(executing_);
+  // Small collections written by this batch are stored back inline once, at its end (a busy
+  // batch writes none).
+  std::optional<InlineCommandScope> inline_batch;
+  if (!gate.busy()) inline_batch.emplace(server_.keyspace().store());
   // No read happens during the batch: the free space stays what it is now.
   client_->query_buffer_free.store(capacity_ - end_, std::memory_order_relaxed);
   while (begin_ < end_ && !close_after_write_ && !parked_ && !paused_) {

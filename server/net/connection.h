@@ -163,6 +163,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   bool read_pending_ = false;
   bool write_pending_ = false;
   bool write_blocked_ = false;  // The socket is full: the rest of `out_` waits for EPOLLOUT.
+  bool executing_ = false;      // Inside ProcessInput (see OnEvents).
   bool parked_ = false;         // Blocked in BLPOP & co.
   bool paused_ = false;         // Its next request waits for CLIENT PAUSE to end.
   // When the output went over client-output-buffer-limit's soft limit (0: it is not over).

@@ -53,6 +53,11 @@ class IoThread {
   // The batch of replies: `connection` has replies to send at the end of this round.
   void QueueWrite(std::shared_ptr<Connection> connection);
 
+  // On this thread, from a busy script's hook (scripting.h): one non-blocking round of the
+  // ready set; the connection running the script is left alone (Connection::OnEvents), the
+  // others get BUSY or run what may run meanwhile, and their replies go out at once.
+  void ServeWhileBusy();
+
   asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   // Where other threads post messages for this thread's clients (posting_outbox.h).
   Mailbox mailbox{io};

@@ -11,6 +11,7 @@
 #include "server/aof.h"
 #include "server/net/io_thread.h"
 #include "server/net/listener.h"
+#include "server/scripting.h"
 #include "server/transaction.h"
 #include "spdlog/spdlog.h"
 
@@ -105,6 +106,8 @@ absl::Status Network::Start() {
     TransactionGate* gate = &impl_->server.transaction_gate();
     thread->thread = std::thread([raw, gate] {
       gate->RegisterThisThread();  // Its batches of commands then wait for a running EXEC.
+      SetServeWhileBusy([](void* thread) { static_cast<IoThread*>(thread)->ServeWhileBusy(); },
+                        raw);
       auto guard = asio::make_work_guard(raw->io);
       raw->io.run();
     });

@@ -258,3 +258,65 @@ def test_a_script_is_atomic_across_io_threads(server_factory, target):
     assert min(reads) > 0
     final = server.client().mget(keys)
     assert final == [str(2 * runs_per_writer).encode()] * len(keys)
+
+
+def busy_script_session(start_server, *extra_args):
+    """Runs the busy-script scenario on a fresh server; returns what the clients saw.
+
+    A client runs an endless script; another gets BUSY (only once the threshold passed), stops
+    it with SCRIPT KILL and finds the server serving normally. Then a script that wrote and
+    loops: SCRIPT KILL is refused (UNKILLABLE) and SHUTDOWN NOSAVE ends the server.
+    """
+    import threading
+
+    from e2e_support import wait_until
+
+    srv = start_server("--busy-reply-threshold", "300", *extra_args)
+    seen = {}
+    other = srv.raw()
+    seen["kill idle"] = other.call_raw("SCRIPT", "KILL")
+    looping = srv.raw()
+    result = {}
+
+    def run(args, key):
+        looping.send_command(*args)
+        try:
+            result[key] = looping.read_reply_raw()[1]
+        except Exception as error:  # The server shut down under it (SHUTDOWN NOSAVE).
+            result[key] = repr(type(error))
+
+    runner = threading.Thread(target=run, args=(["EVAL", "local i = 0 while true do i = i + 1 end",
+                                                 "0"], "loop"))
+    runner.start()
+    busy = wait_until(lambda: (lambda r: r if r.startswith(b"-BUSY") else None)(
+        other.call_raw("PING")), 20, interval=0.05, message="BUSY")
+    seen["busy"] = busy
+    seen["get while busy"] = other.call_raw("GET", "k")
+    seen["script kill"] = other.call_raw("SCRIPT", "KILL")
+    runner.join(timeout=20)
+    assert not runner.is_alive()
+    seen["killed script"] = result["loop"]
+    seen["after"] = [other.call_raw("SET", "k", "v"), other.call_raw("GET", "k"),
+                     looping.call_raw("PING")]
+    # A script that wrote cannot be killed; SHUTDOWN NOSAVE still ends the server.
+    runner = threading.Thread(target=run, args=(
+        ["EVAL", "redis.call('set', 'w', '1') while true do end", "0"], "writer"))
+    runner.start()
+    wait_until(lambda: other.call_raw("PING").startswith(b"-BUSY"), 20, interval=0.05,
+               message="BUSY")
+    seen["kill a writer"] = other.call_raw("SCRIPT", "KILL")
+    srv.expect_exit = True
+    other.send_command("SHUTDOWN", "NOSAVE")
+    assert srv.wait_exit(20) is not None
+    runner.join(timeout=20)
+    return seen
+
+
+@pytest.mark.parametrize("io_threads", ["1", "2"])
+def test_a_busy_script_answers_busy_and_stops_as_in_redis(server_factory, redis_factory, target,
+                                                         io_threads):
+    if target == "redis":
+        pytest.skip("compares gigakv with redis-server")
+    expected = busy_script_session(redis_factory)
+    got = busy_script_session(server_factory, "--io-threads", io_threads)
+    assert got == expected
