@@ -19,12 +19,14 @@ int luaopen_cjson(lua_State* lua);  // Debian's lua-cjson (liblua5.1-cjson.a).
 #include "absl/strings/str_cat.h"
 #include "gigakv/sha1.h"
 #include "gigakv/strings.h"
+#include "server/aof.h"
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/lifecycle.h"
 #include "server/scripting.h"
+#include "server/snapshots.h"
 #include "server/transaction.h"
 #include "spdlog/spdlog.h"
 
@@ -337,8 +339,10 @@ void WriteValue(lua_State* lua, protocol::ReplyBuilder& reply, int script_resp, 
       }
       lua_pop(lua, 1);
       if (GetField(lua, "verbatim_string") == LUA_TTABLE) {
-        lua_getfield(lua, -1, "format");
-        lua_getfield(lua, -2, "string");
+        lua_pushliteral(lua, "format");
+        lua_rawget(lua, -2);
+        lua_pushliteral(lua, "string");
+        lua_rawget(lua, -3);
         if (lua_type(lua, -1) == LUA_TSTRING && lua_type(lua, -2) == LUA_TSTRING) {
           size_t format_length = 0;
           size_t length = 0;
@@ -497,22 +501,105 @@ int UnproxyThenCall(lua_State* lua) {
   return CallOriginal(lua);
 }
 
-// pairs(proxy) iterates the real table.
+// pairs(proxy) iterates the real table through the wrapped next, and hands out only the proxy.
 int Pairs(lua_State* lua) {
   if (!PushProxied(lua, 1)) return CallOriginal(lua);
+  lua_pop(lua, 1);
   lua_getfield(lua, LUA_REGISTRYINDEX, kGlobalsKey);
-  lua_getfield(lua, -1, "next");  // The wrapped next: it unwraps nested proxies too.
+  lua_getfield(lua, -1, "next");  // The wrapped next: it reads through the proxy.
   lua_remove(lua, -2);
-  lua_insert(lua, -2);
+  lua_pushvalue(lua, 1);
   lua_pushnil(lua);
   return 3;
 }
 
-// getmetatable(proxy) is nil (a read-only table has none of its own to show).
+constexpr char kStringMetatableKey[] = "gigakv_string_metatable";  // Registry: its proxy.
+
+// getmetatable(proxy) is nil (a read-only table has none of its own to show); a string's is a
+// read-only proxy of the strings' metatable, whose __index is the string library's proxy.
 int GetMetatable(lua_State* lua) {
+  if (lua_type(lua, 1) == LUA_TSTRING) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, kStringMetatableKey);
+    return 1;
+  }
   if (PushProxied(lua, 1)) {
     lua_pushnil(lua);
     return 1;
+  }
+  return CallOriginal(lua);
+}
+
+// loadstring(s [, name]) and load(s | reader [, name]): source text only. LuaJIT would load
+// bytecode, which it never verifies (a forged chunk corrupts memory); Redis's Lua cannot load
+// bytecode either.
+int LoadText(lua_State* lua) {
+  std::string text;
+  if (lua_type(lua, 1) == LUA_TSTRING) {
+    size_t length = 0;
+    const char* data = lua_tolstring(lua, 1, &length);
+    text.assign(data, length);
+  } else {
+    luaL_checktype(lua, 1, LUA_TFUNCTION);
+    while (true) {
+      lua_pushvalue(lua, 1);
+      lua_call(lua, 0, 1);
+      if (lua_isnil(lua, -1)) {
+        lua_pop(lua, 1);
+        break;
+      }
+      if (!lua_isstring(lua, -1)) return luaL_error(lua, "reader function must return a string");
+      size_t length = 0;
+      const char* piece = lua_tolstring(lua, -1, &length);
+      if (length == 0) {
+        lua_pop(lua, 1);
+        break;
+      }
+      text.append(piece, length);
+      lua_pop(lua, 1);
+    }
+  }
+  const char* name = luaL_optstring(lua, 2, text.c_str());
+  if (luaL_loadbufferx(lua, text.data(), text.size(), name, "t") != 0) {
+    lua_pushnil(lua);
+    lua_insert(lua, -2);
+    return 2;  // nil and the message, as loadstring.
+  }
+  return 1;
+}
+
+// cjson.encode, bounded: Debian's lua-cjson sizes its buffer with int (CVE-2022-24834, fixed in
+// Redis's own copy), so an output that could pass 2 GB (a string escapes to at most 6 bytes a
+// byte) is refused before encoding.
+constexpr size_t kMaxJsonInputBytes = (size_t{1} << 31) / 8;
+
+size_t JsonInputBytes(lua_State* lua, int index, int depth) {
+  if (depth > 1000) return 0;  // cjson refuses deeper nesting itself.
+  switch (lua_type(lua, index)) {
+    case LUA_TSTRING:
+      return lua_objlen(lua, index) + 2;
+    case LUA_TTABLE: {
+      size_t total = 2;
+      if (index < 0) index = lua_gettop(lua) + index + 1;
+      lua_checkstack(lua, 3);
+      lua_pushnil(lua);
+      while (lua_next(lua, index) != 0) {
+        total += JsonInputBytes(lua, -2, depth + 1) + JsonInputBytes(lua, -1, depth + 1) + 2;
+        lua_pop(lua, 1);
+        if (total > kMaxJsonInputBytes) {
+          lua_pop(lua, 1);
+          return total;
+        }
+      }
+      return total;
+    }
+    default:
+      return 32;
+  }
+}
+
+int BoundedJsonEncode(lua_State* lua) {
+  if (JsonInputBytes(lua, 1, 0) > kMaxJsonInputBytes) {
+    return luaL_error(lua, "Cannot serialise: the encoded text would exceed 2 GB");
   }
   return CallOriginal(lua);
 }
@@ -596,7 +683,40 @@ int ReturnSingleFieldTable(lua_State* lua, const char* field) {
   return 1;
 }
 
-int RedisErrorReply(lua_State* lua) { return ReturnSingleFieldTable(lua, "err"); }
+// An error text as Redis's luaPushErrorBuff stores it: "CODE message" from "-CODE message", or
+// with the code ERR when there is none ("-message" without a space, or no leading '-');
+// trailing CR/LF trimmed.
+std::string ErrorTableText(std::string_view text) {
+  std::string_view code = "ERR";
+  std::string_view message = text;
+  if (!text.empty() && text[0] == '-') {
+    const size_t space = text.find(' ');
+    if (space == std::string_view::npos) {
+      message = text.substr(1);
+    } else {
+      code = text.substr(1, space - 1);
+      message = text.substr(space + 1);
+    }
+  }
+  while (!message.empty() && (message.back() == '\r' || message.back() == '\n')) {
+    message.remove_suffix(1);
+  }
+  return StrCat(code, " ", message);
+}
+
+// redis.error_reply(s): {err = s as Redis stores errors}, with a '-' added when s has none.
+int RedisErrorReply(lua_State* lua) {
+  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
+    PushErrorTable(lua, "ERR wrong number or type of arguments");
+    return 1;
+  }
+  size_t length = 0;
+  const char* text = lua_tolstring(lua, 1, &length);
+  std::string_view error(text, length);
+  const std::string dashed = error.starts_with('-') ? std::string(error) : StrCat("-", error);
+  PushErrorTable(lua, ErrorTableText(dashed));
+  return 1;
+}
 int RedisStatusReply(lua_State* lua) { return ReturnSingleFieldTable(lua, "ok"); }
 
 constexpr int kLogDebug = 0, kLogVerbose = 1, kLogNotice = 2, kLogWarning = 3;
@@ -896,7 +1016,15 @@ void LuaEngine::Protect() {
   lua_setmetatable(lua_, -2);
   lua_setfield(lua_, LUA_REGISTRYINDEX, kProxiesKey);
 
+  lua_getglobal(lua_, "cjson");
+  Wrap(lua_, "encode", BoundedJsonEncode);
+  lua_pop(lua_, 1);
+
   lua_pushvalue(lua_, LUA_GLOBALSINDEX);  // The real globals.
+  lua_pushcfunction(lua_, LoadText);
+  lua_setfield(lua_, -2, "loadstring");
+  lua_pushcfunction(lua_, LoadText);
+  lua_setfield(lua_, -2, "load");
   Wrap(lua_, "rawset", RefuseProxyThenCall);
   Wrap(lua_, "setmetatable", RefuseProxyThenCall);
   Wrap(lua_, "rawget", UnproxyThenCall);
@@ -917,6 +1045,14 @@ void LuaEngine::Protect() {
   }
   lua_pushvalue(lua_, -1);
   lua_setfield(lua_, LUA_REGISTRYINDEX, kGlobalsKey);
+  // Strings' methods come from the string library's proxy; their metatable shows as a proxy.
+  lua_pushliteral(lua_, "");
+  lua_getmetatable(lua_, -1);  // real globals, "", metatable
+  lua_getfield(lua_, -3, "string");
+  lua_setfield(lua_, -2, "__index");
+  ReplaceWithProxy(lua_);
+  lua_setfield(lua_, LUA_REGISTRYINDEX, kStringMetatableKey);
+  lua_pop(lua_, 1);
   // A missing global is an error; a new one is refused.
   lua_newtable(lua_);
   lua_pushcfunction(lua_, MissingGlobal);
@@ -949,7 +1085,7 @@ bool LuaEngine::Compile(std::string_view sha, std::string_view body, std::string
   const bool known = lua_isfunction(lua_, -1);
   lua_pop(lua_, 1);
   if (known) return true;
-  if (luaL_loadbuffer(lua_, body.data(), body.size(), "@user_script") != 0) {
+  if (luaL_loadbufferx(lua_, body.data(), body.size(), "@user_script", "t") != 0) {
     *error = StrCat("ERR Error compiling script (new function): ", lua_tostring(lua_, -1));
     lua_pop(lua_, 1);
     return false;
@@ -957,7 +1093,7 @@ bool LuaEngine::Compile(std::string_view sha, std::string_view body, std::string
   // Compiled as written for its syntax errors; run with its tail calls untailed (above).
   if (const std::string untailed = UntailCalls(body); !untailed.empty()) {
     lua_pop(lua_, 1);
-    if (luaL_loadbuffer(lua_, untailed.data(), untailed.size(), "@user_script") != 0) {
+    if (luaL_loadbufferx(lua_, untailed.data(), untailed.size(), "@user_script", "t") != 0) {
       *error = StrCat("ERR Error compiling script (new function): ", lua_tostring(lua_, -1));
       lua_pop(lua_, 1);
       return false;
@@ -1094,6 +1230,19 @@ int LuaEngine::RedisCallImpl(lua_State* lua, bool raise) {
   if ((spec->flags & kWrite) && run->invocation.read_only) {
     return fail("ERR Write commands are not allowed from read-only scripts.");
   }
+  // The checks the dispatcher skips for the script client (it runs as inside EXEC), made per
+  // write as Redis's scriptVerifyWriteCommandAllow and scriptVerifyOOM make them.
+  if (spec->flags & kWrite) {
+    if (services.snapshots().writes_refused())
+      return fail(ErrorTableText(StrCat("-", errors::kMisconf)));
+    if (services.aof().writes_refused()) {
+      return fail(
+          ErrorTableText(StrCat("-", errors::kMisconfAofPrefix, services.aof().last_error())));
+    }
+  }
+  if ((spec->flags & kDenyOom) && run->invocation.oom_at_start && !services.scripts().wrote()) {
+    return fail(ErrorTableText(StrCat("-", errors::kOom)));
+  }
   protocol::ReplyBuilder& call_reply = run->call_reply;
   call_reply.buffer().clear();
   call_reply.set_resp_version(run->resp);
@@ -1105,7 +1254,8 @@ int LuaEngine::RedisCallImpl(lua_State* lua, bool raise) {
   size_t at = 0;
   if (!bytes.empty() && bytes[0] == '-') {
     const size_t end = bytes.find("\r\n");
-    return fail(bytes.substr(1, end == std::string_view::npos ? bytes.size() - 1 : end - 1));
+    return fail(
+        ErrorTableText(bytes.substr(0, end == std::string_view::npos ? bytes.size() : end)));
   }
   if (!PushReply(lua, bytes, &at)) {
     lua_settop(lua, argc);

@@ -4,7 +4,9 @@
 //              which the busy-script limit needs), the libraries Redis opens (base, table,
 //              string, math, bit, cjson...), Redis's sandbox: no os/io/package/require/loadfile/
 //              dofile/ffi/jit, globals protected (a script can neither create nor read a missing
-//              global), math.random on Redis's own generator, reseeded for every script.
+//              global), math.random on Redis's own generator (one state for the process,
+//              never reseeded between scripts, as in Redis 7.0). Only source text loads:
+//              LuaJIT bytecode, which it never verifies, is refused as Redis refuses it.
 //   scripts    a body compiles once per state into a function kept in the registry under
 //              "f_<sha>"; Run calls it with KEYS and ARGV set.
 //   redis.*    call and pcall run a command through the dispatcher as the engine's own script
@@ -41,6 +43,9 @@ struct ScriptInvocation {
   std::vector<std::string_view> keys;
   std::vector<std::string_view> args;
   bool read_only = false;  // EVAL_RO / EVALSHA_RO: write commands are refused.
+  // The server was over maxmemory when the script started: its deny-oom commands are refused
+  // until it has written (Redis's scriptVerifyOOM).
+  bool oom_at_start = false;
 };
 
 class LuaEngine {

@@ -63,6 +63,7 @@ class ScriptCache {
   bool WatchForBusy(int64_t threshold_ms, TransactionGate& gate);
   void MarkWrote() { wrote_.store(true, std::memory_order_relaxed); }
   bool running() const { return running_.load(std::memory_order_acquire); }
+  bool wrote() const { return wrote_.load(std::memory_order_relaxed); }
   // SCRIPT KILL, from any thread: kKilled asks the running script to stop (its hook raises
   // "Script killed by user..."); a script that wrote cannot be stopped (its writes would be
   // half done).

@@ -26,26 +26,31 @@
 namespace gigakv::server {
 namespace {
 
-// Runs the script `sha` with `body` on EVAL's arguments (numkeys at 2, then keys and args) as
-// one unit: no other command runs meanwhile, its writes are one change-stream group and its
-// messages reach other clients after it.
-void RunScript(CommandContext& ctx, std::string_view sha, std::string_view body, bool read_only) {
+// The keys and arguments of EVAL's form (numkeys at 2, then keys, then args) into `invocation`,
+// or an error reply (false).
+bool ParseKeysAndArgsOrReply(CommandContext& ctx, ScriptInvocation* invocation) {
   int64_t numkeys = 0;
   if (!absl::SimpleAtoi(ToAbsl(ctx.arg(2)), &numkeys)) {
     ctx.reply.Error(errors::kNotInteger);
-    return;
+    return false;
   }
   if (numkeys > static_cast<int64_t>(ctx.argc() - 3)) {
     ctx.reply.Error("ERR Number of keys can't be greater than number of args");
-    return;
+    return false;
   }
   if (numkeys < 0) {
     ctx.reply.Error("ERR Number of keys can't be negative");
-    return;
+    return false;
   }
-  ScriptInvocation invocation{ctx, sha, body, {}, {}, read_only};
-  invocation.keys.assign(ctx.args.begin() + 3, ctx.args.begin() + 3 + numkeys);
-  invocation.args.assign(ctx.args.begin() + 3 + numkeys, ctx.args.end());
+  invocation->keys.assign(ctx.args.begin() + 3, ctx.args.begin() + 3 + numkeys);
+  invocation->args.assign(ctx.args.begin() + 3 + numkeys, ctx.args.end());
+  return true;
+}
+
+// Runs `invocation` as one unit: no other command runs meanwhile, its writes are one
+// change-stream group and its messages reach other clients after it. `cache_body`: EVAL's
+// body, cached once it compiled (as Redis caches only scripts that compile).
+void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_body) {
   // Announced before the gate is taken: threads that wait for it meanwhile can answer BUSY once
   // the script runs too long. Inside EXEC the transaction already holds the gate, the group
   // and the messages.
@@ -55,25 +60,37 @@ void RunScript(CommandContext& ctx, std::string_view sha, std::string_view body,
     exclusive.emplace(ctx.transaction_gate());
     Dispatcher::TimedBatch::Restart();  // The wait for the gate is not the script's time.
   }
+  LuaEngine& engine = ThreadEngine(ctx.scripts().generation());
+  std::string error;
+  if (!engine.Compile(invocation.sha, invocation.body, &error)) {
+    ctx.reply.Error(error);
+    return;
+  }
+  if (cache_body) ctx.scripts().Add(std::string(invocation.sha), invocation.body);
+  invocation.oom_at_start = ctx.keyspace().OverMaxmemory();
   PublishHoldScope hold_messages(ctx.pubsub(), ctx.client);
   ChangeStream::Group effects(ctx.keyspace().changes());
-  ThreadEngine(ctx.scripts().generation()).Run(invocation);
+  engine.Run(invocation);
 }
 
 void Eval(CommandContext& ctx, bool read_only) {
   const std::string sha = Sha1Hex(ctx.arg(1));
-  // Cached as Redis does, so that EVALSHA finds it afterwards.
-  ctx.scripts().Add(sha, ctx.arg(1));
-  RunScript(ctx, sha, ctx.arg(1), read_only);
+  ScriptInvocation invocation{ctx, sha, ctx.arg(1), {}, {}, read_only};
+  if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;
+  RunScript(ctx, invocation, /*cache_body=*/true);
 }
 
 void EvalSha(CommandContext& ctx, bool read_only) {
+  const std::string sha = AsciiLower(ctx.arg(1));
+  ScriptInvocation invocation{ctx, sha, "", {}, {}, read_only};
+  if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;
   std::shared_ptr<const std::string> body = ctx.scripts().Find(ctx.arg(1));
   if (body == nullptr) {
     ctx.reply.Error("NOSCRIPT No matching script. Please use EVAL.");
     return;
   }
-  RunScript(ctx, AsciiLower(ctx.arg(1)), *body, read_only);
+  invocation.body = *body;
+  RunScript(ctx, invocation, /*cache_body=*/false);
 }
 
 void CmdEval(CommandContext& ctx) { Eval(ctx, /*read_only=*/false); }
@@ -152,8 +169,9 @@ void CmdScriptHelp(CommandContext& ctx) {
 
 const std::vector<CommandBinding>& ScriptingCommands() {
   static const std::vector<CommandBinding> kCommands = {
-      {"eval", CmdEval},
-      {"evalsha", CmdEvalSha},
+      // May replicate (Redis's flag, hidden from COMMAND): CLIENT PAUSE WRITE holds them.
+      {"eval", CmdEval, kMayReplicate},
+      {"evalsha", CmdEvalSha, kMayReplicate},
       {"eval_ro", CmdEvalRo},
       {"evalsha_ro", CmdEvalShaRo},
       {"script", nullptr},

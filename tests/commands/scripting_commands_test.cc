@@ -74,6 +74,10 @@ TEST_F(ScriptingTest, NoScriptLeavesStateBehind) {
       "setmetatable(_G, nil)",
       "loadstring('x = 1')()",
       "local g = _G; g.x = 1",
+      "local _, t = pairs(redis); rawset(t, 'call', 1)",
+      "local _, g = pairs(_G); rawset(g, 'x', 1)",
+      "getmetatable('').__index.upper = 1",
+      "getmetatable('').x = 1",
   };
   for (const std::string& attempt : attempts) {
     const std::string reply = Reply({"EVAL", attempt, "0"});
@@ -89,6 +93,40 @@ TEST_F(ScriptingTest, NoScriptLeavesStateBehind) {
             ":23");  // Redis 7.0's 23 functions and constants.
   EXPECT_EQ(Reply({"EVAL", "return rawget(_G, 'redis') ~= nil", "0"}), ":1");
   EXPECT_EQ(Reply({"EVAL", "return ('abc'):upper()", "0"}), "\"ABC\"");
+  EXPECT_EQ(Reply({"EVAL", "return type(redis.call)", "0"}), "\"function\"");
+}
+
+// LuaJIT bytecode is never loaded (it is not verified: a forged chunk corrupts memory).
+TEST_F(ScriptingTest, BytecodeIsRefused) {
+  const std::string bytecode_script =
+      "local f = string.dump(function() return 1 end); local g, e = loadstring(f); "
+      "if g then return 'loaded' end; local h = load(f); if h then return 'loaded' end; "
+      "return e";
+  const std::string reply = Reply({"EVAL", bytecode_script, "0"});
+  EXPECT_EQ(reply, "\"attempt to load chunk with wrong mode\"");
+  EXPECT_TRUE(Reply({"EVAL", std::string("\x1bLJ\x02\x00", 5), "0"})
+                  .starts_with("-ERR Error compiling script (new function): "));
+}
+
+// Debian's lua-cjson sizes its buffer with int: an encoding that could pass 2 GB is refused.
+TEST_F(ScriptingTest, HugeJsonEncodingsAreRefused) {
+  const std::string reply =
+      Reply({"EVAL", "local s = string.rep('a', 300000000); return #cjson.encode({s})", "0"});
+  EXPECT_NE(reply.find("Cannot serialise"), std::string::npos) << reply;
+  EXPECT_EQ(Reply({"EVAL", "return cjson.encode({string.rep('a', 3)})", "0"}), "\"[\"aaa\"]\"");
+}
+
+TEST_F(ScriptingTest, ScriptWritesObeyMaxmemoryUntilTheyWrote) {
+  EXPECT_EQ(Reply({"SET", "big", std::string(10000, 'x')}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1000"}), "+OK");
+  server_.Cron();  // Refreshes used_memory.
+  const std::string refused = Reply({"EVAL", "return redis.call('set', 'k', 'v')", "0"});
+  EXPECT_TRUE(refused.starts_with("-OOM command not allowed when used memory > 'maxmemory'."))
+      << refused;
+  // Not deny-oom: runs; and once a script wrote (DEL), its later writes go through, as Redis.
+  EXPECT_EQ(
+      Reply({"EVAL", "redis.call('del', 'nothing'); return redis.call('set', 'k', 'v')", "0"}),
+      "+OK");
 }
 
 TEST_F(ScriptingTest, SelectInsideAScriptLeavesTheCallersDatabase) {
