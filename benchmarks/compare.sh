@@ -24,7 +24,16 @@ zpopmin,lrange_100,lrange_300,lrange_500,lrange_600,mset"
 #   lrange_spread  LRANGE list:__rand_int__ 0 9 over 1,000 lists of about 1,000 RPUSHed 14-byte
 #                  elements: short reads at the head of many lists, the worst case for gigakv's
 #                  list node compression (each read lands on a compressed node not in the cache).
-readonly EXTRA_TESTS="lrange_spread"
+#   evalsha_get    EVALSHA of `return redis.call('get', KEYS[1])` on key:__rand_int__
+#   evalsha_incr   EVALSHA of `return redis.call('incr', KEYS[1])`
+#   evalsha_10     EVALSHA of a script of 10 calls (5 INCRs of KEYS[1], 5 GETs of it)
+readonly EXTRA_TESTS="lrange_spread,evalsha_get,evalsha_incr,evalsha_10"
+readonly SCRIPT_GET="return redis.call('get', KEYS[1])"
+readonly SCRIPT_INCR="return redis.call('incr', KEYS[1])"
+readonly SCRIPT_10="for i = 1, 5 do redis.call('incr', KEYS[1]); redis.call('get', KEYS[1]) end return 1"
+
+# The SHA-1 EVALSHA names a script by.
+script_sha() { printf '%s' "$1" | sha1sum | cut -d' ' -f1; }
 
 # ---- defaults (overridable by options) -------------------------------------------------------
 SERVER="build/gigakv-server"
@@ -241,6 +250,9 @@ test_args() {
     lrange_500) echo "LRANGE mylist 0 499" ;;
     lrange_600) echo "LRANGE mylist 0 599" ;;
     lrange_spread) echo "-r 1000 LRANGE list:__rand_int__ 0 9" ;;
+    evalsha_get) echo "-r 100000 EVALSHA $(script_sha "$SCRIPT_GET") 1 key:__rand_int__" ;;
+    evalsha_incr) echo "-r 100000 EVALSHA $(script_sha "$SCRIPT_INCR") 1 key:__rand_int__" ;;
+    evalsha_10) echo "-r 100000 EVALSHA $(script_sha "$SCRIPT_10") 1 key:__rand_int__" ;;
     *) echo "-t $1" ;;
   esac
 }
@@ -254,6 +266,12 @@ prefill_for_test() {
       # 1000 elements >= the 600 the largest LRANGE reads (lpop/rpop may have drained the list).
       "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" -c 1 -n 1000 "${BENCH_ARGV[@]}" \
         -t lpush -q >/dev/null 2>"$err" && ! grep -q "Error from server" "$err"
+      ;;
+    evalsha_*)
+      # The scripts, loaded (a server restart or SCRIPT FLUSH would lose them).
+      for script in "$SCRIPT_GET" "$SCRIPT_INCR" "$SCRIPT_10"; do
+        "$CLI" -h 127.0.0.1 -p "$port" SCRIPT LOAD "$script" >/dev/null 2>"$err" || return 1
+      done
       ;;
     lrange_spread)
       # 1M RPUSHes over 1,000 keys, once per server (the reads do not change the lists).
