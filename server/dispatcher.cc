@@ -123,7 +123,10 @@ bool IsSubscriptionCommand(const CommandSpec& spec) {
 // messages, so only what manages the subscriptions runs (RESP3 tells pushes from replies).
 // Checked as Redis's processCommand does: not for the commands EXEC runs.
 bool RefusedWhenSubscribed(const CommandSpec& spec, const ClientState& client) {
-  if (client.resp != 2 || client.in_exec || !IsSubscribed(client)) return false;
+  // The pointer first: inline, and null for every client that never subscribed.
+  if (client.pubsub() == nullptr || client.resp != 2 || client.in_exec || !IsSubscribed(client)) {
+    return false;
+  }
   return !IsSubscriptionCommand(spec) && spec.name != "ping" && spec.name != "quit" &&
          spec.name != "reset";
 }

@@ -107,10 +107,14 @@ class Settings {
       hard_.set(limit.hard);
       soft_.set(limit.soft);
       soft_seconds_.set(limit.soft_seconds);
+      any_.set(limit.hard > 0 || limit.soft > 0);
     }
+    // Some limit is set (one load: the normal class has none by default).
+    bool any() const { return any_.get(); }
 
    private:
     Live<int64_t> hard_, soft_, soft_seconds_;
+    Live<bool> any_;
   };
   LiveOutputLimit normal_output_limit;
   LiveOutputLimit pubsub_output_limit;

@@ -94,7 +94,10 @@ inline void AfterLookup(CommandContext& ctx, KeyAccess& access, Lookup lookup) {
     ThreadStats& stats = ctx.stats().Local();
     AddOwned(access.exists() ? stats.keyspace_hits : stats.keyspace_misses, 1);
     if (!access.exists() && lookup != Lookup::kInspect) {
-      ctx.notifier().Notify({kKeyMissEvents, "keymiss", access.db, access.key});
+      KeyspaceNotifier& notifier = ctx.notifier();
+      if (notifier.wants(kKeyMissEvents)) {
+        notifier.Notify({kKeyMissEvents, "keymiss", access.db, access.key});
+      }
     }
   }
   if ((lookup == Lookup::kRead || lookup == Lookup::kWrite) && access.exists()) {

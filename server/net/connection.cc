@@ -448,6 +448,11 @@ void Connection::CheckQueryBufferLimit() {
 
 void Connection::CheckOutputBufferLimit() {
   if (closed_) return;  // Counted once, when it closed.
+  // Most clients: not subscribers (no pubsub state), and the normal class has no limit.
+  if (client_->pubsub() == nullptr && !server_.settings().normal_output_limit.any()) {
+    soft_limit_since_ms_ = 0;
+    return;
+  }
   // client-output-buffer-limit of the client's class (Redis's checkClientOutputBufferLimits):
   // a subscriber's is pubsub's, any other's normal's (a monitor's too, as Redis classes it).
   const Settings::OutputLimit limit = IsSubscribed(*client_)

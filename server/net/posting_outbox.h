@@ -14,6 +14,7 @@
 // joins its threads before it destroys them, and no message is posted after that.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -47,6 +48,7 @@ class Mailbox {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queued_.emplace_back(receiver, std::move(message));
+      has_queued_.store(true, std::memory_order_release);
       if (scheduled_) return;
       scheduled_ = true;
     }
@@ -62,8 +64,11 @@ class Mailbox {
  private:
   // On the io_context's thread.
   void Deliver() {
+    // Most rounds have nothing: one load, no lock.
+    if (!has_queued_.load(std::memory_order_acquire)) return;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      has_queued_.store(false, std::memory_order_relaxed);
       if (queued_.empty()) return;
       delivering_.swap(queued_);
     }
@@ -79,6 +84,7 @@ class Mailbox {
   std::mutex mutex_;
   std::vector<std::pair<std::weak_ptr<OutboxReceiver>, ClientMessage>> queued_;  // mutex_.
   bool scheduled_ = false;                                                       // mutex_.
+  std::atomic<bool> has_queued_{false};  // queued_ may be non-empty (set under mutex_).
   // Deliver's own (the thread's), kept for its capacity.
   std::vector<std::pair<std::weak_ptr<OutboxReceiver>, ClientMessage>> delivering_;
 };
