@@ -7,9 +7,9 @@
 //              global), math.random on Redis's own generator (one state for the process,
 //              never reseeded between scripts, as in Redis 7.0). Only source text loads:
 //              LuaJIT bytecode, which it never verifies, is refused as Redis refuses it.
-//   scripts    a body compiles once per state into a function kept in the registry under
-//              "f_<sha>"; Run calls it with KEYS and ARGV set.
-//   redis.*    call and pcall run a command through the dispatcher as the engine's own script
+//   scripts    a body compiles once per state into a function kept in the registry; Run calls it
+//   with KEYS and ARGV set. redis.*    call and pcall run a command through the dispatcher as the
+//   engine's own script
 //              client (in the caller's db, RESP2 unless redis.setresp(3)); its reply comes back
 //              as Lua values with Redis's conversions, and a script's result goes out the same way
 //              in reverse (see lua_engine.cc).
@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "protocol/reply_builder.h"
 
 struct lua_State;
@@ -89,7 +90,12 @@ class LuaEngine {
   // Redis's sandbox: removed functions, read-only globals and libraries.
   void Protect();
 
+  static constexpr int kGcPeriod = 50;
+
   lua_State* lua_ = nullptr;
+  // The compiled scripts: SHA-1 -> the function's registry reference.
+  absl::flat_hash_map<std::string, int> functions_;
+  int runs_since_gc_ = 0;
   const uint64_t generation_;
   std::unique_ptr<ClientState> script_client_;
   RunState* running_ = nullptr;  // Set while Run runs.
