@@ -1,6 +1,6 @@
 #include "gigakv/glob.h"
 
-#include <cctype>
+#include "absl/strings/ascii.h"
 
 namespace gigakv {
 namespace {
@@ -8,7 +8,7 @@ namespace {
 constexpr int kMaxNesting = 1000;
 
 char Fold(char c, bool nocase) {
-  return nocase ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : c;
+  return nocase ? static_cast<char>(absl::ascii_tolower(static_cast<unsigned char>(c))) : c;
 }
 
 // Returns 1 on match, 0 on mismatch; *skip_longer is set when the text ran out during a '*'
