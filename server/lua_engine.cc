@@ -982,6 +982,7 @@ LuaEngine::LuaEngine(uint64_t generation)
     lua_setglobal(lua_, "__redis__err__handler");
   }
   Protect();
+  ReportMemory();
 }
 
 void LuaEngine::Protect() {
@@ -1070,7 +1071,20 @@ void LuaEngine::Protect() {
   lua_pop(lua_, 1);
 }
 
+namespace {
+std::atomic<int64_t> lua_memory_bytes{0};
+}  // namespace
+
+int64_t LuaMemoryBytes() { return lua_memory_bytes.load(std::memory_order_relaxed); }
+
+void LuaEngine::ReportMemory() {
+  const auto now = static_cast<int64_t>(memory_bytes());
+  lua_memory_bytes.fetch_add(now - reported_memory_, std::memory_order_relaxed);
+  reported_memory_ = now;
+}
+
 LuaEngine::~LuaEngine() {
+  lua_memory_bytes.fetch_sub(reported_memory_, std::memory_order_relaxed);
   if (lua_ != nullptr) lua_close(lua_);
 }
 
@@ -1178,6 +1192,7 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
   if (++runs_since_gc_ == kGcPeriod) {
     lua_gc(lua_, LUA_GCSTEP, kGcPeriod);
     runs_since_gc_ = 0;
+    ReportMemory();
   }
 }
 

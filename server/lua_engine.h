@@ -96,12 +96,18 @@ class LuaEngine {
   // The compiled scripts: SHA-1 -> the function's registry reference.
   absl::flat_hash_map<std::string, int> functions_;
   int runs_since_gc_ = 0;
+  int64_t reported_memory_ = 0;  // This state's share of LuaMemoryBytes().
+  void ReportMemory();
   const uint64_t generation_;
   std::unique_ptr<ClientState> script_client_;
   RunState* running_ = nullptr;  // Set while Run runs.
   std::string running_name_;
   bool killed_ = false;  // The running script was told to stop.
 };
+
+// The memory of every thread's Lua state (INFO used_memory_lua), as last measured: when a state
+// is made or goes, and every 50 scripts it runs.
+int64_t LuaMemoryBytes();
 
 // The calling thread's engine, made anew when `generation` (the script cache's) moved since it
 // was made.

@@ -31,13 +31,21 @@ TransactionGate::SlotMutex* TransactionGate::SlotOfThisThread() {
 TransactionGate::BatchScope::BatchScope(TransactionGate& gate, bool wait_for_script)
     : gate_(gate), slot_(gate.SlotOfThisThread()) {
   if (slot_ == nullptr) return;
-  for (int attempt = 0; gate_.scripts_.load(std::memory_order_acquire) > 0; ++attempt) {
-    if (gate_.busy() || !wait_for_script) {
+  // Uncontended: the slot at once (one atomic load and one CAS).
+  if (gate_.exec_waiting_.load(std::memory_order_acquire) == 0 && slot_->try_lock()) {
+    tls_slot_held = true;
+    return;
+  }
+  // An EXEC or a script waits for the slots or holds them. The wait polls, never asleep on a
+  // lock a script may hold for long, so that it notices the script running past
+  // busy-reply-threshold; and it keeps behind whoever waits for the slots, so that a stream of
+  // batches cannot starve an EXEC.
+  for (int attempt = 0;; ++attempt) {
+    if (gate_.scripts_.load(std::memory_order_acquire) > 0 && (gate_.busy() || !wait_for_script)) {
       slot_ = nullptr;
       busy_ = true;
       return;
     }
-    // Behind any EXEC or script waiting for the slots, as below.
     if (gate_.exec_waiting_.load(std::memory_order_acquire) == 0 && slot_->try_lock()) {
       tls_slot_held = true;
       return;
@@ -46,15 +54,9 @@ TransactionGate::BatchScope::BatchScope(TransactionGate& gate, bool wait_for_scr
     if (attempt < 128) {
       std::this_thread::yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(attempt < 256 ? 50 : 500));
+      std::this_thread::sleep_for(std::chrono::microseconds(attempt < 512 ? 20 : 200));
     }
   }
-  if (gate_.exec_waiting_.load(std::memory_order_relaxed) > 0) {
-    // Wait behind the EXEC(s) waiting for the slots (holding none ourselves).
-    std::lock_guard<std::mutex> behind_exec(gate_.exec_mutex_);
-  }
-  slot_->lock();
-  tls_slot_held = true;
 }
 
 TransactionGate::BatchScope::~BatchScope() {

@@ -58,11 +58,12 @@ class TransactionGate {
   void RegisterThisThread();
 
   // Held by an I/O thread while it runs a batch of commands. No-op on unregistered threads.
-  // While a script waits for or holds the gate, the wait polls instead of sleeping on the lock,
-  // so that once the script runs past busy-reply-threshold (SetBusy) the batch goes on without
-  // the slot: busy() is then true and the dispatcher answers BUSY to all but the commands
-  // allowed meanwhile (SCRIPT KILL, SHUTDOWN...). This also holds on the script's own thread,
-  // which serves its other connections from the script's hook.
+  // A contended wait (an EXEC or a script waits for the slots or holds them) polls with
+  // backoff instead of sleeping on a lock, so that once a script runs past
+  // busy-reply-threshold (SetBusy) the batch goes on without the slot: busy() is then true and
+  // the dispatcher answers BUSY to all but the commands allowed meanwhile (SCRIPT KILL,
+  // SHUTDOWN...). This also holds on the script's own thread, which serves its other
+  // connections from the script's hook.
   class BatchScope {
    public:
     // `wait_for_script` false: while a script waits for or holds the gate, do not wait at all

@@ -19,6 +19,8 @@
 #include "server/commands/args.h"
 #include "server/config.h"
 #include "server/keyspace.h"
+#include "server/lua_engine.h"
+#include "server/scripting.h"
 #include "server/latency_histogram.h"
 #include "server/lifecycle.h"
 #include "server/migration_links.h"
@@ -108,8 +110,8 @@ std::string Percent(int64_t numerator, int64_t denominator) {
 
 // Field names and order are Redis 7.0's. Its allocator_* fields describe jemalloc; here they
 // describe glibc malloc: allocated = bytes in use, active = the heap's extent plus mmapped
-// blocks, resident = RSS. Scripting has no memory here (gigakv runs no scripts), nor do
-// replication buffers or the AOF (it has neither).
+// blocks, resident = RSS. Replication buffers and the AOF have no memory here (gigakv has
+// neither).
 void MemorySection(const CommandServices& server, std::string* out) {
   int64_t used = server.keyspace().UsedMemory(/*refresh=*/true);
   int64_t rss = ReadRssBytes();
@@ -144,17 +146,25 @@ void MemorySection(const CommandServices& server, std::string* out) {
   Field(out, "allocator_resident", rss);
   Field(out, "total_system_memory", system_memory);
   Field(out, "total_system_memory_human", HumanBytes(system_memory));
-  for (std::string_view name : {"used_memory_lua", "used_memory_vm_eval"}) Field(out, name, 0);
-  Field(out, "used_memory_lua_human", HumanBytes(0));
+  // Scripting: every I/O thread's Lua state (lua_engine.h) and the script cache's bodies with
+  // their SHA-1 keys; no functions yet.
+  const int64_t lua = LuaMemoryBytes();
+  const auto scripts = static_cast<int64_t>(server.scripts().body_bytes() +
+                                            server.scripts().size() * (40 + 48));
+  Field(out, "used_memory_lua", lua);
+  Field(out, "used_memory_vm_eval", lua);
+  Field(out, "used_memory_lua_human", HumanBytes(lua));
+  Field(out, "used_memory_scripts_eval", scripts);
+  Field(out, "number_of_cached_scripts", static_cast<int64_t>(server.scripts().size()));
   for (std::string_view name :
-       {"used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
-        "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total"}) {
+       {"number_of_functions", "number_of_libraries", "used_memory_vm_functions"}) {
     Field(out, name, 0);
   }
-  Field(out, "used_memory_vm_total_human", HumanBytes(0));
+  Field(out, "used_memory_vm_total", lua);
+  Field(out, "used_memory_vm_total_human", HumanBytes(lua));
   Field(out, "used_memory_functions", 0);
-  Field(out, "used_memory_scripts", 0);
-  Field(out, "used_memory_scripts_human", HumanBytes(0));
+  Field(out, "used_memory_scripts", scripts);
+  Field(out, "used_memory_scripts_human", HumanBytes(scripts));
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", HumanBytes(maxmemory));
   Field(out, "maxmemory_policy", server.settings().maxmemory_policy_name.get());

@@ -65,12 +65,13 @@ void IoThread::ServeWhileBusy() {
   constexpr int kMaxEvents = 64;
   epoll_event events[kMaxEvents];
   const int count = ::epoll_wait(ready_set, events, kMaxEvents, 0);
-  if (count <= 0) return;
   const bool was_in_batch = in_ready_batch_;
   in_ready_batch_ = true;
   for (int i = 0; i < count; ++i) static_cast<Connection*>(events[i].data.ptr)->OnEvents();
   in_ready_batch_ = was_in_batch;
-  FlushPendingWrites();
+  // Also the replies of the round the script started in (its clients wait for them before
+  // sending more).
+  if (!pending_writes_.empty()) FlushPendingWrites();
 }
 
 void IoThread::QueueWrite(std::shared_ptr<Connection> connection) {

@@ -172,5 +172,21 @@ TEST_F(ScriptingTest, LongTailCallsKeepTheirLineAndValue) {
   EXPECT_EQ(Reply({"EVAL", "if true then return redis.call('ping') end", "0"}), "+PONG");
 }
 
+TEST_F(ScriptingTest, InfoCountsScriptsAndLuaMemory) {
+  auto field = [&](const std::string& name) {
+    const std::string info = Run({"INFO", "memory"}).str;
+    const size_t at = info.find(name + ":");
+    EXPECT_NE(at, std::string::npos) << name;
+    return std::stoll(info.substr(at + name.size() + 1));
+  };
+  Run({"SCRIPT", "FLUSH"});
+  EXPECT_EQ(field("number_of_cached_scripts"), 0);
+  Run({"SCRIPT", "LOAD", "return 1"});
+  Run({"EVAL", "return 2", "0"});
+  EXPECT_EQ(field("number_of_cached_scripts"), 2);
+  EXPECT_GE(field("used_memory_scripts_eval"), 16);
+  EXPECT_GT(field("used_memory_lua"), 10000);  // A state with its libraries.
+}
+
 }  // namespace
 }  // namespace gigakv::testing
