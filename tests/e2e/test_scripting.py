@@ -338,3 +338,56 @@ def test_a_busy_script_answers_busy_and_stops_as_in_redis(server_factory, redis_
     expected = busy_script_session(redis_factory)
     got = busy_script_session(server_factory, "--io-threads", io_threads)
     assert got == expected
+
+
+def test_redis_py_lock(server):
+    """redis-py's Lock runs its release, extend and reacquire as scripts (EVALSHA, with SCRIPT
+    LOAD after NOSCRIPT): the lock works against gigakv as against Redis."""
+    import redis as redis_py
+
+    client = server.client()
+    client.script_flush()
+    lock = client.lock("resource", timeout=10)
+    assert lock.acquire(blocking=False)
+    other = server.client().lock("resource", timeout=10, blocking_timeout=0.2)
+    assert not other.acquire()  # Held: the blocking attempt gives up after 0.2 s.
+    assert lock.owned() and lock.locked()
+    assert lock.extend(5)
+    assert 10_000 < client.pttl("resource") <= 15_000
+    assert lock.reacquire()
+    assert 5_000 < client.pttl("resource") <= 10_000
+    lock.release()
+    assert not client.exists("resource")
+    assert other.acquire()
+    # A lock whose key now holds another owner's token: the release script refuses it.
+    stale = client.lock("resource", timeout=10)
+    stale.local.token = b"not-the-owner"
+    with pytest.raises(redis_py.exceptions.LockNotOwnedError):
+        stale.release()
+    other.release()
+    assert not client.exists("resource")
+
+
+def test_registered_script_and_rate_limiter(server):
+    """A registered script (EVALSHA, loaded on NOSCRIPT, as ioredis's defineCommand and
+    redis-py's register_script do) implementing a sliding-window rate limiter on a sorted set."""
+    client = server.client()
+    client.script_flush()
+    limiter = client.register_script("""
+local key, now, window, limit = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+if count >= limit then
+  return {0, count}
+end
+redis.call('ZADD', key, now, ARGV[4])
+redis.call('PEXPIRE', key, window)
+return {1, count + 1}
+""")
+    allowed = [limiter(keys=["rl:user"], args=[1000 + i, 100, 5, f"req{i}"])[0] for i in range(8)]
+    assert allowed == [1, 1, 1, 1, 1, 0, 0, 0]
+    # 100 ms later the window has moved past the first requests.
+    assert limiter(keys=["rl:user"], args=[1150, 100, 5, "late"]) == [1, 1]
+    assert client.zcard("rl:user") == 1
+    assert 0 < client.pttl("rl:user") <= 100
+    assert client.script_exists(limiter.sha) == [True]
