@@ -1095,6 +1095,12 @@ size_t LuaEngine::memory_bytes() const {
 
 bool LuaEngine::Compile(std::string_view sha, std::string_view body, std::string* error) {
   if (functions_.contains(ToAbsl(sha))) return true;
+  // A `#!lua ...` first line becomes a comment (the lines keep their numbers, as in Redis).
+  std::string commented;
+  if (body.starts_with("#!")) {
+    commented = StrCat("--", body.substr(2));
+    body = commented;
+  }
   if (luaL_loadbufferx(lua_, body.data(), body.size(), "@user_script", "t") != 0) {
     *error = StrCat("ERR Error compiling script (new function): ", lua_tostring(lua_, -1));
     lua_pop(lua_, 1);

@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gigakv/change_stream.h"
 #include "gigakv/sha1.h"
 #include "gigakv/strings.h"
@@ -25,6 +26,56 @@
 
 namespace gigakv::server {
 namespace {
+
+// Redis 7.0's first line `#!lua [flags=<flag>,...]`. Without it a script runs in EVAL's
+// compatibility mode (writes allowed, deny-oom commands refused while over maxmemory until it
+// wrote); with it, the flags decide.
+struct Shebang {
+  bool present = false;
+  bool no_writes = false;
+  bool allow_oom = false;
+};
+
+bool ParseShebangOrReply(CommandContext& ctx, std::string_view body, Shebang* shebang) {
+  if (!body.starts_with("#!")) return true;
+  const size_t end = body.find('\n');
+  if (end == std::string_view::npos) {
+    ctx.reply.Error("ERR Invalid script shebang");
+    return false;
+  }
+  shebang->present = true;
+  std::vector<std::string_view> parts;
+  for (absl::string_view part :
+       absl::StrSplit(ToAbsl(body.substr(0, end)), ' ', absl::SkipEmpty())) {
+    parts.emplace_back(part.data(), part.size());
+  }
+  if (parts.empty() || parts[0] != "#!lua") {
+    ctx.reply.Error(
+        StrCat("ERR Unexpected engine in script shebang: ", parts.empty() ? "#!" : parts[0]));
+    return false;
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (!parts[i].starts_with("flags=")) {
+      ctx.reply.Error(StrCat("ERR Unknown lua shebang option: ", parts[i]));
+      return false;
+    }
+    for (absl::string_view piece :
+         absl::StrSplit(ToAbsl(parts[i].substr(6)), ',', absl::SkipEmpty())) {
+      const std::string_view flag(piece.data(), piece.size());
+      if (flag == "no-writes") {
+        shebang->no_writes = true;
+      } else if (flag == "allow-oom") {
+        shebang->allow_oom = true;
+      } else if (flag != "allow-stale" && flag != "no-cluster" && flag != "allow-cross-slot-keys") {
+        // allow-stale, no-cluster and allow-cross-slot-keys: accepted; gigakv has neither
+        // replicas nor cluster mode for them to change anything.
+        ctx.reply.Error(StrCat("ERR Unexpected flag in script shebang: ", flag));
+        return false;
+      }
+    }
+  }
+  return true;
+}
 
 // The keys and arguments of EVAL's form (numkeys at 2, then keys, then args) into `invocation`,
 // or an error reply (false).
@@ -51,6 +102,8 @@ bool ParseKeysAndArgsOrReply(CommandContext& ctx, ScriptInvocation* invocation) 
 // change-stream group and its messages reach other clients after it. `cache_body`: EVAL's
 // body, cached once it compiled (as Redis caches only scripts that compile).
 void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_body) {
+  Shebang shebang;
+  if (!ParseShebangOrReply(ctx, invocation.body, &shebang)) return;
   // Announced before the gate is taken: threads that wait for it meanwhile can answer BUSY once
   // the script runs too long. Inside EXEC the transaction already holds the gate, the group
   // and the messages.
@@ -67,7 +120,20 @@ void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_bod
     return;
   }
   if (cache_body) ctx.scripts().Add(std::string(invocation.sha), invocation.body);
-  invocation.oom_at_start = ctx.keyspace().OverMaxmemory();
+  if (shebang.present) {
+    if (invocation.read_only && !shebang.no_writes) {
+      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+      return;
+    }
+    // no-writes implies allow-oom.
+    if (!shebang.no_writes && !shebang.allow_oom && ctx.keyspace().OverMaxmemory()) {
+      ctx.reply.Error(errors::kOom);
+      return;
+    }
+    invocation.read_only = invocation.read_only || shebang.no_writes;
+  } else {
+    invocation.oom_at_start = ctx.keyspace().OverMaxmemory();
+  }
   PublishHoldScope hold_messages(ctx.pubsub(), ctx.client);
   ChangeStream::Group effects(ctx.keyspace().changes());
   engine.Run(invocation);
@@ -99,6 +165,8 @@ void CmdEvalSha(CommandContext& ctx) { EvalSha(ctx, /*read_only=*/false); }
 void CmdEvalShaRo(CommandContext& ctx) { EvalSha(ctx, /*read_only=*/true); }
 
 void CmdScriptLoad(CommandContext& ctx) {
+  Shebang shebang;
+  if (!ParseShebangOrReply(ctx, ctx.arg(2), &shebang)) return;
   const std::string sha = Sha1Hex(ctx.arg(2));
   // Compiled first, as Redis does: a script with a syntax error is not cached.
   std::string error;

@@ -172,6 +172,20 @@ TEST_F(ScriptingTest, LongTailCallsKeepTheirLineAndValue) {
   EXPECT_EQ(Reply({"EVAL", "if true then return redis.call('ping') end", "0"}), "+PONG");
 }
 
+TEST_F(ScriptingTest, ShebangScriptsObeyMaxmemoryAtStart) {
+  EXPECT_EQ(Reply({"SET", "big", std::string(10000, 'x')}), "+OK");
+  EXPECT_EQ(Reply({"CONFIG", "SET", "maxmemory", "1000"}), "+OK");
+  server_.Cron();  // Refreshes used_memory.
+  const std::string oom = "-OOM command not allowed when used memory > 'maxmemory'.";
+  // Refused whole, even a script that would not write, unless it says it may run (allow-oom)
+  // or cannot write (no-writes).
+  EXPECT_EQ(Reply({"EVAL", "#!lua\nreturn 1", "0"}), oom);
+  EXPECT_EQ(Reply({"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}), ":1");
+  EXPECT_EQ(Reply({"EVAL", "#!lua flags=allow-oom\nreturn redis.call('set', 'q', '1')", "0"}),
+            "+OK");
+  EXPECT_EQ(Reply({"GET", "q"}), "\"1\"");
+}
+
 TEST_F(ScriptingTest, InfoCountsScriptsAndLuaMemory) {
   auto field = [&](const std::string& name) {
     const std::string info = Run({"INFO", "memory"}).str;

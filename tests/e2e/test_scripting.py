@@ -200,6 +200,28 @@ CASES = [
         ["EVALSHA_RO", sha("return redis.call('set', 'k', 'v')"), "0"],
         ["EXISTS", "k"],
     ]),
+    ("shebang flags", [
+        ["EVAL", "#!lua\nreturn x", "0"],
+        ["EVAL", "#!lua\nreturn redis.call('set', 'a', 'b')", "0"],
+        ["EVAL", "#!lua flags=no-writes\nreturn redis.call('set', 'a', 'b')", "0"],
+        ["EVAL", "#!lua flags=no-writes\nreturn redis.pcall('set', 'a', 'b')", "0"],
+        ["EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'a')", "0"],
+        ["EVAL", "#!lua flags=no-writes,bogus\nreturn 1", "0"],
+        ["EVAL", "#!js\nreturn 1", "0"],
+        ["EVAL", "#! lua\nreturn 1", "0"],
+        ["EVAL", "#!lua foo=bar\nreturn 1", "0"],
+        ["EVAL", "#!lua flags=\nreturn 1", "0"],
+        ["EVAL", "#!lua", "0"],
+        ["EVAL", "#!lua  flags=no-writes \nreturn 1", "0"],
+        ["EVAL", "#!lua flags=no-writes,allow-oom,allow-stale,no-cluster,allow-cross-slot-keys\n"
+                 "return 1", "0"],
+        ["EVAL_RO", "#!lua\nreturn 1", "0"],
+        ["EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"],
+        ["SCRIPT", "LOAD", "#!lua flags=bogus\nreturn 1"],
+        ["SCRIPT", "EXISTS", sha("#!lua flags=bogus\nreturn 1")],
+        ["SCRIPT", "LOAD", "#!lua\nreturn 1"],
+        ["EVALSHA_RO", sha("#!lua\nreturn 1"), "0"],
+    ]),
     ("databases", [
         ["SELECT", "3"],
         ["EVAL", "redis.call('set', 'in3', 'x'); redis.call('select', 5); "
