@@ -907,6 +907,7 @@ std::string UntailCalls(std::string_view body) {
 LuaEngine::LuaEngine(uint64_t generation)
     : generation_(generation), script_client_(std::make_unique<ClientState>(0)) {
   script_client_->authenticated = true;
+  script_client_->addr = "lua";    // MONITOR shows its commands as [db lua], as Redis.
   script_client_->in_exec = true;  // Nothing it runs blocks, queues or waits for a pause.
   lua_ = luaL_newstate();
   luaJIT_setmode(lua_, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);

@@ -13,6 +13,7 @@
 #include "gigakv/change_stream.h"
 #include "gigakv/sha1.h"
 #include "gigakv/strings.h"
+#include "server/client_registry.h"
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/commands/args.h"
@@ -139,7 +140,14 @@ void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_bod
   engine.Run(invocation);
 }
 
+// EVAL and EVALSHA skip the dispatcher's MONITOR line (skip_monitor): they show before the
+// commands the script runs, whatever becomes of them, as in Redis.
+void FeedMonitorsFirst(CommandContext& ctx) {
+  if (ctx.clients().HasMonitors()) ctx.clients().FeedMonitors(ctx.client, ctx.args, nullptr);
+}
+
 void Eval(CommandContext& ctx, bool read_only) {
+  FeedMonitorsFirst(ctx);
   const std::string sha = Sha1Hex(ctx.arg(1));
   ScriptInvocation invocation{ctx, sha, ctx.arg(1), {}, {}, read_only};
   if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;
@@ -147,6 +155,7 @@ void Eval(CommandContext& ctx, bool read_only) {
 }
 
 void EvalSha(CommandContext& ctx, bool read_only) {
+  FeedMonitorsFirst(ctx);
   const std::string sha = AsciiLower(ctx.arg(1));
   ScriptInvocation invocation{ctx, sha, "", {}, {}, read_only};
   if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;

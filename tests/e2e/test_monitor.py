@@ -47,6 +47,15 @@ def _monitored(target) -> list[str]:
         client.call("GET")  # wrong arity: rejected, not shown
         client.call("LPUSH", "k", "x")  # WRONGTYPE: ran, shown
         client.call("BLPOP", "nolist", "0.01")
+        # Scripts: EVAL first, then the commands it runs as [db lua], in the script's db.
+        client.call("EVAL", "redis.call('set', 's', '1') return redis.call('get', 's')", "0")
+        sha = client.call("SCRIPT", "LOAD", "return redis.call('incr', KEYS[1])")
+        client.call("EVALSHA", sha, "1", "n")
+        client.call("EVAL", "redis.call('select', 5) return redis.call('set', 'z', '1')", "0")
+        try:
+            client.call("EVAL", "return 1", "-1")  # refused, still shown first
+        except ErrorReply:
+            pass
         client.call("ECHO", "end")
         return _lines_until(monitor, "end")
 
