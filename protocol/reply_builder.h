@@ -42,6 +42,13 @@ class ReplyBuilder {
   // "WRONGTYPE Operation against a key holding the wrong kind of value". CR/LF in it are replaced
   // by spaces so a reply can never break the protocol.
   void Error(std::string_view text);
+  // The same, for an error the server has counted already (a script passing on the error of a
+  // command it called, as Redis's ERR_REPLY_FLAG_NO_STATS_UPDATE): it fails the command
+  // (errors_sent) but is not counted again in errorstats (errors_counted_elsewhere).
+  void ErrorCountedElsewhere(std::string_view text) {
+    Error(text);
+    ++errors_counted_elsewhere_;
+  }
   void Integer(int64_t value);
   // An integer given as its canonical decimal text (what Integer would write), for callers
   // that hold the digits already (INCR on the stored text).
@@ -69,8 +76,12 @@ class ReplyBuilder {
 
   // Error bookkeeping for INFO errorstats / failed_calls: counts errors since the last Take.
   int errors_sent() const { return errors_sent_; }
+  int errors_counted_elsewhere() const { return errors_counted_elsewhere_; }
   const std::string& last_error_code() const { return last_error_code_; }
-  void ResetErrorCount() { errors_sent_ = 0; }
+  void ResetErrorCount() {
+    errors_sent_ = 0;
+    errors_counted_elsewhere_ = 0;
+  }
 
  private:
   void AppendHeader(char type, int64_t value);
@@ -78,6 +89,7 @@ class ReplyBuilder {
   int resp_version_;
   std::string buffer_;
   int errors_sent_ = 0;
+  int errors_counted_elsewhere_ = 0;
   std::string last_error_code_;
 };
 

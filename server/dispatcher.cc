@@ -391,8 +391,8 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
       }
     }
   }
-  if (reply.errors_sent() > 0) {
-    server.stats().total_error_replies.fetch_add(static_cast<uint64_t>(reply.errors_sent()),
+  if (const int counted = reply.errors_sent() - reply.errors_counted_elsewhere(); counted > 0) {
+    server.stats().total_error_replies.fetch_add(static_cast<uint64_t>(counted),
                                                  std::memory_order_relaxed);
     server.stats().CountError(reply.last_error_code());
   }

@@ -104,19 +104,34 @@ int MathRandomSeed(lua_State* lua) {
 
 // ---- errors -------------------------------------------------------------------------------
 
-// Raises Redis's error table {err = text} (text without the leading '-').
-[[noreturn]] void RaiseErrorTable(lua_State* lua, std::string_view text) {
+// Redis's error table {err = text} (text without the leading '-'). `counted`: the error of a
+// command the script called, counted in errorstats already; the script's reply passing it on
+// is not counted again (Redis's ignore_error_stats_update field).
+constexpr char kCountedField[] = "ignore_error_stats_update";
+
+void PushErrorTable(lua_State* lua, std::string_view text, bool counted = false) {
   lua_newtable(lua);
   lua_pushlstring(lua, text.data(), text.size());
   lua_setfield(lua, -2, "err");
+  if (counted) {
+    lua_pushboolean(lua, 1);
+    lua_setfield(lua, -2, kCountedField);
+  }
+}
+
+[[noreturn]] void RaiseErrorTable(lua_State* lua, std::string_view text, bool counted = false) {
+  PushErrorTable(lua, text, counted);
   lua_error(lua);
   __builtin_unreachable();
 }
 
-void PushErrorTable(lua_State* lua, std::string_view text) {
-  lua_newtable(lua);
-  lua_pushlstring(lua, text.data(), text.size());
-  lua_setfield(lua, -2, "err");
+// Whether the error table at the top of the stack carries kCountedField.
+bool ErrorCounted(lua_State* lua) {
+  lua_pushstring(lua, kCountedField);
+  lua_rawget(lua, -2);
+  const bool counted = lua_toboolean(lua, -1);
+  lua_pop(lua, 1);
+  return counted;
 }
 
 // REDIS_VERSION_NUM: 0x00MMmmpp of kRedisCompatVersion ("7.0.15" -> 0x00070f).
@@ -303,8 +318,13 @@ void WriteValue(lua_State* lua, protocol::ReplyBuilder& reply, int script_resp, 
       if (GetField(lua, "err") == LUA_TSTRING) {
         size_t length = 0;
         const char* text = lua_tolstring(lua, -1, &length);
-        reply.Error(std::string_view(text, length));
+        const std::string_view error(text, length);
         lua_pop(lua, 1);
+        if (ErrorCounted(lua)) {
+          reply.ErrorCountedElsewhere(error);
+        } else {
+          reply.Error(error);
+        }
         return;
       }
       lua_pop(lua, 1);
@@ -1170,7 +1190,9 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
     // The error table from the handler: {err=..., source=..., line=...}, or a string when the
     // handler itself failed (out of memory).
     std::string text;
+    bool counted = false;
     if (lua_istable(lua_, -1)) {
+      counted = ErrorCounted(lua_);
       std::string err = "ERR unknown error";
       if (GetField(lua_, "err") == LUA_TSTRING) err = lua_tostring(lua_, -1);
       lua_pop(lua_, 1);
@@ -1189,7 +1211,11 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
       text = StrCat("ERR Error running script: ", message == nullptr ? "" : message);
     }
     lua_pop(lua_, 2);  // The error and the handler.
-    reply.Error(text);
+    if (counted) {
+      reply.ErrorCountedElsewhere(text);
+    } else {
+      reply.Error(text);
+    }
   } else {
     WriteValue(lua_, reply, state.resp, 0);
     lua_pop(lua_, 2);  // The result and the handler.
@@ -1276,8 +1302,12 @@ int LuaEngine::RedisCallImpl(lua_State* lua, bool raise) {
   size_t at = 0;
   if (!bytes.empty() && bytes[0] == '-') {
     const size_t end = bytes.find("\r\n");
-    return fail(
-        ErrorTableText(bytes.substr(0, end == std::string_view::npos ? bytes.size() : end)));
+    // The command counted its error; the script passing it on does not count it again.
+    const std::string text =
+        ErrorTableText(bytes.substr(0, end == std::string_view::npos ? bytes.size() : end));
+    if (raise) RaiseErrorTable(lua, text, /*counted=*/true);
+    PushErrorTable(lua, text, /*counted=*/true);
+    return 1;
   }
   if (!PushReply(lua, bytes, &at)) {
     lua_settop(lua, argc);

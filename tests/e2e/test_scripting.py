@@ -413,3 +413,29 @@ return {1, count + 1}
     assert client.zcard("rl:user") == 1
     assert 0 < client.pttl("rl:user") <= 100
     assert client.script_exists(limiter.sha) == [True]
+
+
+def test_errors_of_called_commands_count_once_as_in_redis(server, real_redis, target):
+    """A command's error that a script passes on counts in errorstats once (as the command's),
+    not again for the script's reply; the script's own errors count."""
+    if target == "redis":
+        pytest.skip("compares gigakv with redis-server")
+
+    def stats(srv):
+        conn = srv.client()
+        conn.config_resetstat()
+        conn.set("str", "x")
+        for script in ["return redis.call('incr', 'str')", "return redis.pcall('incr', 'str')",
+                       "redis.pcall('incr', 'str') return 1", "return redis.error_reply('E x')",
+                       "error('boom')", "local ok, e = pcall(redis.call, 'incr', 'str') error(e)"]:
+            try:
+                conn.eval(script, 0)
+            except Exception:
+                pass
+        errorstats = conn.info("errorstats")
+        commandstats = conn.info("commandstats")
+        return (errorstats, conn.info("stats")["total_error_replies"],
+                {name: (stat["calls"], stat["failed_calls"])
+                 for name, stat in commandstats.items() if name in ("cmdstat_incr", "cmdstat_eval")})
+
+    assert stats(server) == stats(real_redis)
