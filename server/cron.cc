@@ -14,6 +14,19 @@ void CronThread::Start() {
     stopping_ = false;
   }
   thread_ = std::thread([this] { Loop(); });
+  watchdog_ = std::thread([this] { WatchScripts(); });
+}
+
+void CronThread::WatchScripts() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(50));
+    if (stopping_) break;
+    lock.unlock();
+    server_.scripts().WatchForBusy(server_.settings().busy_reply_threshold.get(),
+                                   server_.transaction_gate());
+    lock.lock();
+  }
 }
 
 void CronThread::Stop() {
@@ -23,6 +36,7 @@ void CronThread::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (watchdog_.joinable()) watchdog_.join();
 }
 
 void CronThread::Loop() {
@@ -42,11 +56,8 @@ void CronThread::Loop() {
     wake_.wait_until(lock, wake);
     if (stopping_) break;
     lock.unlock();
-    // A script that runs too long becomes busy (checked here, where no script waits on it).
-    server_.scripts().WatchForBusy(server_.settings().busy_reply_threshold.get(),
-                                   server_.transaction_gate());
     {
-      // Not behind a script: the watchdog above must keep running while one holds the gate.
+      // Not behind a script (skipped while one waits or runs: it may run long).
       TransactionGate::BatchScope gate(server_.transaction_gate(), /*wait_for_script=*/false);
       if (!gate.busy()) {
         expiry_backlog = Clock::now() >= next_cron ? server_.Cron() : server_.ActiveExpire();

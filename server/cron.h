@@ -32,9 +32,14 @@ class CronThread {
 
  private:
   void Loop();
+  // The busy-script watchdog (ScriptCache::WatchForBusy) every 50 ms, on a thread of its own
+  // that never waits for the gate: the cron's own work may (a BGSAVE takes it), and a script
+  // that never ends must still become busy and killable.
+  void WatchScripts();
 
   Server& server_;
   std::thread thread_;
+  std::thread watchdog_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;  // Guarded by mutex_.

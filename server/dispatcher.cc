@@ -131,6 +131,14 @@ bool RefusedWhenSubscribed(const CommandSpec& spec, const ClientState& client) {
          spec.name != "reset";
 }
 
+// SHUTDOWN NOSAVE and the like: whether an argument after the name is `word`.
+bool HasArgIgnoringCase(const std::vector<std::string_view>& args, std::string_view word) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], word)) return true;
+  }
+  return false;
+}
+
 bool DeniedOnDiskError(const CommandSpec& spec, const ClientState& client) {
   if (spec.flags & kWrite) return true;
   if (spec.name == "exec") return (client.multi.flags & kWrite) != 0;
@@ -276,6 +284,7 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
       client.last_command.store(spec->name.data(), std::memory_order_relaxed);
       return CommandOutcome::kPostponed;
     } else if (!rerun && !client.in_exec && keyspace.OverMaxmemory() &&
+               !server.transaction_gate().busy() &&  // No eviction under a busy script.
                !server.clients().Paused() && !evict() &&
                DeniedOnOom(*spec, client)) {  // EXEC was checked once for all it runs.
       reject(errors::kOom);
@@ -290,8 +299,11 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
     } else if ((server.snapshots().loading() || server.aof().loading()) &&
                !(spec->flags & kLoading)) {
       reject(errors::kLoading);
-    } else if (!client.in_exec && server.transaction_gate().busy() && !(spec->flags & kAllowBusy)) {
-      // A script ran past busy-reply-threshold: only what may stop it (or the server) runs.
+    } else if (!client.in_exec && server.transaction_gate().busy() &&
+               (!(spec->flags & kAllowBusy) ||
+                (spec->name == "shutdown" && !HasArgIgnoringCase(args, "nosave")))) {
+      // A script ran past busy-reply-threshold: only what may stop it (or the server) runs;
+      // SHUTDOWN only with NOSAVE (a save would hold half the script's writes), as in Redis.
       reject(errors::kBusyScript);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
       if (spec->flags & kNoMulti) {
@@ -399,7 +411,7 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
   if (!rerun) AddOwned(client.commands_processed, 1);  // Only the client's own thread writes it.
   // Clients blocked on keys this command pushed to are served now, with no lock held.
   // Inside EXEC they are served once the whole transaction has run.
-  if (BlockingRegistry::HasReadyKeys() && !client.in_exec)
+  if (BlockingRegistry::HasReadyKeys() && !client.in_exec && !server.transaction_gate().busy())
     server.blocking().ServeReadyKeys(*this, keyspace.store());
 
   if (tls_execute_depth == 1) {

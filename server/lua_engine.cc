@@ -1172,6 +1172,7 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
   running_ = &state;
   running_name_ = std::string(invocation.sha);
   killed_ = false;
+  kill_armed_.store(false, std::memory_order_relaxed);
   ScriptCache& scripts = invocation.caller.scripts();
   scripts.BeginRun(this);
 
@@ -1342,10 +1343,16 @@ int LuaEngine::RedisAclCheckCmd(lua_State* lua) {
   return 1;
 }
 
-void LuaEngine::ArmInterrupt() {
+void LuaEngine::ArmInterrupt(bool kill) {
   // Every 1,000 instructions: a busy script's thread answers its other clients within a
-  // fraction of a millisecond, and a kill takes effect as fast.
-  lua_sethook(lua_, Hook, LUA_MASKCOUNT, 1000);
+  // fraction of a millisecond. A kill raises on every line and instruction from then on, so a
+  // pcall in a loop cannot swallow it; nothing arms the hook down again until the script ends.
+  if (kill || kill_armed_.load(std::memory_order_acquire)) {
+    kill_armed_.store(true, std::memory_order_release);
+    lua_sethook(lua_, Hook, LUA_MASKLINE | LUA_MASKCOUNT, 1);
+  } else {
+    lua_sethook(lua_, Hook, LUA_MASKCOUNT, 1000);
+  }
 }
 
 void LuaEngine::Hook(lua_State* lua, lua_Debug* debug) {
@@ -1359,7 +1366,7 @@ void LuaEngine::Hook(lua_State* lua, lua_Debug* debug) {
     engine->killed_ = true;
     spdlog::warn("Lua script killed by user with SCRIPT KILL.");
     // From now on every line raises again, so that a pcall in a loop cannot swallow it.
-    lua_sethook(lua, Hook, LUA_MASKLINE | LUA_MASKCOUNT, 1);
+    engine->ArmInterrupt(/*kill=*/true);
   }
   if (engine->killed_) RaiseErrorTable(lua, "ERR Script killed by user with SCRIPT KILL...");
   ServeWhileBusy();

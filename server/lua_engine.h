@@ -18,6 +18,7 @@
 // error is a Redis error reply; nothing throws out of the engine (Lua errors stay inside pcall).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,7 +74,7 @@ class LuaEngine {
   // From any thread, while a script runs (ScriptCache's watchdog, SCRIPT KILL): installs the
   // hook that serves the thread's other clients (ServeWhileBusy) and stops the script once it
   // is asked to (SCRIPT KILL, shutdown). Lua's hooks may be set asynchronously.
-  void ArmInterrupt();
+  void ArmInterrupt(bool kill = false);
   // The SHA-1 of the script running now (for the slow-script log line); any thread, while
   // the caller holds ScriptCache's run lock.
   std::string running_script() const { return running_name_; }
@@ -102,7 +103,8 @@ class LuaEngine {
   std::unique_ptr<ClientState> script_client_;
   RunState* running_ = nullptr;  // Set while Run runs.
   std::string running_name_;
-  bool killed_ = false;  // The running script was told to stop.
+  bool killed_ = false;                  // The running script was told to stop.
+  std::atomic<bool> kill_armed_{false};  // The hook raises on every line (ArmInterrupt).
 };
 
 // The memory of every thread's Lua state (INFO used_memory_lua), as last measured: when a state

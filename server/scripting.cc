@@ -54,7 +54,7 @@ ScriptCache::KillResult ScriptCache::RequestKill() {
   if (running_engine_ == nullptr) return KillResult::kNotBusy;
   if (wrote_.load(std::memory_order_relaxed)) return KillResult::kUnkillable;
   kill_requested_.store(true, std::memory_order_release);
-  running_engine_->ArmInterrupt();
+  running_engine_->ArmInterrupt(/*kill=*/true);
   return KillResult::kKilled;
 }
 

@@ -46,8 +46,8 @@ bool ParseShebangOrReply(CommandContext& ctx, std::string_view body, Shebang* sh
   }
   shebang->present = true;
   std::vector<std::string_view> parts;
-  for (absl::string_view part :
-       absl::StrSplit(ToAbsl(body.substr(0, end)), ' ', absl::SkipEmpty())) {
+  for (absl::string_view part : absl::StrSplit(ToAbsl(body.substr(0, end)),
+                                               absl::ByAnyChar(" \t\r\n\v\f"), absl::SkipEmpty())) {
     parts.emplace_back(part.data(), part.size());
   }
   if (parts.empty() || parts[0] != "#!lua") {
@@ -60,8 +60,9 @@ bool ParseShebangOrReply(CommandContext& ctx, std::string_view body, Shebang* sh
       ctx.reply.Error(StrCat("ERR Unknown lua shebang option: ", parts[i]));
       return false;
     }
-    for (absl::string_view piece :
-         absl::StrSplit(ToAbsl(parts[i].substr(6)), ',', absl::SkipEmpty())) {
+    const std::string_view flags = parts[i].substr(6);
+    if (flags.empty()) continue;  // "flags=": none (an empty one between commas is an error).
+    for (absl::string_view piece : absl::StrSplit(ToAbsl(flags), ',')) {
       const std::string_view flag(piece.data(), piece.size());
       if (flag == "no-writes") {
         shebang->no_writes = true;

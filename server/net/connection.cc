@@ -356,7 +356,14 @@ void Connection::ProcessInput() {
   if (!gate.busy()) inline_batch.emplace(server_.keyspace().store());
   // No read happens during the batch: the free space stays what it is now.
   client_->query_buffer_free.store(capacity_ - end_, std::memory_order_relaxed);
+  bool resume_after_busy = false;
   while (begin_ < end_ && !close_after_write_ && !parked_ && !paused_) {
+    // Entered without the gate for a busy script that has ended since: the rest of the batch
+    // must not run ungated; it runs in a batch of its own right after.
+    if (gate.busy() && !server_.transaction_gate().busy()) {
+      resume_after_busy = true;
+      break;
+    }
     std::string_view pending(input_.get() + begin_, end_ - begin_);
     switch (parser_.Feed(pending)) {
       case protocol::RequestParser::Result::kCommand: {
@@ -392,6 +399,14 @@ void Connection::ProcessInput() {
         close_after_write_ = true;
         return;
     }
+  }
+  if (resume_after_busy) {
+    asio::post(owner_.io, [self = shared_from_this()] {
+      if (self->closed_ || self->executing_) return;
+      self->ProcessInput();
+      self->ContinueAfterInput();
+    });
+    return;
   }
   if (begin_ == end_) begin_ = end_ = 0;  // The whole buffer is free again.
   NoteQueryBuffer();

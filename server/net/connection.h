@@ -51,6 +51,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Outbo
   // The ready set reported this connection (readable, writable, or an error, which the next
   // recv or send reports).
   void OnEvents();
+  // Running a command right now (a busy script's thread serves its other connections).
+  bool executing() const { return executing_; }
 
   ClientState& client() { return *client_; }
 

@@ -70,8 +70,16 @@ void IoThread::ServeWhileBusy() {
   for (int i = 0; i < count; ++i) static_cast<Connection*>(events[i].data.ptr)->OnEvents();
   in_ready_batch_ = was_in_batch;
   // Also the replies of the round the script started in (its clients wait for them before
-  // sending more).
+  // sending more), but not the script's own connection's: its reply is being built.
+  if (pending_writes_.empty()) return;
+  std::vector<std::shared_ptr<Connection>> running;
+  std::erase_if(pending_writes_, [&](const std::shared_ptr<Connection>& connection) {
+    if (!connection->executing()) return false;
+    running.push_back(connection);
+    return true;
+  });
   if (!pending_writes_.empty()) FlushPendingWrites();
+  for (auto& connection : running) pending_writes_.push_back(std::move(connection));
 }
 
 void IoThread::QueueWrite(std::shared_ptr<Connection> connection) {

@@ -213,6 +213,9 @@ CASES = [
         ["EVAL", "#!lua flags=\nreturn 1", "0"],
         ["EVAL", "#!lua", "0"],
         ["EVAL", "#!lua  flags=no-writes \nreturn 1", "0"],
+        ["EVAL", "#!lua\tflags=no-writes\r\nreturn 1", "0"],
+        ["EVAL", "#!lua flags=no-writes,\nreturn 1", "0"],
+        ["EVAL", "#!lua flags=no-writes,,allow-oom\nreturn 1", "0"],
         ["EVAL", "#!lua flags=no-writes,allow-oom,allow-stale,no-cluster,allow-cross-slot-keys\n"
                  "return 1", "0"],
         ["EVAL_RO", "#!lua\nreturn 1", "0"],
@@ -338,6 +341,17 @@ def busy_script_session(start_server, *extra_args):
     seen["killed script"] = result["loop"]
     seen["after"] = [other.call_raw("SET", "k", "v"), other.call_raw("GET", "k"),
                      looping.call_raw("PING")]
+    # A kill reaches a script that catches errors in a loop.
+    runner = threading.Thread(target=run, args=(
+        ["EVAL", "while true do pcall(function() local i = 0 while true do i = i + 1 end end) end",
+         "0"], "pcall loop"))
+    runner.start()
+    wait_until(lambda: other.call_raw("PING").startswith(b"-BUSY"), 20, interval=0.05,
+               message="BUSY")
+    seen["kill pcall loop"] = other.call_raw("SCRIPT", "KILL")
+    runner.join(timeout=20)
+    assert not runner.is_alive()
+    seen["killed pcall loop"] = result["pcall loop"]
     # A script that wrote cannot be killed; SHUTDOWN NOSAVE still ends the server.
     runner = threading.Thread(target=run, args=(
         ["EVAL", "redis.call('set', 'w', '1') while true do end", "0"], "writer"))
@@ -345,6 +359,7 @@ def busy_script_session(start_server, *extra_args):
     wait_until(lambda: other.call_raw("PING").startswith(b"-BUSY"), 20, interval=0.05,
                message="BUSY")
     seen["kill a writer"] = other.call_raw("SCRIPT", "KILL")
+    seen["shutdown saving"] = other.call_raw("SHUTDOWN")  # BUSY: only NOSAVE may end it.
     srv.expect_exit = True
     other.send_command("SHUTDOWN", "NOSAVE")
     assert srv.wait_exit(20) is not None
