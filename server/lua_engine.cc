@@ -285,6 +285,18 @@ int GetField(lua_State* lua, const char* name) {
   return lua_type(lua, -1);
 }
 
+// The string at the top of the stack with CR and LF as spaces (a status or big number must not
+// break the reply's line).
+std::string OneLineString(lua_State* lua) {
+  size_t length = 0;
+  const char* text = lua_tolstring(lua, -1, &length);
+  std::string line(text, length);
+  for (char& c : line) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return line;
+}
+
 // Writes the value at the top of the stack (left there) as Redis writes a script's result
 // (script_lua.c luaReplyToRedisReply). `script_resp` is redis.setresp's version.
 void WriteValue(lua_State* lua, protocol::ReplyBuilder& reply, int script_resp, int depth) {
@@ -329,13 +341,7 @@ void WriteValue(lua_State* lua, protocol::ReplyBuilder& reply, int script_resp, 
       }
       lua_pop(lua, 1);
       if (GetField(lua, "ok") == LUA_TSTRING) {
-        size_t length = 0;
-        const char* text = lua_tolstring(lua, -1, &length);
-        std::string status(text, length);
-        for (char& c : status) {
-          if (c == '\r' || c == '\n') c = ' ';
-        }
-        reply.SimpleString(status);
+        reply.SimpleString(OneLineString(lua));
         lua_pop(lua, 1);
         return;
       }
@@ -347,13 +353,7 @@ void WriteValue(lua_State* lua, protocol::ReplyBuilder& reply, int script_resp, 
       }
       lua_pop(lua, 1);
       if (GetField(lua, "big_number") == LUA_TSTRING) {
-        size_t length = 0;
-        const char* text = lua_tolstring(lua, -1, &length);
-        std::string digits(text, length);
-        for (char& c : digits) {
-          if (c == '\r' || c == '\n') c = ' ';
-        }
-        reply.BigNumber(digits);
+        reply.BigNumber(OneLineString(lua));
         lua_pop(lua, 1);
         return;
       }
@@ -689,18 +689,12 @@ int RedisSha1Hex(lua_State* lua) {
   return 1;
 }
 
-// redis.error_reply(s) / redis.status_reply(s): {err=s} / {ok=s}; misuse returns an error
+// redis.error_reply(s) and redis.status_reply(s) take one string; misuse returns an error
 // table (not raised), as Redis.
-int ReturnSingleFieldTable(lua_State* lua, const char* field) {
-  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
-    PushErrorTable(lua, "ERR wrong number or type of arguments");
-    return 1;
-  }
-  lua_newtable(lua);
-  lua_pushstring(lua, field);
-  lua_pushvalue(lua, -3);
-  lua_settable(lua, -3);
-  return 1;
+bool OneStringArgumentOrPushError(lua_State* lua) {
+  if (lua_gettop(lua) == 1 && lua_type(lua, -1) == LUA_TSTRING) return true;
+  PushErrorTable(lua, "ERR wrong number or type of arguments");
+  return false;
 }
 
 // An error text as Redis's luaPushErrorBuff stores it: "CODE message" from "-CODE message", or
@@ -726,10 +720,7 @@ std::string ErrorTableText(std::string_view text) {
 
 // redis.error_reply(s): {err = s as Redis stores errors}, with a '-' added when s has none.
 int RedisErrorReply(lua_State* lua) {
-  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
-    PushErrorTable(lua, "ERR wrong number or type of arguments");
-    return 1;
-  }
+  if (!OneStringArgumentOrPushError(lua)) return 1;
   size_t length = 0;
   const char* text = lua_tolstring(lua, 1, &length);
   std::string_view error(text, length);
@@ -737,7 +728,14 @@ int RedisErrorReply(lua_State* lua) {
   PushErrorTable(lua, ErrorTableText(dashed));
   return 1;
 }
-int RedisStatusReply(lua_State* lua) { return ReturnSingleFieldTable(lua, "ok"); }
+// redis.status_reply(s): {ok = s}.
+int RedisStatusReply(lua_State* lua) {
+  if (!OneStringArgumentOrPushError(lua)) return 1;
+  lua_newtable(lua);
+  lua_pushvalue(lua, 1);
+  lua_setfield(lua, -2, "ok");
+  return 1;
+}
 
 constexpr int kLogDebug = 0, kLogVerbose = 1, kLogNotice = 2, kLogWarning = 3;
 
@@ -1160,11 +1158,16 @@ void SetGlobalArray(lua_State* lua, const char* name, const std::vector<std::str
 
 void LuaEngine::Run(const ScriptInvocation& invocation) {
   protocol::ReplyBuilder& reply = invocation.caller.reply;
-  std::string error;
-  if (!Compile(invocation.sha, invocation.body, &error)) {
-    reply.Error(error);
-    return;
+  auto function = functions_.find(ToAbsl(invocation.sha));
+  if (function == functions_.end()) {
+    std::string error;
+    if (!Compile(invocation.sha, invocation.body, &error)) {
+      reply.Error(error);
+      return;
+    }
+    function = functions_.find(ToAbsl(invocation.sha));
   }
+  const int function_ref = function->second;
   RunState state{invocation, *script_client_, protocol::ReplyBuilder(2)};
   script_client_->db.store(invocation.caller.client.db.load(std::memory_order_relaxed),
                            std::memory_order_relaxed);
@@ -1178,7 +1181,7 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
 
   lua_getfield(lua_, LUA_REGISTRYINDEX, kErrorHandlerKey);
   const int handler = lua_gettop(lua_);
-  lua_rawgeti(lua_, LUA_REGISTRYINDEX, functions_.find(ToAbsl(invocation.sha))->second);
+  lua_rawgeti(lua_, LUA_REGISTRYINDEX, function_ref);
   SetGlobalArray(lua_, "KEYS", invocation.keys);
   SetGlobalArray(lua_, "ARGV", invocation.args);
   const int status = lua_pcall(lua_, 0, 1, handler);

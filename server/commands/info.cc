@@ -19,12 +19,12 @@
 #include "server/commands/args.h"
 #include "server/config.h"
 #include "server/keyspace.h"
-#include "server/lua_engine.h"
-#include "server/scripting.h"
 #include "server/latency_histogram.h"
 #include "server/lifecycle.h"
+#include "server/lua_engine.h"
 #include "server/migration_links.h"
 #include "server/pubsub.h"
+#include "server/scripting.h"
 #include "server/settings.h"
 #include "server/snapshots.h"
 #include "server/stats.h"
@@ -149,8 +149,8 @@ void MemorySection(const CommandServices& server, std::string* out) {
   // Scripting: every I/O thread's Lua state (lua_engine.h) and the script cache's bodies with
   // their SHA-1 keys; no functions yet.
   const int64_t lua = LuaMemoryBytes();
-  const auto scripts = static_cast<int64_t>(server.scripts().body_bytes() +
-                                            server.scripts().size() * (40 + 48));
+  const auto scripts =
+      static_cast<int64_t>(server.scripts().body_bytes() + server.scripts().size() * (40 + 48));
   Field(out, "used_memory_lua", lua);
   Field(out, "used_memory_vm_eval", lua);
   Field(out, "used_memory_lua_human", HumanBytes(lua));
