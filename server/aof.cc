@@ -372,12 +372,10 @@ absl::Status AppendOnlyLog::CutTail(const std::string& name, uint64_t valid_end,
 
 namespace {
 
-// SCRIPT ... and FUNCTION LOAD|DELETE|RESTORE, which Redis writes to its AOF.
+// SCRIPT ..., which Redis 6 writes to its AOF (the scripts' writes follow as their own commands;
+// a script cache needs no restoring). FUNCTION LOAD/DELETE/RESTORE/FLUSH are replayed.
 bool IsScriptCacheCommand(const std::vector<std::string_view>& args) {
-  if (EqualsIgnoreCase(args[0], "script")) return true;
-  return EqualsIgnoreCase(args[0], "function") && args.size() >= 2 &&
-         (EqualsIgnoreCase(args[1], "load") || EqualsIgnoreCase(args[1], "delete") ||
-          EqualsIgnoreCase(args[1], "restore"));
+  return EqualsIgnoreCase(args[0], "script");
 }
 
 std::string TruncatedFileError(const std::string& name, const std::string& problem, bool last) {
@@ -400,6 +398,7 @@ absl::Status AppendOnlyLog::ReplayLog(const std::string& name, bool last, uint64
   std::string scratch;
   std::string_view payload;
   ClientState client(0);
+  client.replaying = true;
   protocol::ReplyBuilder reply;
   std::vector<std::string_view> args;
   const int databases = keyspace_.store().databases();
@@ -498,6 +497,7 @@ absl::Status AppendOnlyLog::ReplayRedisCommands(const std::string& name, uint64_
   log::RedisAofReader reader(file->get(), offset,
                              file_size.ok() ? *file_size : std::numeric_limits<uint64_t>::max());
   ClientState client(0);
+  client.replaying = true;
   protocol::ReplyBuilder reply;
   const int databases = keyspace_.store().databases();
   const uint64_t loaded_before = loading_loaded_bytes_.load() - offset;
@@ -546,11 +546,11 @@ absl::Status AppendOnlyLog::ReplayRedisCommands(const std::string& name, uint64_
       in_multi = true;
       before_multi = end_before;
     } else if (IsScriptCacheCommand(args)) {
-      // Redis 6 logs SCRIPT LOAD/FLUSH and Redis 7 FUNCTION LOAD/DELETE/RESTORE: no keys, and a
-      // script's writes are in the file as their own commands. gigakv has no scripting yet.
+      // Redis 6 logs SCRIPT LOAD/FLUSH: no keys, and a script's writes are in the file as their
+      // own commands.
       if (!warned_scripts) {
         warned_scripts = true;
-        spdlog::warn("Skipping {} in {} at offset {} (scripts and functions are not loaded)",
+        spdlog::warn("Skipping {} in {} at offset {} (the script cache is not restored)",
                      std::string(args[0]), name, at);
       }
     } else if (EqualsIgnoreCase(args[0], "exec")) {

@@ -128,6 +128,8 @@ class ClientState {
   Transaction multi;
   std::atomic<int> multi_count{-1};
   bool in_exec = false;  // EXEC is running the queued commands: blocking commands don't block.
+  // The append-only log's replay client: FUNCTION LOAD runs without its time limit.
+  bool replaying = false;
 
   // Pub/Sub (server/pubsub.h): the client's subscriptions and the messages queued for it,
   // created by its first subscription (PubSub, on the client's own thread) and destroyed with

@@ -42,6 +42,7 @@ class PubSub;
 class KeyspaceNotifier;
 class ClientTracking;
 class ScriptCache;
+class FunctionLibraries;
 
 // Redis's command flags that gigakv acts on, set from the metadata's flag names (the others,
 // such as movablekeys, are only reported), plus gigakv's own.
@@ -110,7 +111,7 @@ class CommandServices {
                   WatchRegistry& watches, BlockingRegistry& blocking, Lifecycle& lifecycle,
                   Snapshots& snapshots, MigrationLinks& migration_links, AppendOnlyLog& aof,
                   PubSub& pubsub, KeyspaceNotifier& notifier, ClientTracking& tracking,
-                  ScriptCache& scripts)
+                  ScriptCache& scripts, FunctionLibraries& functions)
       : config_(config),
         settings_(settings),
         keyspace_(keyspace),
@@ -129,7 +130,8 @@ class CommandServices {
         pubsub_(pubsub),
         notifier_(notifier),
         tracking_(tracking),
-        scripts_(scripts) {}
+        scripts_(scripts),
+        functions_(functions) {}
   CommandServices(const CommandServices&) = delete;
   CommandServices& operator=(const CommandServices&) = delete;
 
@@ -149,9 +151,10 @@ class CommandServices {
   MigrationLinks& migration_links() const { return migration_links_; }
   AppendOnlyLog& aof() const { return aof_; }
   PubSub& pubsub() const { return pubsub_; }
-  KeyspaceNotifier& notifier() const { return notifier_; }  // Keyspace notifications.
-  ClientTracking& tracking() const { return tracking_; }    // Client-side caching.
-  ScriptCache& scripts() const { return scripts_; }         // EVAL's script cache.
+  KeyspaceNotifier& notifier() const { return notifier_; }     // Keyspace notifications.
+  ClientTracking& tracking() const { return tracking_; }       // Client-side caching.
+  ScriptCache& scripts() const { return scripts_; }            // EVAL's script cache.
+  FunctionLibraries& functions() const { return functions_; }  // FUNCTION's libraries.
 
  private:
   Config& config_;
@@ -173,6 +176,7 @@ class CommandServices {
   KeyspaceNotifier& notifier_;
   ClientTracking& tracking_;
   ScriptCache& scripts_;
+  FunctionLibraries& functions_;
 };
 
 // Everything a handler may touch: its request, its reply, its client, and the server's parts
@@ -208,6 +212,7 @@ struct CommandContext {
   KeyspaceNotifier& notifier() const { return services.notifier(); }
   ClientTracking& tracking() const { return services.tracking(); }
   ScriptCache& scripts() const { return services.scripts(); }
+  FunctionLibraries& functions() const { return services.functions(); }
 };
 
 // Registry of all families' tables; built once at start-up.

@@ -304,7 +304,7 @@ CommandOutcome Dispatcher::Execute(ClientState& client, const std::vector<std::s
                 (spec->name == "shutdown" && !HasArgIgnoringCase(args, "nosave")))) {
       // A script ran past busy-reply-threshold: only what may stop it (or the server) runs;
       // SHUTDOWN only with NOSAVE (a save would hold half the script's writes), as in Redis.
-      reject(errors::kBusyScript);
+      reject(server.scripts().running_function() ? errors::kBusyFunction : errors::kBusyScript);
     } else if (client.multi.active && !RunsInsideMulti(*spec)) {
       if (spec->flags & kNoMulti) {
         reject(errors::kNotAllowedInMulti);

@@ -162,6 +162,8 @@ inline constexpr std::string_view kDebugNotAllowed =
 inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
 inline constexpr std::string_view kBusyScript =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+inline constexpr std::string_view kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kBadDumpPayload =
     "ERR DUMP payload version or checksum are wrong";
 inline constexpr std::string_view kBadDataFormat = "ERR Bad data format";

@@ -10,6 +10,7 @@ int luaopen_cjson(lua_State* lua);  // Debian's lua-cjson (liblua5.1-cjson.a).
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -457,6 +458,8 @@ void OpenLibrary(lua_State* lua, lua_CFunction open, const char* name) {
 
 constexpr char kProxiesKey[] = "gigakv_readonly_proxies";  // Registry: proxy -> real table.
 constexpr char kGlobalsKey[] = "gigakv_globals";           // Registry: the real globals.
+// Registry: what a library's code sees as its globals while it loads (a kFunctions engine).
+constexpr char kLibraryApiKey[] = "gigakv_library_api";
 constexpr char kReadonlyError[] = "Attempt to modify a readonly table";
 
 int ReadonlyNewIndex(lua_State* lua) { return luaL_error(lua, kReadonlyError); }
@@ -465,6 +468,17 @@ int MissingGlobal(lua_State* lua) {
   const char* name = lua_tostring(lua, 2);
   return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'",
                     name == nullptr ? "?" : name);
+}
+
+// Gives the table at the top of the stack a metatable that makes reading a missing field an
+// error and refuses new ones (globals, the library API's tables).
+void SetMissingIsError(lua_State* lua) {
+  lua_newtable(lua);
+  lua_pushcfunction(lua, MissingGlobal);
+  lua_setfield(lua, -2, "__index");
+  lua_pushcfunction(lua, ReadonlyNewIndex);
+  lua_setfield(lua, -2, "__newindex");
+  lua_setmetatable(lua, -2);
 }
 
 // If the value at `index` is a read-only proxy, pushes the real table and returns true.
@@ -922,8 +936,8 @@ std::string UntailCalls(std::string_view body) {
 
 // ---- the engine -----------------------------------------------------------------------------
 
-LuaEngine::LuaEngine(uint64_t generation)
-    : generation_(generation), script_client_(std::make_unique<ClientState>(0)) {
+LuaEngine::LuaEngine(uint64_t generation, Kind kind)
+    : generation_(generation), script_client_(std::make_unique<ClientState>(0)), kind_(kind) {
   script_client_->authenticated = true;
   script_client_->addr = "lua";    // MONITOR shows its commands as [db lua], as Redis.
   script_client_->in_exec = true;  // Nothing it runs blocks, queues or waits for a pause.
@@ -990,6 +1004,24 @@ LuaEngine::LuaEngine(uint64_t generation)
   lua_setfield(lua_, -2, "REDIS_VERSION");
   set_number("REDIS_VERSION_NUM", RedisVersionNumber());
   lua_setglobal(lua_, "redis");
+  if (kind_ == Kind::kFunctions) {
+    // What a library's code sees while it loads: only `redis`, with register_function, log, the
+    // LOG_* constants and the version; anything else is a missing global (as Redis's
+    // LIBRARY_API table, made read-only below).
+    lua_newtable(lua_);  // The library API's globals.
+    lua_newtable(lua_);  // Its redis table.
+    set_function("register_function", RegisterFunction);
+    set_function("log", RedisLog);
+    set_number("LOG_DEBUG", kLogDebug);
+    set_number("LOG_VERBOSE", kLogVerbose);
+    set_number("LOG_NOTICE", kLogNotice);
+    set_number("LOG_WARNING", kLogWarning);
+    lua_pushlstring(lua_, kRedisCompatVersion.data(), kRedisCompatVersion.size());
+    lua_setfield(lua_, -2, "REDIS_VERSION");
+    set_number("REDIS_VERSION_NUM", RedisVersionNumber());
+    lua_setfield(lua_, -2, "redis");
+    lua_setfield(lua_, LUA_REGISTRYINDEX, kLibraryApiKey);  // Protected in Protect().
+  }
 
   if (luaL_loadbuffer(lua_, kErrorHandler, sizeof(kErrorHandler) - 1, "@err_handler_def") != 0 ||
       lua_pcall(lua_, 0, 1, 0) != 0) {
@@ -998,7 +1030,11 @@ LuaEngine::LuaEngine(uint64_t generation)
   } else {
     lua_pushvalue(lua_, -1);
     lua_setfield(lua_, LUA_REGISTRYINDEX, kErrorHandlerKey);
-    lua_setglobal(lua_, "__redis__err__handler");
+    if (kind_ == Kind::kEval) {
+      lua_setglobal(lua_, "__redis__err__handler");
+    } else {
+      lua_pop(lua_, 1);
+    }
   }
   Protect();
   ReportMemory();
@@ -1065,6 +1101,16 @@ void LuaEngine::Protect() {
   }
   lua_pushvalue(lua_, -1);
   lua_setfield(lua_, LUA_REGISTRYINDEX, kGlobalsKey);
+  if (kind_ == Kind::kFunctions) {
+    // The library API: its redis table read-only with missing fields an error, as its globals.
+    lua_getfield(lua_, LUA_REGISTRYINDEX, kLibraryApiKey);
+    lua_getfield(lua_, -1, "redis");
+    SetMissingIsError(lua_);
+    ReplaceWithProxy(lua_);
+    lua_setfield(lua_, -2, "redis");
+    SetMissingIsError(lua_);
+    lua_pop(lua_, 1);
+  }
   // Strings' methods come from the string library's proxy; their metatable shows as a proxy.
   lua_pushliteral(lua_, "");
   lua_getmetatable(lua_, -1);  // real globals, "", metatable
@@ -1074,12 +1120,7 @@ void LuaEngine::Protect() {
   lua_setfield(lua_, LUA_REGISTRYINDEX, kStringMetatableKey);
   lua_pop(lua_, 1);
   // A missing global is an error; a new one is refused.
-  lua_newtable(lua_);
-  lua_pushcfunction(lua_, MissingGlobal);
-  lua_setfield(lua_, -2, "__index");
-  lua_pushcfunction(lua_, ReadonlyNewIndex);
-  lua_setfield(lua_, -2, "__newindex");
-  lua_setmetatable(lua_, -2);
+  SetMissingIsError(lua_);
   // The scripts' globals: a proxy of the real ones, also as _G, and the thread's globals from
   // now on, so that every function compiled or loaded (loadstring) sees it.
   lua_pushvalue(lua_, -1);
@@ -1097,6 +1138,7 @@ std::atomic<int64_t> lua_memory_bytes{0};
 int64_t LuaMemoryBytes() { return lua_memory_bytes.load(std::memory_order_relaxed); }
 
 void LuaEngine::ReportMemory() {
+  if (kind_ != Kind::kEval) return;  // The functions' state is FunctionLibraries' to report.
   const auto now = static_cast<int64_t>(memory_bytes());
   lua_memory_bytes.fetch_add(now - reported_memory_, std::memory_order_relaxed);
   reported_memory_ = now;
@@ -1140,13 +1182,17 @@ bool LuaEngine::Compile(std::string_view sha, std::string_view body, std::string
 
 namespace {
 
-// Sets the global `name` to an array of `values` (KEYS, ARGV), bypassing the protection.
-void SetGlobalArray(lua_State* lua, const char* name, const std::vector<std::string_view>& values) {
+void PushArray(lua_State* lua, const std::vector<std::string_view>& values) {
   lua_createtable(lua, static_cast<int>(values.size()), 0);
   for (size_t i = 0; i < values.size(); ++i) {
     lua_pushlstring(lua, values[i].data(), values[i].size());
     lua_rawseti(lua, -2, static_cast<int>(i + 1));
   }
+}
+
+// Sets the global `name` to an array of `values` (KEYS, ARGV), bypassing the protection.
+void SetGlobalArray(lua_State* lua, const char* name, const std::vector<std::string_view>& values) {
+  PushArray(lua, values);
   lua_getfield(lua, LUA_REGISTRYINDEX, kGlobalsKey);
   lua_pushstring(lua, name);
   lua_pushvalue(lua, -3);
@@ -1158,16 +1204,19 @@ void SetGlobalArray(lua_State* lua, const char* name, const std::vector<std::str
 
 void LuaEngine::Run(const ScriptInvocation& invocation) {
   protocol::ReplyBuilder& reply = invocation.caller.reply;
-  auto function = functions_.find(ToAbsl(invocation.sha));
-  if (function == functions_.end()) {
-    std::string error;
-    if (!Compile(invocation.sha, invocation.body, &error)) {
-      reply.Error(error);
-      return;
+  int function_ref = invocation.function_ref;
+  if (function_ref == 0) {
+    auto function = functions_.find(ToAbsl(invocation.sha));
+    if (function == functions_.end()) {
+      std::string error;
+      if (!Compile(invocation.sha, invocation.body, &error)) {
+        reply.Error(error);
+        return;
+      }
+      function = functions_.find(ToAbsl(invocation.sha));
     }
-    function = functions_.find(ToAbsl(invocation.sha));
+    function_ref = function->second;
   }
-  const int function_ref = function->second;
   RunState state{invocation, *script_client_, protocol::ReplyBuilder(2)};
   script_client_->db.store(invocation.caller.client.db.load(std::memory_order_relaxed),
                            std::memory_order_relaxed);
@@ -1177,14 +1226,22 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
   killed_ = false;
   kill_armed_.store(false, std::memory_order_relaxed);
   ScriptCache& scripts = invocation.caller.scripts();
-  scripts.BeginRun(this);
+  scripts.BeginRun(this, invocation.function_ref != 0 ? invocation.sha : std::string_view(),
+                   &invocation.caller.args);
 
   lua_getfield(lua_, LUA_REGISTRYINDEX, kErrorHandlerKey);
   const int handler = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, function_ref);
-  SetGlobalArray(lua_, "KEYS", invocation.keys);
-  SetGlobalArray(lua_, "ARGV", invocation.args);
-  const int status = lua_pcall(lua_, 0, 1, handler);
+  int arguments = 0;
+  if (invocation.function_ref != 0) {  // A function gets them as arguments.
+    PushArray(lua_, invocation.keys);
+    PushArray(lua_, invocation.args);
+    arguments = 2;
+  } else {
+    SetGlobalArray(lua_, "KEYS", invocation.keys);
+    SetGlobalArray(lua_, "ARGV", invocation.args);
+  }
+  const int status = lua_pcall(lua_, arguments, 1, handler);
   scripts.EndRun();
   lua_sethook(lua_, nullptr, 0, 0);  // The watchdog can no longer arm it (EndRun).
   // Other threads stop answering BUSY before the gate opens.
@@ -1373,6 +1430,224 @@ void LuaEngine::Hook(lua_State* lua, lua_Debug* debug) {
   }
   if (engine->killed_) RaiseErrorTable(lua, "ERR Script killed by user with SCRIPT KILL...");
   ServeWhileBusy();
+}
+
+// ---- functions (FUNCTION LOAD) ----------------------------------------------------------------
+
+struct LuaEngine::LoadState {
+  std::vector<RegisteredFunction>* registered;
+  std::chrono::steady_clock::time_point start;
+  int64_t timeout_ms;
+};
+
+void LuaEngine::SetGlobalsView(const char* key) {
+  lua_getmetatable(lua_, LUA_GLOBALSINDEX);  // The globals' proxy's metatable (plain).
+  lua_getfield(lua_, LUA_REGISTRYINDEX, key);
+  lua_setfield(lua_, -2, "__index");
+  lua_pop(lua_, 1);
+}
+
+bool LuaEngine::LoadLibrary(std::string_view code, int64_t timeout_ms,
+                            std::vector<RegisteredFunction>* registered, std::string* error) {
+  registered->clear();
+  if (kind_ != Kind::kFunctions) {
+    *error = "Error registering functions: ERR not a functions engine";
+    return false;
+  }
+  if (luaL_loadbufferx(lua_, code.data(), code.size(), "@user_function", "t") != 0) {
+    *error = StrCat("Error compiling function: ", lua_tostring(lua_, -1));
+    lua_pop(lua_, 1);
+    return false;
+  }
+  // Compiled as written for its syntax errors; run with its tail calls untailed, as EVAL's
+  // scripts (an error then names the function's line).
+  if (const std::string untailed = UntailCalls(code); !untailed.empty()) {
+    lua_pop(lua_, 1);
+    if (luaL_loadbufferx(lua_, untailed.data(), untailed.size(), "@user_function", "t") != 0) {
+      *error = StrCat("Error compiling function: ", lua_tostring(lua_, -1));
+      lua_pop(lua_, 1);
+      return false;
+    }
+  }
+  LoadState load{registered, std::chrono::steady_clock::now(), timeout_ms};
+  loading_ = &load;
+  SetGlobalsView(kLibraryApiKey);
+  lua_sethook(lua_, LoadHook, LUA_MASKCOUNT, 100000);
+  const int status = lua_pcall(lua_, 0, 0, 0);
+  lua_sethook(lua_, nullptr, 0, 0);
+  SetGlobalsView(kGlobalsKey);
+  loading_ = nullptr;
+  if (status != 0) {
+    // An error table raised by the API ({err = "ERR ..."}), or Lua's own message.
+    std::string message = "ERR unknown error";
+    if (lua_istable(lua_, -1)) {
+      if (GetField(lua_, "err") == LUA_TSTRING) message = lua_tostring(lua_, -1);
+      lua_pop(lua_, 1);
+    } else if (const char* text = lua_tostring(lua_, -1); text != nullptr) {
+      message = StrCat("ERR ", text);
+    }
+    lua_pop(lua_, 1);
+    *error = StrCat("Error registering functions: ", message);
+    Release(*registered);
+    registered->clear();
+    return false;
+  }
+  ReportMemory();
+  return true;
+}
+
+void LuaEngine::Release(const std::vector<RegisteredFunction>& functions) {
+  for (const RegisteredFunction& function : functions) {
+    luaL_unref(lua_, LUA_REGISTRYINDEX, function.ref);
+  }
+}
+
+void LuaEngine::LoadHook(lua_State* lua, lua_Debug* debug) {
+  (void)debug;
+  LuaEngine* engine = EngineOf(lua);
+  LoadState* load = engine == nullptr ? nullptr : engine->loading_;
+  if (load == nullptr || load->timeout_ms <= 0) return;
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - load->start)
+                           .count();
+  if (elapsed <= load->timeout_ms) return;
+  // From now on every line raises, so that a pcall in a loop cannot swallow it.
+  lua_sethook(lua, LoadHook, LUA_MASKLINE, 0);
+  RaiseErrorTable(lua, "ERR FUNCTION LOAD timeout");
+}
+
+namespace {
+
+// Function and library names: letters, digits and underscores, at least one (Redis's
+// functionsVerifyName).
+bool ValidFunctionName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+// The string (or number, as text) at `index`, without converting the value in place.
+bool CopyString(lua_State* lua, int index, std::string* out) {
+  if (!lua_isstring(lua, index)) return false;
+  lua_pushvalue(lua, index);
+  size_t length = 0;
+  const char* data = lua_tolstring(lua, -1, &length);
+  out->assign(data, length);
+  lua_pop(lua, 1);
+  return true;
+}
+
+}  // namespace
+
+// redis.register_function(name, callback) or redis.register_function{function_name=...,
+// callback=..., flags={...}, description=...}, with Redis's checks and error texts.
+int LuaEngine::RegisterFunction(lua_State* lua) {
+  LuaEngine* engine = EngineOf(lua);
+  LoadState* load = engine == nullptr ? nullptr : engine->loading_;
+  if (load == nullptr) {
+    RaiseErrorTable(lua, "ERR redis.register_function can only be called on FUNCTION LOAD command");
+  }
+  const int argc = lua_gettop(lua);
+  if (argc < 1 || argc > 2) {
+    RaiseErrorTable(lua, "ERR wrong number of arguments to redis.register_function");
+  }
+  RegisteredFunction function;
+  if (argc == 1) {
+    if (!lua_istable(lua, 1)) {
+      RaiseErrorTable(lua,
+                      "ERR calling redis.register_function with a single argument is only "
+                      "applicable to Lua table (representing named arguments).");
+    }
+    lua_settop(lua, 2);  // Slot 2 holds the callback once found.
+    bool has_name = false;
+    lua_pushnil(lua);
+    while (lua_next(lua, 1) != 0) {
+      std::string key;
+      if (!CopyString(lua, -2, &key)) {
+        RaiseErrorTable(lua,
+                        "ERR named argument key given to redis.register_function is not a string");
+      }
+      if (EqualsIgnoreCase(key, "function_name")) {
+        if (!CopyString(lua, -1, &function.name)) {
+          RaiseErrorTable(
+              lua, "ERR function_name argument given to redis.register_function must be a string");
+        }
+        has_name = true;
+      } else if (EqualsIgnoreCase(key, "description")) {
+        std::string description;
+        if (!CopyString(lua, -1, &description)) {
+          RaiseErrorTable(
+              lua, "ERR description argument given to redis.register_function must be a string");
+        }
+        function.description = std::move(description);
+      } else if (EqualsIgnoreCase(key, "callback")) {
+        if (!lua_isfunction(lua, -1)) {
+          RaiseErrorTable(
+              lua, "ERR callback argument given to redis.register_function must be a function");
+        }
+        lua_pushvalue(lua, -1);
+        lua_replace(lua, 2);
+      } else if (EqualsIgnoreCase(key, "flags")) {
+        if (!lua_istable(lua, -1)) {
+          RaiseErrorTable(lua,
+                          "ERR flags argument to redis.register_function must be a table "
+                          "representing function flags");
+        }
+        for (int j = 1;; ++j) {
+          lua_rawgeti(lua, -1, j);
+          if (lua_isnil(lua, -1)) {
+            lua_pop(lua, 1);
+            break;
+          }
+          std::string flag;
+          const bool is_string = CopyString(lua, -1, &flag);
+          lua_pop(lua, 1);
+          bool found = false;
+          for (const ScriptFlagName& known : kScriptFlagNames) {
+            if (is_string && EqualsIgnoreCase(flag, known.name)) {
+              function.flags |= known.flag;
+              found = true;
+              break;
+            }
+          }
+          if (!found) RaiseErrorTable(lua, "ERR unknown flag given");
+        }
+      } else {
+        RaiseErrorTable(lua, "ERR unknown argument given to redis.register_function");
+      }
+      lua_pop(lua, 1);  // The value; the key stays for lua_next.
+    }
+    if (!has_name) {
+      RaiseErrorTable(lua, "ERR redis.register_function must get a function name argument");
+    }
+    if (!lua_isfunction(lua, 2)) {
+      RaiseErrorTable(lua, "ERR redis.register_function must get a callback argument");
+    }
+  } else {
+    if (!CopyString(lua, 1, &function.name)) {
+      RaiseErrorTable(lua, "ERR first argument to redis.register_function must be a string");
+    }
+    if (!lua_isfunction(lua, 2)) {
+      RaiseErrorTable(lua, "ERR second argument to redis.register_function must be a function");
+    }
+  }
+  // Redis's text names libraries here too.
+  if (!ValidFunctionName(function.name)) {
+    RaiseErrorTable(lua,
+                    "ERR Library names can only contain letters, numbers, or underscores(_) and "
+                    "must be at least one character long");
+  }
+  for (const RegisteredFunction& other : *load->registered) {
+    if (other.name == function.name) {
+      RaiseErrorTable(lua, "ERR Function already exists in the library");
+    }
+  }
+  lua_pushvalue(lua, 2);
+  function.ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+  load->registered->push_back(std::move(function));
+  return 0;
 }
 
 LuaEngine& ThreadEngine(uint64_t generation) {

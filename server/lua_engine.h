@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +49,48 @@ struct ScriptInvocation {
   // The server was over maxmemory when the script started: its deny-oom commands are refused
   // until it has written (Redis's scriptVerifyOOM).
   bool oom_at_start = false;
+  // FCALL: the function's callback (a registry reference in the functions engine), called with
+  // KEYS and ARGV as its two arguments; `sha` is then the function's name (errors name it) and
+  // `body` is unused. 0 for EVAL.
+  int function_ref = 0;
+};
+
+// The flags a script declares (`#!lua flags=...`) or a function registers, as Redis's
+// scripts_flags_def, in its order (FUNCTION LIST shows them in this order).
+enum ScriptFlag : uint32_t {
+  kScriptNoWrites = 1 << 0,
+  kScriptAllowOom = 1 << 1,
+  kScriptAllowStale = 1 << 2,
+  kScriptNoCluster = 1 << 3,
+  kScriptAllowCrossSlot = 1 << 4,
+};
+struct ScriptFlagName {
+  ScriptFlag flag;
+  std::string_view name;
+};
+inline constexpr ScriptFlagName kScriptFlagNames[] = {
+    {kScriptNoWrites, "no-writes"},
+    {kScriptAllowOom, "allow-oom"},
+    {kScriptAllowStale, "allow-stale"},
+    {kScriptNoCluster, "no-cluster"},
+    {kScriptAllowCrossSlot, "allow-cross-slot-keys"},
+};
+
+// A function a library's code registered with redis.register_function (FUNCTION LOAD).
+struct RegisteredFunction {
+  std::string name;
+  std::optional<std::string> description;
+  uint32_t flags = 0;  // ScriptFlag bits.
+  int ref = 0;         // The callback: a registry reference in the engine that loaded it.
 };
 
 class LuaEngine {
  public:
-  explicit LuaEngine(uint64_t generation);
+  // kEval: EVAL's scripts (KEYS and ARGV globals). kFunctions: FUNCTION LOAD's libraries, whose
+  // code runs once with only the library API visible (redis.register_function, redis.log,
+  // the LOG_* constants and REDIS_VERSION*), and whose functions run with the full API.
+  enum class Kind : uint8_t { kEval, kFunctions };
+  explicit LuaEngine(uint64_t generation, Kind kind = Kind::kEval);
   ~LuaEngine();
   LuaEngine(const LuaEngine&) = delete;
   LuaEngine& operator=(const LuaEngine&) = delete;
@@ -67,6 +105,16 @@ class LuaEngine {
   // Runs the script (compiling it first if needed) and writes its result, or its error, to the
   // caller's reply.
   void Run(const ScriptInvocation& invocation);
+
+  // FUNCTION LOAD (a kFunctions engine): runs a library's `code` (its shebang line already cut,
+  // its line kept) once, collecting what it registers. Past `timeout_ms` (0: none) of running,
+  // it stops with "FUNCTION LOAD timeout". On an error returns false with Redis's text (without
+  // the ERR code: "Error compiling function: ..." / "Error registering functions: ...") and
+  // releases whatever was registered.
+  bool LoadLibrary(std::string_view code, int64_t timeout_ms,
+                   std::vector<RegisteredFunction>* registered, std::string* error);
+  // Releases the callbacks of functions that are dropped (FUNCTION DELETE, a replaced library).
+  void Release(const std::vector<RegisteredFunction>& functions);
 
   // The Lua state's memory in bytes (used_memory_lua).
   size_t memory_bytes() const;
@@ -88,6 +136,12 @@ class LuaEngine {
   static int RedisSetResp(lua_State* lua);
   static int RedisAclCheckCmd(lua_State* lua);
   static void Hook(lua_State* lua, lua_Debug* debug);
+  static int RegisterFunction(lua_State* lua);
+  static void LoadHook(lua_State* lua, lua_Debug* debug);
+  // Points the scripts' globals at the registry table `key` (the full globals or the library
+  // API), as Redis swaps its globals' __index around a library's load.
+  void SetGlobalsView(const char* key);
+  struct LoadState;
   // Redis's sandbox: removed functions, read-only globals and libraries.
   void Protect();
 
@@ -101,7 +155,9 @@ class LuaEngine {
   void ReportMemory();
   const uint64_t generation_;
   std::unique_ptr<ClientState> script_client_;
-  RunState* running_ = nullptr;  // Set while Run runs.
+  RunState* running_ = nullptr;   // Set while Run runs.
+  LoadState* loading_ = nullptr;  // Set while LoadLibrary runs.
+  const Kind kind_;
   std::string running_name_;
   bool killed_ = false;                  // The running script was told to stop.
   std::atomic<bool> kill_armed_{false};  // The hook raises on every line (ArmInterrupt).

@@ -32,8 +32,12 @@ void ScriptCache::Flush() {
   generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
-void ScriptCache::BeginRun(LuaEngine* engine) {
+void ScriptCache::BeginRun(LuaEngine* engine, std::string_view function,
+                           const std::vector<std::string_view>* command) {
   std::lock_guard lock(run_mutex_);
+  function_name_.assign(function);
+  command_ = command;
+  running_function_.store(!function.empty(), std::memory_order_release);
   wrote_.store(false, std::memory_order_relaxed);
   kill_requested_.store(false, std::memory_order_relaxed);
   running_engine_ = engine;
@@ -45,14 +49,29 @@ void ScriptCache::BeginRun(LuaEngine* engine) {
 void ScriptCache::EndRun() {
   std::lock_guard lock(run_mutex_);
   running_.store(false, std::memory_order_release);
+  running_function_.store(false, std::memory_order_release);
   kill_requested_.store(false, std::memory_order_release);
   running_engine_ = nullptr;
+  command_ = nullptr;
 }
 
-ScriptCache::KillResult ScriptCache::RequestKill() {
+bool ScriptCache::GetRunningFunction(RunningFunction* out) {
+  std::lock_guard lock(run_mutex_);
+  if (running_engine_ == nullptr || function_name_.empty()) return false;
+  out->name = function_name_;
+  out->command.clear();
+  if (command_ != nullptr) out->command.assign(command_->begin(), command_->end());
+  out->duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - run_start_)
+                         .count();
+  return true;
+}
+
+ScriptCache::KillResult ScriptCache::RequestKill(bool function_kill) {
   std::lock_guard lock(run_mutex_);
   if (running_engine_ == nullptr) return KillResult::kNotBusy;
   if (wrote_.load(std::memory_order_relaxed)) return KillResult::kUnkillable;
+  if (function_kill != !function_name_.empty()) return KillResult::kOtherKind;
   kill_requested_.store(true, std::memory_order_release);
   running_engine_->ArmInterrupt(/*kill=*/true);
   return KillResult::kKilled;
@@ -68,8 +87,9 @@ bool ScriptCache::WatchForBusy(int64_t threshold_ms, TransactionGate& gate) {
   busy_ = true;
   spdlog::warn(
       "Slow script detected: still in execution after {} milliseconds. You can try killing the "
-      "script using the SCRIPT KILL command. Script name is: {}.",
-      elapsed, running_engine_->running_script());
+      "script using the {} command. Script name is: {}.",
+      elapsed, function_name_.empty() ? "SCRIPT KILL" : "FUNCTION KILL",
+      function_name_.empty() ? running_engine_->running_script() : function_name_);
   gate.SetBusy(true);
   running_engine_->ArmInterrupt();
   return true;

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -54,7 +55,10 @@ class ScriptCache {
   // Begin/End on the script's thread around its run; MarkWrote when it runs a write command.
   // Scripts run without a Lua hook (a hook slows LuaJIT's interpreter down); the watchdog arms
   // one (LuaEngine::ArmInterrupt) once a script is busy or asked to stop.
-  void BeginRun(LuaEngine* engine);
+  // `function`: FCALL's function name (empty for EVAL); `command`: the caller's arguments, valid
+  // until EndRun (FUNCTION STATS shows them).
+  void BeginRun(LuaEngine* engine, std::string_view function = {},
+                const std::vector<std::string_view>* command = nullptr);
   void EndRun();
   // The cron's watchdog: once the running script has run for `threshold_ms`, it is busy: logged
   // as Redis logs it, `gate` lets other threads answer BUSY, and its hook is armed (it serves the
@@ -63,12 +67,25 @@ class ScriptCache {
   bool WatchForBusy(int64_t threshold_ms, TransactionGate& gate);
   void MarkWrote() { wrote_.store(true, std::memory_order_relaxed); }
   bool running() const { return running_.load(std::memory_order_acquire); }
+  // Whether the running script is a function (FCALL): BUSY and the kill commands name FUNCTION
+  // KILL then, SCRIPT KILL otherwise.
+  bool running_function() const { return running_function_.load(std::memory_order_acquire); }
+  // FUNCTION STATS' running_script: the function running now, its command and how long it has
+  // run. False when no function runs.
+  struct RunningFunction {
+    std::string name;
+    std::vector<std::string> command;
+    int64_t duration_ms = 0;
+  };
+  bool GetRunningFunction(RunningFunction* out);
   bool wrote() const { return wrote_.load(std::memory_order_relaxed); }
   // SCRIPT KILL, from any thread: kKilled asks the running script to stop (its hook raises
   // "Script killed by user..."); a script that wrote cannot be stopped (its writes would be
   // half done).
-  enum class KillResult { kNotBusy, kUnkillable, kKilled };
-  KillResult RequestKill();
+  // kOtherKind: SCRIPT KILL while a function runs, or FUNCTION KILL while an EVAL script runs
+  // (Redis answers the running kind's BUSY error).
+  enum class KillResult { kNotBusy, kUnkillable, kOtherKind, kKilled };
+  KillResult RequestKill(bool function_kill = false);
   bool kill_requested() const { return kill_requested_.load(std::memory_order_acquire); }
 
  private:
@@ -79,10 +96,13 @@ class ScriptCache {
   std::atomic<bool> running_{false};
   std::atomic<bool> wrote_{false};
   std::atomic<bool> kill_requested_{false};
+  std::atomic<bool> running_function_{false};
   // Guards the running engine against the watchdog arming it as it ends.
   std::mutex run_mutex_;
   LuaEngine* running_engine_ = nullptr;
   std::chrono::steady_clock::time_point run_start_;
+  std::string function_name_;
+  const std::vector<std::string_view>* command_ = nullptr;
   bool busy_ = false;
 };
 

@@ -29,6 +29,7 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
+#include "server/functions.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
 #include "server/migration_links.h"
@@ -75,6 +76,7 @@ class Server {
   KeyspaceNotifier& notifier() { return notifier_; }
   ClientTracking& tracking() { return tracking_; }
   ScriptCache& scripts() { return scripts_; }
+  FunctionLibraries& functions() { return functions_; }
   // Hands the change stream's effects to `sink` (the log; tests record them); nullptr detaches
   // it. Set before serving.
   void set_effect_sink(EffectSink* sink) { keyspace_.set_effect_sink(sink); }
@@ -109,7 +111,9 @@ class Server {
   SlowLog slowlog_;
   Dispatcher dispatcher_{*this};
   // After everything its background save uses: destroyed (and its thread joined) first.
-  Snapshots snapshots_{settings_, keyspace_, stats_, lifecycle_, transaction_gate_};
+  // FUNCTION's libraries: before the snapshots, which save and load them.
+  FunctionLibraries functions_;
+  Snapshots snapshots_{settings_, keyspace_, stats_, lifecycle_, transaction_gate_, functions_};
   // Destroyed before the snapshots and the dispatcher it replays through.
   AppendOnlyLog aof_;
   MigrationLinks migration_links_;
@@ -117,7 +121,7 @@ class Server {
   const CommandServices services_{config_,   settings_,  keyspace_,  commands_,         dispatcher_,
                                   clients_,  stats_,     slowlog_,   transaction_gate_, watches_,
                                   blocking_, lifecycle_, snapshots_, migration_links_,  aof_,
-                                  pubsub_,   notifier_,  tracking_,  scripts_};
+                                  pubsub_,   notifier_,  tracking_,  scripts_,          functions_};
 };
 
 }  // namespace gigakv::server

@@ -15,6 +15,7 @@
 #include "persistence/atomic_file.h"
 #include "persistence/rdb/rdb_io.h"
 #include "server/cycle_clock.h"
+#include "server/functions.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
 #include "server/settings.h"
@@ -46,8 +47,13 @@ struct Snapshots::Job {
 };
 
 Snapshots::Snapshots(Settings& settings, Keyspace& keyspace, Stats& stats, Lifecycle& lifecycle,
-                     TransactionGate& gate)
-    : settings_(settings), keyspace_(keyspace), stats_(stats), lifecycle_(lifecycle), gate_(gate) {}
+                     TransactionGate& gate, FunctionLibraries& functions)
+    : settings_(settings),
+      keyspace_(keyspace),
+      stats_(stats),
+      lifecycle_(lifecycle),
+      gate_(gate),
+      functions_(functions) {}
 
 Snapshots::~Snapshots() { AbortBackgroundSave(); }
 
@@ -84,6 +90,7 @@ absl::StatusOr<std::unique_ptr<rdb::RdbSnapshot>> Snapshots::BeginSnapshot(
   if (!snapshot->Begin()) {
     return absl::FailedPreconditionError("Background save already in progress");
   }
+  snapshot->SetFunctions(functions_.Codes());  // As of the instant: no FUNCTION LOAD meanwhile.
   if (at_instant) at_instant();
   return snapshot;
 }
@@ -346,6 +353,15 @@ absl::Status Snapshots::LoadFile(const std::string& path, bool replace_existing,
         spdlog::info("RDB memory usage when created {:.2f} Mb",
                      static_cast<double>(used) / (1024.0 * 1024.0));
       }
+    }
+    return absl::OkStatus();
+  };
+  options.on_function = [this, replace_existing](std::string_view code) -> absl::Status {
+    absl::StatusOr<std::string> loaded =
+        functions_.Load(code, /*replace=*/replace_existing, /*timeout_ms=*/0);
+    if (!loaded.ok()) {
+      return absl::InvalidArgumentError(
+          StrCat("Failed loading library: ", loaded.status().message()));
     }
     return absl::OkStatus();
   };

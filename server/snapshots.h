@@ -41,6 +41,8 @@
 
 namespace gigakv::server {
 
+class FunctionLibraries;
+
 class Keyspace;
 class Lifecycle;
 class Settings;
@@ -49,8 +51,9 @@ class TransactionGate;
 
 class Snapshots {
  public:
+  // `functions`: FUNCTION's libraries, saved in every snapshot and loaded from one.
   Snapshots(Settings& settings, Keyspace& keyspace, Stats& stats, Lifecycle& lifecycle,
-            TransactionGate& gate);
+            TransactionGate& gate, FunctionLibraries& functions);
   ~Snapshots();  // Aborts a background save and joins its thread.
   Snapshots(const Snapshots&) = delete;
   Snapshots& operator=(const Snapshots&) = delete;
@@ -89,7 +92,7 @@ class Snapshots {
   // on, so none sees the store before the file is in it. LoadAtStart ends it.
   void BeginLoading() { loading_.store(true); }
   // Loads the file into the store as LoadAtStart does (DEBUG RELOAD, after its save and flush);
-  // a key already present is an error unless `replace_existing`.
+  // a key (or function library) already present is an error unless `replace_existing`.
   absl::Status Load(bool replace_existing);
   // Loads the RDB file at `path` (read through `fs`) as Load does; keys already expired are
   // kept unless `drop_expired` (an append-only log's base: the log's later effects may touch
@@ -146,6 +149,7 @@ class Snapshots {
   Stats& stats_;
   Lifecycle& lifecycle_;
   TransactionGate& gate_;
+  FunctionLibraries& functions_;
 
   std::mutex mutex_;  // Serializes saves' starts and ends, and guards the fields below.
   std::thread bgsave_thread_;

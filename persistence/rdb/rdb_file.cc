@@ -188,13 +188,17 @@ absl::StatusOr<RdbLoadResult> LoadRdb(RdbReader& reader, const RdbLoadOptions& o
       StrCat("out of memory loading the RDB, at offset ", reader.offset()));
 }
 
-void RdbFileWriter::Begin(const RdbFileInfo& info) {
+void RdbFileWriter::Begin(const RdbFileInfo& info, const std::vector<std::string>& functions) {
   writer_->WriteHeader();
   writer_->WriteAux("redis-ver", info.redis_ver);
   writer_->WriteAux("redis-bits", StrCat(info.redis_bits));
   writer_->WriteAux("ctime", StrCat(info.ctime));
   writer_->WriteAux("used-mem", StrCat(info.used_mem));
   writer_->WriteAux("aof-base", info.aof_base ? "1" : "0");
+  for (const std::string& code : functions) {
+    writer_->WriteByte(kOpFunction2);
+    writer_->WriteString(code);
+  }
 }
 
 void RdbFileWriter::SelectDb(int db, uint64_t keys, uint64_t expires) {

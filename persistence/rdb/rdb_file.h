@@ -12,10 +12,11 @@
 //   EXPIRETIME_MS / EXPIRETIME the next key's expiry (seconds are turned into ms); an
 //                              EXPIRETIME_MS of -1 means none, as in Redis (its "no expiry")
 //   IDLE seconds / FREQ count  the next key's LRU idle time / LFU counter
-//   FUNCTION2 code             on_function; refused when unset (gigakv has no functions, and
-//                              dropping a library silently would lose it)
-//   FUNCTION (pre-7.0 GA)      refused (Redis 7.0 loads this release-candidate format; gigakv
-//                              has no functions), as is MODULE_AUX: the error names the opcode
+//   FUNCTION2 code             on_function (a library's whole code); refused when unset
+//                              (dropping a library silently would lose it)
+//   FUNCTION (pre-7.0 GA)      refused (Redis 7.0 loads this release-candidate format, which
+//                              no released Redis writes), as is MODULE_AUX: the error names
+//                              the opcode
 //   a value type               the key and value (rdb_values.h), then on_key; an empty
 //                              collection arrives as LoadedValue::Kind::kEmpty (Redis skips such
 //                              keys, logging "skipping empty key"), and is counted; with
@@ -128,8 +129,9 @@ class RdbFileWriter {
  public:
   explicit RdbFileWriter(RdbWriter* writer) : writer_(writer) {}
 
-  // "REDIS0010" and the AUX fields.
-  void Begin(const RdbFileInfo& info);
+  // "REDIS0010", the AUX fields, then `FUNCTION2 code` for each function library, as Redis
+  // writes them (before the databases).
+  void Begin(const RdbFileInfo& info, const std::vector<std::string>& functions = {});
   // SELECTDB db and RESIZEDB keys expires (the counts are hints for the loader's sizing).
   void SelectDb(int db, uint64_t keys, uint64_t expires);
   // EXPIRETIME_MS (when record.expire_ms != 0), IDLE / FREQ when given, then type, key, value.

@@ -9,7 +9,7 @@
 //   item        := AUX key:string value:string
 //                | SELECTDB db:length
 //                | RESIZEDB keys:length expires:length
-//                | FUNCTION2 code:string            (Redis 7.0 functions; not written)
+//                | FUNCTION2 code:string            (a Redis 7.0 function library, after AUX)
 //                | MODULE_AUX ...                   (refused)
 //                | key_prefix* type:u8 key:string value(type)
 //   key_prefix  := EXPIRETIME_MS unix_ms:8 LE | EXPIRETIME unix_s:4 LE

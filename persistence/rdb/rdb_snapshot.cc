@@ -122,7 +122,7 @@ absl::Status RdbSnapshot::WriteTo(const RdbSink& sink) {
   if (!begun_ || ended_) return absl::FailedPreconditionError("snapshot not begun");
   RdbWriter writer(sink, options_.writer, options_.flush_bytes);
   RdbFileWriter file(&writer);
-  file.Begin(options_.info);
+  file.Begin(options_.info, functions_);
   int selected_db = -1;
   for (int db = 0; db < store_.databases(); ++db) {
     const DbCounts& counts = db_counts_[static_cast<size_t>(db)];
@@ -202,6 +202,7 @@ absl::StatusOr<RdbLoadResult> LoadRdbIntoStore(RdbReader& reader, const StoreLoa
   uint64_t next_progress = options.progress_every_bytes;
   std::string inline_bytes;
   handler.on_aux = options.on_aux;
+  handler.on_function = options.on_function;
   uint64_t reserved = 0;
   handler.on_resize_db = [&](int db, uint64_t db_keys, uint64_t) -> absl::Status {
     // Per shard, what an even spread gives, plus 1/8 for the unevenness of a hash spread.

@@ -9,12 +9,13 @@
 // just encoded plus those clients encoded meanwhile (each one shard's keys), never a copy of the
 // store.
 //
-// File layout: the header and AUX fields (RdbFileInfo); `SELECTDB db RESIZEDB keys expires` for
-// each database in use, with its sizes counted right after the instant (a sizing hint for the
-// loader); then one run per shard and database, `SELECTDB db` and the keys, the SELECTDB left out
-// when the run before was of the same database (redis-server and gigakv load any number of
-// SELECTDB runs, in any order); EOF and the CRC-64. Keys already expired but not yet
-// removed are written with their expiry, as Redis writes them; the loader drops them.
+// File layout: the header and AUX fields (RdbFileInfo); the function libraries (SetFunctions);
+// `SELECTDB db RESIZEDB keys expires` for each database in use, with its sizes counted right after
+// the instant (a sizing hint for the loader); then one run per shard and database, `SELECTDB db`
+// and the keys, the SELECTDB left out when the run before was of the same database (redis-server
+// and gigakv load any number of SELECTDB runs, in any order); EOF and the CRC-64. Keys already
+// expired but not yet removed are written with their expiry, as Redis writes them; the loader drops
+// them.
 //
 // Threading: Begin, WriteTo and the accessors are for the snapshot's owner (one thread at a
 // time; progress accessors from any thread); CaptureShard runs on any thread under a shard lock,
@@ -71,6 +72,9 @@ class RdbSnapshot final : public Store::ShardCapture {
   // first error, absl::CancelledError after Cancel(), or ResourceExhausted if a chunk could not
   // be allocated. Call once.
   absl::Status WriteTo(const RdbSink& sink);
+  // The function libraries' code (FUNCTION2 items, written after the AUX fields), taken at the
+  // instant by the caller (the store does not hold them). Before WriteTo.
+  void SetFunctions(std::vector<std::string> codes) { functions_ = std::move(codes); }
   // Stops WriteTo at its next shard (it returns CancelledError).
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
@@ -110,6 +114,7 @@ class RdbSnapshot final : public Store::ShardCapture {
     uint64_t expires = 0;
   };
   std::vector<DbCounts> db_counts_;  // Per database, at Begin().
+  std::vector<std::string> functions_;
   uint64_t keys_at_begin_ = 0;
   std::atomic<bool> cancelled_{false};
   std::atomic<uint64_t> keys_{0};
@@ -135,6 +140,8 @@ struct StoreLoadOptions {
   // file sets its stamp, as Redis's loader does.
   AccessMode access_mode = AccessMode::kLru;
   int64_t coarse_now_ms = 0;  // The clock the access stamps use.
+  // FUNCTION2 items: each library's code (unset: a file with functions is refused).
+  std::function<absl::Status(std::string_view code)> on_function;
   // Called about every `progress_every_bytes` of input with the bytes read and keys loaded.
   std::function<void(uint64_t bytes, uint64_t keys)> on_progress;
   uint64_t progress_every_bytes = 256 << 10;

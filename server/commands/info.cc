@@ -18,6 +18,7 @@
 #include "server/client_registry.h"
 #include "server/commands/args.h"
 #include "server/config.h"
+#include "server/functions.h"
 #include "server/keyspace.h"
 #include "server/latency_histogram.h"
 #include "server/lifecycle.h"
@@ -146,9 +147,11 @@ void MemorySection(const CommandServices& server, std::string* out) {
   Field(out, "allocator_resident", rss);
   Field(out, "total_system_memory", system_memory);
   Field(out, "total_system_memory_human", HumanBytes(system_memory));
-  // Scripting: every I/O thread's Lua state (lua_engine.h) and the script cache's bodies with
-  // their SHA-1 keys; no functions yet.
+  // Scripting: every I/O thread's Lua state for EVAL (lua_engine.h) and the script cache's
+  // bodies with their SHA-1 keys; the functions' Lua state and libraries (functions.h).
   const int64_t lua = LuaMemoryBytes();
+  const FunctionLibraries& functions = server.functions();
+  const int64_t functions_vm = functions.vm_memory_bytes();
   const auto scripts =
       static_cast<int64_t>(server.scripts().body_bytes() + server.scripts().size() * (40 + 48));
   Field(out, "used_memory_lua", lua);
@@ -156,15 +159,14 @@ void MemorySection(const CommandServices& server, std::string* out) {
   Field(out, "used_memory_lua_human", HumanBytes(lua));
   Field(out, "used_memory_scripts_eval", scripts);
   Field(out, "number_of_cached_scripts", static_cast<int64_t>(server.scripts().size()));
-  for (std::string_view name :
-       {"number_of_functions", "number_of_libraries", "used_memory_vm_functions"}) {
-    Field(out, name, 0);
-  }
-  Field(out, "used_memory_vm_total", lua);
-  Field(out, "used_memory_vm_total_human", HumanBytes(lua));
-  Field(out, "used_memory_functions", 0);
-  Field(out, "used_memory_scripts", scripts);
-  Field(out, "used_memory_scripts_human", HumanBytes(scripts));
+  Field(out, "number_of_functions", static_cast<int64_t>(functions.function_count()));
+  Field(out, "number_of_libraries", static_cast<int64_t>(functions.library_count()));
+  Field(out, "used_memory_vm_functions", functions_vm);
+  Field(out, "used_memory_vm_total", lua + functions_vm);
+  Field(out, "used_memory_vm_total_human", HumanBytes(lua + functions_vm));
+  Field(out, "used_memory_functions", functions.overhead_bytes());
+  Field(out, "used_memory_scripts", scripts + functions.overhead_bytes());
+  Field(out, "used_memory_scripts_human", HumanBytes(scripts + functions.overhead_bytes()));
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", HumanBytes(maxmemory));
   Field(out, "maxmemory_policy", server.settings().maxmemory_policy_name.get());

@@ -1,6 +1,8 @@
-// Scripting commands (Redis's eval.c): EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD,
-// EXISTS, FLUSH, HELP. The script cache is server/scripting.h; the Lua state each thread runs
-// scripts in, with Redis's sandbox and conversions, is server/lua_engine.h.
+// Scripting commands (Redis's eval.c and functions.c): EVAL, EVALSHA, EVAL_RO, EVALSHA_RO,
+// SCRIPT LOAD/EXISTS/FLUSH/KILL/HELP, FCALL, FCALL_RO and FUNCTION LOAD/DELETE/FLUSH/DUMP/
+// RESTORE/LIST/STATS/KILL/HELP. The script cache is server/scripting.h, the function libraries
+// server/functions.h; the Lua states scripts and functions run in, with Redis's sandbox and
+// conversions, server/lua_engine.h.
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,14 +13,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gigakv/change_stream.h"
+#include "gigakv/glob.h"
 #include "gigakv/sha1.h"
 #include "gigakv/strings.h"
 #include "server/client_registry.h"
 #include "server/client_state.h"
 #include "server/command.h"
 #include "server/commands/args.h"
+#include "server/commands/key_access.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
+#include "server/functions.h"
 #include "server/keyspace.h"
 #include "server/lua_engine.h"
 #include "server/pubsub.h"
@@ -203,8 +208,9 @@ void CmdScriptFlush(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-void CmdScriptKill(CommandContext& ctx) {
-  switch (ctx.scripts().RequestKill()) {
+// SCRIPT KILL and FUNCTION KILL: each stops only its own kind of script.
+void KillScript(CommandContext& ctx, bool function_kill) {
+  switch (ctx.scripts().RequestKill(function_kill)) {
     case ScriptCache::KillResult::kNotBusy:
       ctx.reply.Error("NOTBUSY No scripts in execution right now.");
       return;
@@ -214,11 +220,16 @@ void CmdScriptKill(CommandContext& ctx) {
           "can either wait the script termination or kill the server in a hard way using the "
           "SHUTDOWN NOSAVE command.");
       return;
+    case ScriptCache::KillResult::kOtherKind:
+      ctx.reply.Error(function_kill ? errors::kBusyScript : errors::kBusyFunction);
+      return;
     case ScriptCache::KillResult::kKilled:
       ctx.reply.Ok();
       return;
   }
 }
+
+void CmdScriptKill(CommandContext& ctx) { KillScript(ctx, /*function_kill=*/false); }
 
 void CmdScriptHelp(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
@@ -243,6 +254,303 @@ void CmdScriptHelp(CommandContext& ctx) {
   for (std::string_view line : kLines) ctx.reply.SimpleString(line);
 }
 
+// ---- functions --------------------------------------------------------------------------------
+
+// FCALL / FCALL_RO function numkeys key... arg...: runs as EVAL's scripts do (one unit, one
+// change-stream group, messages held), its flags deciding as a shebang's do.
+void FCall(CommandContext& ctx, bool read_only) {
+  FeedMonitorsFirst(ctx);
+  // Taken before the lookup: no FUNCTION DELETE can drop the function while it runs.
+  TransactionGate::ScriptScope script_scope(ctx.transaction_gate());
+  std::optional<TransactionGate::ExclusiveScope> exclusive;
+  if (!ctx.client.in_exec) {
+    exclusive.emplace(ctx.transaction_gate());
+    Dispatcher::TimedBatch::Restart();
+  }
+  FunctionLibraries::FunctionRef function;
+  if (!ctx.functions().Find(ctx.arg(1), &function)) {
+    ctx.reply.Error("ERR Function not found");
+    return;
+  }
+  int64_t numkeys = 0;
+  if (!absl::SimpleAtoi(ToAbsl(ctx.arg(2)), &numkeys)) {
+    ctx.reply.Error("ERR Bad number of keys provided");
+    return;
+  }
+  ScriptInvocation invocation{ctx, function.function->name, "", {}, {}, read_only};
+  if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;
+  const uint32_t flags = function.function->flags;
+  if (!(flags & kScriptNoWrites)) {
+    if (read_only) {
+      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+      return;
+    }
+    if (!(flags & kScriptAllowOom) && ctx.keyspace().OverMaxmemory()) {
+      ctx.reply.Error(errors::kOom);
+      return;
+    }
+  }
+  invocation.read_only = read_only || (flags & kScriptNoWrites) != 0;
+  invocation.function_ref = function.function->ref;
+  PublishHoldScope hold_messages(ctx.pubsub(), ctx.client);
+  ChangeStream::Group effects(ctx.keyspace().changes());
+  ctx.functions().engine().Run(invocation);
+}
+
+void CmdFcall(CommandContext& ctx) { FCall(ctx, /*read_only=*/false); }
+void CmdFcallRo(CommandContext& ctx) { FCall(ctx, /*read_only=*/true); }
+
+// A change of the libraries: published as the command itself (the log replays it; Redis
+// propagates it verbatim) and counted as a change for the save points.
+void PublishLibraryChange(CommandContext& ctx) {
+  PublishChange(ctx, ctx.db(), absl::Span<const ChangedKey>(), absl::Span<const KeyEvent>(),
+                absl::MakeConstSpan(ctx.args));
+}
+
+// The libraries change only under the exclusive gate: no function runs meanwhile (inside EXEC
+// this thread holds it already).
+class LibrariesExclusive {
+ public:
+  explicit LibrariesExclusive(CommandContext& ctx) {
+    if (!TransactionGate::ThisThreadIsExclusive()) scope_.emplace(ctx.transaction_gate());
+  }
+
+ private:
+  std::optional<TransactionGate::ExclusiveScope> scope_;
+};
+
+void CmdFunctionLoad(CommandContext& ctx) {
+  bool replace = false;
+  size_t at = 2;
+  for (; at + 1 < ctx.argc(); ++at) {
+    if (!ArgIs(ctx.arg(at), "replace")) {
+      ctx.reply.Error(StrCat("ERR Unknown option given: ", ctx.arg(at)));
+      return;
+    }
+    replace = true;
+  }
+  LibrariesExclusive exclusive(ctx);
+  // The log's replay loads without a time limit, as Redis loads its AOF.
+  const int64_t timeout_ms = ctx.client.replaying ? 0 : FunctionLibraries::kLoadTimeoutMs;
+  absl::StatusOr<std::string> name = ctx.functions().Load(ctx.arg(at), replace, timeout_ms);
+  if (!name.ok()) {
+    ctx.reply.Error(std::string(name.status().message()));
+    return;
+  }
+  PublishLibraryChange(ctx);
+  ctx.reply.Bulk(*name);
+}
+
+void CmdFunctionDelete(CommandContext& ctx) {
+  LibrariesExclusive exclusive(ctx);
+  if (!ctx.functions().Delete(ctx.arg(2))) {
+    ctx.reply.Error("ERR Library not found");
+    return;
+  }
+  PublishLibraryChange(ctx);
+  ctx.reply.Ok();
+}
+
+void CmdFunctionFlush(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(FormatText(errors::kSubcommandSyntax, {ctx.arg(1), "FUNCTION"}));
+    return;
+  }
+  if (ctx.argc() == 3 && !ArgIs(ctx.arg(2), "async") && !ArgIs(ctx.arg(2), "sync")) {
+    ctx.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    return;
+  }
+  LibrariesExclusive exclusive(ctx);
+  ctx.functions().Flush();
+  PublishLibraryChange(ctx);
+  ctx.reply.Ok();
+}
+
+void CmdFunctionDump(CommandContext& ctx) {
+  ctx.reply.Bulk(ctx.functions().Dump(ctx.settings().rdbcompression.get()));
+}
+
+void CmdFunctionRestore(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    ctx.reply.Error(FormatText(errors::kSubcommandSyntax, {ctx.arg(1), "FUNCTION"}));
+    return;
+  }
+  FunctionLibraries::RestorePolicy policy = FunctionLibraries::RestorePolicy::kAppend;
+  if (ctx.argc() == 4) {
+    if (ArgIs(ctx.arg(3), "append")) {
+      policy = FunctionLibraries::RestorePolicy::kAppend;
+    } else if (ArgIs(ctx.arg(3), "replace")) {
+      policy = FunctionLibraries::RestorePolicy::kReplace;
+    } else if (ArgIs(ctx.arg(3), "flush")) {
+      policy = FunctionLibraries::RestorePolicy::kFlush;
+    } else {
+      ctx.reply.Error(
+          "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+      return;
+    }
+  }
+  LibrariesExclusive exclusive(ctx);
+  if (absl::Status status = ctx.functions().Restore(ctx.arg(2), policy); !status.ok()) {
+    ctx.reply.Error(std::string(status.message()));
+    return;
+  }
+  PublishLibraryChange(ctx);
+  ctx.reply.Ok();
+}
+
+// FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE]: each library as a map (name, engine, its
+// functions with description and flags, its code).
+void CmdFunctionList(CommandContext& ctx) {
+  bool with_code = false;
+  std::optional<std::string_view> pattern;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (!with_code && ArgIs(ctx.arg(i), "withcode")) {
+      with_code = true;
+      continue;
+    }
+    if (!pattern.has_value() && ArgIs(ctx.arg(i), "libraryname")) {
+      if (i + 1 >= ctx.argc()) {
+        ctx.reply.Error("ERR library name argument was not given");
+        return;
+      }
+      pattern = ctx.arg(++i);
+      continue;
+    }
+    ctx.reply.Error(StrCat("ERR Unknown argument ", ctx.arg(i)));
+    return;
+  }
+  std::vector<const FunctionLibraries::Library*> chosen;
+  protocol::ReplyBuilder& reply = ctx.reply;
+  ctx.functions().ForEachLibrary([&](const FunctionLibraries::Library& library) {
+    if (pattern.has_value() && !GlobMatch(*pattern, library.name, /*nocase=*/true)) return;
+    chosen.push_back(&library);
+  });
+  // The pointers stay valid: the libraries change only under the exclusive gate, which waits
+  // for this command's batch to end.
+  reply.ArrayHeader(static_cast<int64_t>(chosen.size()));
+  for (const FunctionLibraries::Library* chosen_library : chosen) {
+    const FunctionLibraries::Library& library = *chosen_library;
+    reply.MapHeader(with_code ? 4 : 3);
+    reply.Bulk("library_name");
+    reply.Bulk(library.name);
+    reply.Bulk("engine");
+    reply.Bulk("LUA");
+    reply.Bulk("functions");
+    reply.ArrayHeader(static_cast<int64_t>(library.functions.size()));
+    for (const RegisteredFunction& function : library.functions) {
+      reply.MapHeader(3);
+      reply.Bulk("name");
+      reply.Bulk(function.name);
+      reply.Bulk("description");
+      if (function.description.has_value()) {
+        reply.Bulk(*function.description);
+      } else {
+        reply.Null();
+      }
+      reply.Bulk("flags");
+      int64_t count = 0;
+      for (const ScriptFlagName& flag : kScriptFlagNames)
+        count += (function.flags & flag.flag) != 0;
+      reply.SetHeader(count);
+      for (const ScriptFlagName& flag : kScriptFlagNames) {
+        if (function.flags & flag.flag) reply.SimpleString(flag.name);
+      }
+    }
+    if (with_code) {
+      reply.Bulk("library_code");
+      reply.Bulk(library.code);
+    }
+  }
+}
+
+// FUNCTION STATS: the running function (while it is busy, the only time another command runs
+// meanwhile) and the engine's counts. Refused while an EVAL script is busy, as in Redis.
+void CmdFunctionStats(CommandContext& ctx) {
+  if (ctx.scripts().running() && !ctx.scripts().running_function() &&
+      ctx.transaction_gate().busy()) {
+    ctx.reply.Error(errors::kBusyScript);
+    return;
+  }
+  protocol::ReplyBuilder& reply = ctx.reply;
+  reply.MapHeader(2);
+  reply.Bulk("running_script");
+  ScriptCache::RunningFunction running;
+  if (!ctx.scripts().GetRunningFunction(&running)) {
+    reply.Null();
+  } else {
+    reply.MapHeader(3);
+    reply.Bulk("name");
+    reply.Bulk(running.name);
+    reply.Bulk("command");
+    reply.ArrayHeader(static_cast<int64_t>(running.command.size()));
+    for (const std::string& arg : running.command) reply.Bulk(arg);
+    reply.Bulk("duration_ms");
+    reply.Integer(running.duration_ms);
+  }
+  reply.Bulk("engines");
+  reply.MapHeader(1);
+  reply.Bulk("LUA");
+  reply.MapHeader(2);
+  reply.Bulk("libraries_count");
+  reply.Integer(static_cast<int64_t>(ctx.functions().library_count()));
+  reply.Bulk("functions_count");
+  reply.Integer(static_cast<int64_t>(ctx.functions().function_count()));
+}
+
+void CmdFunctionKill(CommandContext& ctx) { KillScript(ctx, /*function_kill=*/true); }
+
+void CmdFunctionHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "LOAD [REPLACE] <FUNCTION CODE>",
+      "    Create a new library with the given library name and code.",
+      "DELETE <LIBRARY NAME>",
+      "    Delete the given library.",
+      "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+      "    Return general information on all the libraries:",
+      "    * Library name",
+      "    * The engine used to run the Library",
+      "    * Library description",
+      "    * Functions list",
+      "    * Library code (if WITHCODE is given)",
+      "    It also possible to get only function that matches a pattern using LIBRARYNAME "
+      "argument.",
+      "STATS",
+      "    Return information about the current function running:",
+      "    * Function name",
+      "    * Command used to run the function",
+      "    * Duration in MS that the function is running",
+      "    If no function is running, return nil",
+      "    In addition, returns a list of available engines.",
+      "KILL",
+      "    Kill the current running function.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Delete all the libraries.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the libraries.",
+      "    * SYNC: Synchronously flush the libraries.",
+      "DUMP",
+      "    Return a serialized payload representing the current libraries, can be restored "
+      "using FUNCTION RESTORE command",
+      "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+      "    Restore the libraries represented by the given payload, it is possible to give a "
+      "restore policy to",
+      "    control how to handle existing libraries (default APPEND):",
+      "    * FLUSH: delete all existing libraries.",
+      "    * APPEND: appends the restored libraries to the existing libraries. On collision, "
+      "abort.",
+      "    * REPLACE: appends the restored libraries to the existing libraries, On collision, "
+      "replace the old",
+      "      libraries with the new libraries (notice that even on this option there is a "
+      "chance of failure",
+      "      in case of functions name collision with another library).",
+      "HELP",
+      "    Prints this help."};
+  ctx.reply.ArrayHeader(static_cast<int64_t>(std::size(kLines)));
+  for (std::string_view line : kLines) ctx.reply.SimpleString(line);
+}
+
 }  // namespace
 
 const std::vector<CommandBinding>& ScriptingCommands() {
@@ -258,6 +566,18 @@ const std::vector<CommandBinding>& ScriptingCommands() {
       {"script|flush", CmdScriptFlush},
       {"script|kill", CmdScriptKill},
       {"script|help", CmdScriptHelp},
+      {"fcall", CmdFcall, kMayReplicate},
+      {"fcall_ro", CmdFcallRo},
+      {"function", nullptr},
+      {"function|load", CmdFunctionLoad},
+      {"function|delete", CmdFunctionDelete},
+      {"function|flush", CmdFunctionFlush},
+      {"function|dump", CmdFunctionDump},
+      {"function|restore", CmdFunctionRestore},
+      {"function|list", CmdFunctionList},
+      {"function|stats", CmdFunctionStats},
+      {"function|kill", CmdFunctionKill},
+      {"function|help", CmdFunctionHelp},
   };
   return kCommands;
 }

@@ -24,6 +24,7 @@
 #include "server/commands/key_access.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
+#include "server/functions.h"
 #include "server/keyspace.h"
 #include "server/lifecycle.h"
 #include "server/pubsub.h"
@@ -795,7 +796,10 @@ void DebugReload(CommandContext& ctx) {
   if (save && !ctx.snapshots().Save().ok()) return ctx.reply.Error("ERR");
   // Not published: the dataset comes back as it was, so the change stream (the log, WATCH) has
   // nothing to record.
-  if (flush) ctx.keyspace().FreeLater(ctx.store.FlushAll());
+  if (flush) {
+    ctx.keyspace().FreeLater(ctx.store.FlushAll());
+    ctx.functions().Flush();  // Redis's emptyData empties the libraries too.
+  }
   if (absl::Status status = ctx.snapshots().Load(/*replace_existing=*/merge); !status.ok()) {
     spdlog::warn("{}", std::string(status.message()));
     return ctx.reply.Error("ERR Error trying to load the RDB dump");
@@ -940,15 +944,6 @@ void CmdMemoryHelp(CommandContext& ctx) {
                   "    Attempt to purge dirty pages for reclamation by the allocator."});
 }
 
-void CmdFunctionFlush(CommandContext& ctx) {
-  if (ctx.argc() > 3 ||
-      (ctx.argc() == 3 && !ArgIs(ctx.arg(2), "async") && !ArgIs(ctx.arg(2), "sync"))) {
-    ctx.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
-    return;
-  }
-  ctx.reply.Ok();  // No functions are stored yet, so there is nothing to flush.
-}
-
 }  // namespace
 
 void RegisterInfo(std::vector<CommandBinding>* table);  // info.cc
@@ -991,8 +986,6 @@ const std::vector<CommandBinding>& ServerCommands() {
         {"memory|stats", CmdMemoryStats},
         {"memory|purge", CmdMemoryPurge},
         {"memory|help", CmdMemoryHelp},
-        {"function", nullptr},
-        {"function|flush", CmdFunctionFlush},
     };
     RegisterInfo(&commands);
     return commands;
