@@ -26,6 +26,7 @@ int luaopen_cjson(lua_State* lua);  // Debian's lua-cjson (liblua5.1-cjson.a).
 #include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/lifecycle.h"
+#include "server/lua_libraries.h"
 #include "server/scripting.h"
 #include "server/snapshots.h"
 #include "server/transaction.h"
@@ -821,7 +822,18 @@ int RedisDebug(lua_State* lua) {
 // `return (f(...))`: the same value, no tail call, and no line moved (only parentheses are
 // added).
 
-constexpr std::string_view kUntailed[] = {"redis.call", "cjson.decode", "cjson.encode"};
+// Those that return one value become `return (f(...))`; those that may return several (the
+// unpackers) `return select(1, f(...))`, which keeps them all.
+struct Untailed {
+  std::string_view name;
+  bool multiple_results;
+};
+constexpr Untailed kUntailed[] = {
+    {"redis.call", false},           {"cjson.decode", false},   {"cjson.encode", false},
+    {"cmsgpack.pack", false},        {"cmsgpack.unpack", true}, {"cmsgpack.unpack_one", true},
+    {"cmsgpack.unpack_limit", true}, {"struct.pack", false},    {"struct.unpack", true},
+    {"struct.size", false},
+};
 
 bool IsNameChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -889,10 +901,14 @@ std::string UntailCalls(std::string_view body) {
     i = word_end;
     if (!is_return) continue;
     size_t open = std::string_view::npos;
-    for (std::string_view name : kUntailed) {
-      if (body.compare(call_start, name.size(), name) == 0) {
-        const size_t paren = SkipSpace(body, call_start + name.size());
-        if (paren < body.size() && body[paren] == '(') open = paren;
+    bool multiple_results = false;
+    for (const Untailed& untailed : kUntailed) {
+      if (body.compare(call_start, untailed.name.size(), untailed.name) == 0) {
+        const size_t paren = SkipSpace(body, call_start + untailed.name.size());
+        if (paren < body.size() && body[paren] == '(') {
+          open = paren;
+          multiple_results = untailed.multiple_results;
+        }
       }
     }
     if (open == std::string_view::npos) continue;
@@ -922,7 +938,8 @@ std::string UntailCalls(std::string_view body) {
                                 next_word == "else" || next_word == "elseif" ||
                                 next_word == "until";
     if (!statement_ends) continue;
-    out.append(body.substr(copied, call_start - copied)).append("(");
+    out.append(body.substr(copied, call_start - copied))
+        .append(multiple_results ? "select(1, " : "(");
     out.append(body.substr(call_start, close + 1 - call_start)).append(")");
     copied = close + 1;
     i = close + 1;
@@ -955,6 +972,12 @@ LuaEngine::LuaEngine(uint64_t generation, Kind kind)
   lua_pushcfunction(lua_, luaopen_cjson);
   lua_call(lua_, 0, 1);
   lua_setglobal(lua_, "cjson");
+  lua_pushcfunction(lua_, OpenCmsgpack);
+  lua_call(lua_, 0, 1);
+  lua_setglobal(lua_, "cmsgpack");
+  lua_pushcfunction(lua_, OpenStruct);
+  lua_call(lua_, 0, 1);
+  lua_setglobal(lua_, "struct");
   // What Redis removes from the base library.
   for (const char* name : {"loadfile", "dofile"}) {
     lua_pushnil(lua_);
