@@ -257,6 +257,47 @@ TEST(RdbFileTest, PrefixesIdleAndFreq) {
   EXPECT_FALSE(keys["b"].idle_seconds.has_value());
 }
 
+// Function libraries go after the AUX fields, as FUNCTION2 (0xF5) and the code as an RDB string,
+// before the first database; the loader hands each to on_function in order.
+TEST(RdbFileTest, WritesFunctionLibrariesAfterTheAuxFields) {
+  std::string out;
+  RdbWriter writer(
+      [&](std::string_view bytes) {
+        out.append(bytes);
+        return absl::OkStatus();
+      },
+      {});
+  RdbFileWriter file(&writer);
+  file.Begin({}, {"#!lua name=a\nx", "#!lua name=b\ny"});
+  file.SelectDb(0, 1, 0);
+  RecordView key = BytesRecord(ValueKind::kStringEmbstr, "v");
+  key.key = "k";
+  ASSERT_TRUE(file.WriteKey(key).ok());
+  ASSERT_TRUE(file.Finish().ok());
+  const std::string golden =
+      "\xf5\x0e#!lua name=a\nx"
+      "\xf5\x0e#!lua name=b\ny"
+      "\xfe\x00"s;
+  const size_t at = out.find(golden);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(out.rfind("aof-base"), out.rfind("\xfa", at) + 2);  // Right after the last AUX.
+  RdbReader reader(out);
+  std::vector<std::string> codes;
+  RdbLoadHandler handler;
+  handler.on_key = [](RdbKey&) { return absl::OkStatus(); };
+  handler.on_function = [&](std::string_view code) {
+    codes.emplace_back(code);
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(LoadRdb(reader, {}, handler).ok());
+  EXPECT_EQ(codes, (std::vector<std::string>{"#!lua name=a\nx", "#!lua name=b\ny"}));
+  // A library cut short is an error naming where.
+  std::string truncated = out.substr(0, at + 8);
+  RdbReader short_reader(truncated);
+  EXPECT_THAT(LoadRdb(short_reader, {}, handler).status().message(),
+              HasSubstr("unexpected end of input"));
+}
+
 TEST(RdbFileTest, ReportsHeaderSelectedDatabasesAndChecksum) {
   const std::string file = RedisDump();
   RdbReader reader(file);
