@@ -231,6 +231,18 @@ void KillScript(CommandContext& ctx, bool function_kill) {
 
 void CmdScriptKill(CommandContext& ctx) { KillScript(ctx, /*function_kill=*/false); }
 
+// SCRIPT DEBUG YES|SYNC|NO: gigakv has no Lua debugger (Redis's ldb), so YES and SYNC are
+// refused with an error that says so; NO, which turns debugging off, is accepted.
+void CmdScriptDebug(CommandContext& ctx) {
+  if (ArgIs(ctx.arg(2), "no")) {
+    ctx.reply.Ok();
+  } else if (ArgIs(ctx.arg(2), "yes") || ArgIs(ctx.arg(2), "sync")) {
+    ctx.reply.Error("ERR SCRIPT DEBUG YES and SYNC are not supported: gigakv has no Lua debugger");
+  } else {
+    ctx.reply.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO");
+  }
+}
+
 void CmdScriptHelp(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
       "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -566,6 +578,7 @@ const std::vector<CommandBinding>& ScriptingCommands() {
       {"script|flush", CmdScriptFlush},
       {"script|kill", CmdScriptKill},
       {"script|help", CmdScriptHelp},
+      {"script|debug", CmdScriptDebug},
       {"fcall", CmdFcall, kMayReplicate},
       {"fcall_ro", CmdFcallRo},
       {"function", nullptr},

@@ -235,6 +235,13 @@ CASES = [
         ["EXISTS", "in5"],
         ["SELECT", "0"],
     ]),
+    ("script debug", [
+        ["SCRIPT", "DEBUG", "NO"],
+        ["SCRIPT", "DEBUG", "no"],
+        ["SCRIPT", "DEBUG", "maybe"],
+        ["SCRIPT", "DEBUG"],
+        ["SCRIPT", "DEBUG", "NO", "extra"],
+    ]),
 ]
 
 
@@ -454,3 +461,13 @@ def test_errors_of_called_commands_count_once_as_in_redis(server, real_redis, ta
                  for name, stat in commandstats.items() if name in ("cmdstat_incr", "cmdstat_eval")})
 
     assert stats(server) == stats(real_redis)
+
+
+def test_script_debug_yes_is_refused_for_want_of_a_debugger(server, target):
+    if target == "redis":
+        pytest.skip("gigakv has no Lua debugger")
+    conn = server.raw()
+    for mode in ("YES", "SYNC"):
+        assert conn.call_raw("SCRIPT", "DEBUG", mode) == (
+            b"-ERR SCRIPT DEBUG YES and SYNC are not supported: gigakv has no Lua debugger\r\n")
+    assert conn.call_raw("EVAL", "return 1", "0") == b":1\r\n"  # Scripts run as before.
