@@ -62,6 +62,8 @@ void IoThread::OnReady() {
 }
 
 void IoThread::ServeWhileBusy() {
+  if (accept_while_busy_) accept_while_busy_();
+  AdoptQueued();
   constexpr int kMaxEvents = 64;
   epoll_event events[kMaxEvents];
   const int count = ::epoll_wait(ready_set, events, kMaxEvents, 0);
@@ -154,7 +156,20 @@ void IoThread::StartWatching() {
 }
 
 void IoThread::Adopt(int fd) {
-  asio::post(io, [this, fd] { std::make_shared<Connection>(server_, *this)->Start(fd); });
+  {
+    std::lock_guard lock(adopt_mutex_);
+    adopt_queue_.push_back(fd);
+  }
+  asio::post(io, [this] { AdoptQueued(); });
+}
+
+void IoThread::AdoptQueued() {
+  std::vector<int> fds;
+  {
+    std::lock_guard lock(adopt_mutex_);
+    fds.swap(adopt_queue_);
+  }
+  for (int fd : fds) std::make_shared<Connection>(server_, *this)->Start(fd);
 }
 
 void IoThread::ArmIdleTimer() {

@@ -19,7 +19,9 @@
 // destroys them after their threads ended; an IoThread owns its open connections.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -55,8 +57,13 @@ class IoThread {
 
   // On this thread, from a busy script's hook (scripting.h): one non-blocking round of the
   // ready set; the connection running the script is left alone (Connection::OnEvents), the
-  // others get BUSY or run what may run meanwhile, and their replies go out at once.
+  // others get BUSY or run what may run meanwhile, and their replies go out at once. Also
+  // accepts waiting connections (the first thread, which owns the listening sockets: see
+  // SetAcceptWhileBusy) and adopts those handed to this thread, so that a client can connect
+  // to send SCRIPT KILL.
   void ServeWhileBusy();
+  // The first thread's way to accept without its io_context (which is inside the script).
+  void SetAcceptWhileBusy(std::function<void()> accept) { accept_while_busy_ = std::move(accept); }
 
   asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   // Where other threads post messages for this thread's clients (posting_outbox.h).
@@ -67,6 +74,11 @@ class IoThread {
   int ready_set = -1;  // The epoll descriptor; owned and closed by ready_watch_.
 
  private:
+  // Makes connections for the descriptors Adopt queued (on this thread).
+  void AdoptQueued();
+  std::mutex adopt_mutex_;
+  std::vector<int> adopt_queue_;  // Guarded by adopt_mutex_.
+  std::function<void()> accept_while_busy_;
   void WatchReady();
   void OnReady();
   void FlushPendingWrites();

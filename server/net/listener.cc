@@ -1,5 +1,8 @@
 #include "server/net/listener.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <string>
 #include <utility>
 
@@ -40,6 +43,27 @@ void Listener::StartAccepting() {
 void Listener::Close() {
   asio::error_code ec;
   for (auto& acceptor : acceptors_) acceptor->close(ec);
+}
+
+void Listener::AcceptPending() {
+  constexpr int kMaxPerCall = 16;
+  for (auto& acceptor : acceptors_) {
+    if (!acceptor->is_open()) continue;
+    for (int i = 0; i < kMaxPerCall; ++i) {
+      const int fd =
+          ::accept4(acceptor->native_handle(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) break;  // EAGAIN: none waiting (other errors: the accept handler sees them).
+      asio::error_code ec;
+      tcp::socket socket(acceptor->get_executor());
+      socket.assign(acceptor->local_endpoint(ec).protocol(), fd, ec);
+      if (ec) {
+        ::close(fd);
+        continue;
+      }
+      IoThread& target = *threads_[next_thread_.fetch_add(1) % threads_.size()];
+      OnAccepted(target, std::move(socket));
+    }
+  }
 }
 
 void Listener::Accept(tcp::acceptor& acceptor) {

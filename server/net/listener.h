@@ -42,6 +42,10 @@ class Listener {
   absl::Status Rebind(std::string_view name);
   // Stops listening (shutdown).
   void Close();
+  // On the first thread while a script keeps it busy (its io_context cannot run the accept
+  // handlers): accepts the connections waiting on every listening socket, at most a few per
+  // call, without waiting.
+  void AcceptPending();
   // The port bound, once Bind succeeded.
   int port() const { return bound_port_; }
 

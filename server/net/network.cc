@@ -79,6 +79,10 @@ absl::Status Network::Start() {
   }
   impl_->server.lifecycle().tcp_port = impl_->listener->port();
   impl_->listener->StartAccepting();
+  // A busy script on the first thread keeps its io_context from accepting: its hook accepts.
+  impl_->threads[0]->SetAcceptWhileBusy([this] {
+    if (impl_->listener && !impl_->stopped.load()) impl_->listener->AcceptPending();
+  });
   impl_->signals = std::make_unique<asio::signal_set>(impl_->threads[0]->io, SIGINT, SIGTERM);
   WaitForSignal();
   impl_->server.lifecycle().set_on_shutdown([this] { Stop(); });

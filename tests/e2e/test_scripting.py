@@ -471,3 +471,42 @@ def test_script_debug_yes_is_refused_for_want_of_a_debugger(server, target):
         assert conn.call_raw("SCRIPT", "DEBUG", mode) == (
             b"-ERR SCRIPT DEBUG YES and SYNC are not supported: gigakv has no Lua debugger\r\n")
     assert conn.call_raw("EVAL", "return 1", "0") == b":1\r\n"  # Scripts run as before.
+
+
+def new_connections_while_busy_session(start_server, *extra_args):
+    """While a script is busy, connections opened afterwards are accepted and served: PING gets
+    BUSY, SCRIPT KILL from a new connection stops the script (as `redis-cli SCRIPT KILL` does)."""
+    import threading
+
+    from e2e_support import wait_until
+
+    srv = start_server("--busy-reply-threshold", "200", *extra_args)
+    watcher = srv.raw()
+    looping = srv.raw()
+    result = {}
+
+    def run():
+        looping.send_command("EVAL", "while true do end", "0")
+        result["loop"] = looping.read_reply_raw()[1]
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    wait_until(lambda: watcher.call_raw("PING").startswith(b"-BUSY"), 20, interval=0.05,
+               message="BUSY")
+    seen = {"pings": [srv.raw().call_raw("PING") for _ in range(4)]}
+    seen["kill"] = srv.raw().call_raw("SCRIPT", "KILL")
+    runner.join(timeout=20)
+    assert not runner.is_alive()
+    seen["killed"] = result["loop"]
+    seen["after"] = srv.raw().call_raw("PING")
+    return seen
+
+
+@pytest.mark.parametrize("io_threads", ["1", "2"])
+def test_new_connections_are_served_while_a_script_is_busy(server_factory, redis_factory, target,
+                                                          io_threads):
+    if target == "redis":
+        pytest.skip("compares gigakv with redis-server")
+    expected = new_connections_while_busy_session(redis_factory)
+    got = new_connections_while_busy_session(server_factory, "--io-threads", io_threads)
+    assert got == expected
