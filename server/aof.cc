@@ -198,7 +198,7 @@ absl::Status AppendOnlyLog::PrepareShutdown(bool force) const {
   return absl::FailedPreconditionError("Writing initial AOF, can't exit.");
 }
 
-absl::Status AppendOnlyLog::Reload(bool* started) {
+absl::Status AppendOnlyLog::Reload(bool* started, const std::function<void()>& empty) {
   *started = false;
   if (!enabled()) return absl::FailedPreconditionError("The append only file is off");
   if (rewrite_in_progress() || enabling_.load()) {
@@ -212,6 +212,7 @@ absl::Status AppendOnlyLog::Reload(bool* started) {
   *started = true;
   Close();
   keyspace_.FreeLater(keyspace_.store().FlushAll());
+  if (empty) empty();
   return Open();
 }
 

@@ -88,8 +88,10 @@ class AppendOnlyLog : public ChangeConsumer {
   // The caller holds the transaction gate exclusively (nothing writes meanwhile).
   // An error with *started false: nothing was done (the log is off, a rewrite runs, or writing
   // fails). With *started true the error is Open's, and leaves the log closed and the store
-  // partly loaded (Redis exits then).
-  absl::Status Reload(bool* started);
+  // partly loaded (Redis exits then). `empty`, called once the log is closed and before the
+  // files load, empties what lives beside the store (the function libraries, as Redis's
+  // emptyData does).
+  absl::Status Reload(bool* started, const std::function<void()>& empty = {});
   // Before serving, when Open will run: clients get -LOADING from the first connection on, so
   // no write lands before the log listens. Open ends it.
   void BeginLoading() { loading_.store(true); }

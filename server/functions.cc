@@ -245,7 +245,8 @@ absl::Status FunctionLibraries::Restore(std::string_view payload, RestorePolicy 
       return Failure("ERR given type is not a function");
     }
     Metadata metadata;
-    if (absl::Status status = ParseMetadata(code, &metadata); status.ok()) {
+    if (ParseMetadata(code, &metadata).ok() && ValidName(metadata.name) &&
+        EqualsIgnoreCase(metadata.engine, "lua")) {
       for (const std::unique_ptr<Library>& library : staged) {
         if (library->name == metadata.name) {
           drop_staged();

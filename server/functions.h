@@ -87,6 +87,12 @@ class FunctionLibraries {
   // libraries' code, names and descriptions hold (used_memory_functions).
   int64_t vm_memory_bytes() const { return vm_memory_.load(std::memory_order_relaxed); }
   int64_t overhead_bytes() const { return overhead_.load(std::memory_order_relaxed); }
+  // Measures the Lua state's memory again (after a function ran; gate holder only).
+  void RefreshMemory() {
+    if (engine_ != nullptr) {
+      vm_memory_.store(static_cast<int64_t>(engine_->memory_bytes()), std::memory_order_relaxed);
+    }
+  }
 
  private:
   using LibraryMap = std::map<std::string, std::unique_ptr<Library>, std::less<>>;

@@ -16,6 +16,7 @@
 #include "gigakv/glob.h"
 #include "gigakv/sha1.h"
 #include "gigakv/strings.h"
+#include "server/aof.h"
 #include "server/client_registry.h"
 #include "server/client_state.h"
 #include "server/command.h"
@@ -28,6 +29,7 @@
 #include "server/lua_engine.h"
 #include "server/pubsub.h"
 #include "server/scripting.h"
+#include "server/snapshots.h"
 #include "server/transaction.h"
 
 namespace gigakv::server {
@@ -84,6 +86,59 @@ bool ParseShebangOrReply(CommandContext& ctx, std::string_view body, Shebang* sh
   return true;
 }
 
+// A script with declared flags (a shebang's or a function's) is a write command unless
+// no-writes, and a deny-oom one unless no-writes or allow-oom (Redis's scriptFlagsToCmdFlags), so
+// outside EXEC the dispatcher's refusals apply to it first, with their generic texts. True when
+// refused (replied).
+bool RefusedAsCommandOrReply(CommandContext& ctx, uint32_t flags) {
+  if (ctx.client.in_exec) return false;
+  const bool writes = !(flags & kScriptNoWrites);
+  if (writes && !(flags & kScriptAllowOom) && ctx.keyspace().OverMaxmemory()) {
+    ctx.reply.Error(errors::kOom);
+  } else if (writes && ctx.snapshots().writes_refused()) {
+    ctx.reply.Error(errors::kMisconf);
+  } else if (writes && ctx.services.aof().writes_refused()) {
+    ctx.reply.Error(StrCat(errors::kMisconfAofPrefix, ctx.services.aof().last_error()));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Redis's scriptPrepareForRun for a script with declared flags: a writing script is refused
+// while the disk fails and by the _RO commands; without allow-oom (or no-writes) it may not
+// start over maxmemory. True when it may run.
+bool PrepareOrReply(CommandContext& ctx, uint32_t flags, bool read_only) {
+  if (!(flags & kScriptNoWrites)) {
+    if (ctx.snapshots().writes_refused()) {
+      ctx.reply.Error(
+          "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+          "persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only "
+          "scripts.");
+      return false;
+    }
+    if (ctx.services.aof().writes_refused()) {
+      ctx.reply.Error(StrCat(
+          "MISCONF Redis is configured to persist data to AOF, but it's currently unable to "
+          "persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only "
+          "scripts. AOF error: ",
+          ctx.services.aof().last_error()));
+      return false;
+    }
+    if (read_only) {
+      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+      return false;
+    }
+  }
+  if (!(flags & (kScriptNoWrites | kScriptAllowOom)) && ctx.keyspace().OverMaxmemory()) {
+    ctx.reply.Error(
+        "OOM allow-oom flag is not set on the script, can not run it when used memory > "
+        "'maxmemory'");
+    return false;
+  }
+  return true;
+}
+
 // The keys and arguments of EVAL's form (numkeys at 2, then keys, then args) into `invocation`,
 // or an error reply (false).
 bool ParseKeysAndArgsOrReply(CommandContext& ctx, ScriptInvocation* invocation) {
@@ -128,13 +183,9 @@ void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_bod
   }
   if (cache_body) ctx.scripts().Add(std::string(invocation.sha), invocation.body);
   if (shebang.present) {
-    if (invocation.read_only && !shebang.no_writes) {
-      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
-      return;
-    }
-    // no-writes implies allow-oom.
-    if (!shebang.no_writes && !shebang.allow_oom && ctx.keyspace().OverMaxmemory()) {
-      ctx.reply.Error(errors::kOom);
+    const uint32_t flags = (shebang.no_writes ? uint32_t{kScriptNoWrites} : 0u) |
+                           (shebang.allow_oom ? uint32_t{kScriptAllowOom} : 0u);
+    if (RefusedAsCommandOrReply(ctx, flags) || !PrepareOrReply(ctx, flags, invocation.read_only)) {
       return;
     }
     invocation.read_only = invocation.read_only || shebang.no_writes;
@@ -284,6 +335,8 @@ void FCall(CommandContext& ctx, bool read_only) {
     ctx.reply.Error("ERR Function not found");
     return;
   }
+  const uint32_t flags = function.function->flags;
+  if (RefusedAsCommandOrReply(ctx, flags)) return;
   int64_t numkeys = 0;
   if (!absl::SimpleAtoi(ToAbsl(ctx.arg(2)), &numkeys)) {
     ctx.reply.Error("ERR Bad number of keys provided");
@@ -291,22 +344,13 @@ void FCall(CommandContext& ctx, bool read_only) {
   }
   ScriptInvocation invocation{ctx, function.function->name, "", {}, {}, read_only};
   if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;
-  const uint32_t flags = function.function->flags;
-  if (!(flags & kScriptNoWrites)) {
-    if (read_only) {
-      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
-      return;
-    }
-    if (!(flags & kScriptAllowOom) && ctx.keyspace().OverMaxmemory()) {
-      ctx.reply.Error(errors::kOom);
-      return;
-    }
-  }
+  if (!PrepareOrReply(ctx, flags, read_only)) return;
   invocation.read_only = read_only || (flags & kScriptNoWrites) != 0;
   invocation.function_ref = function.function->ref;
   PublishHoldScope hold_messages(ctx.pubsub(), ctx.client);
   ChangeStream::Group effects(ctx.keyspace().changes());
   ctx.functions().engine().Run(invocation);
+  ctx.functions().RefreshMemory();
 }
 
 void CmdFcall(CommandContext& ctx) { FCall(ctx, /*read_only=*/false); }

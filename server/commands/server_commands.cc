@@ -793,6 +793,13 @@ void DebugReload(CommandContext& ctx) {
           "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
     }
   }
+  if (ctx.snapshots().loading() || ctx.services.aof().loading()) {
+    return ctx.reply.Error(errors::kLoading);
+  }
+  // Nothing runs meanwhile: the function libraries are emptied and loaded again too, and their
+  // Lua state is used only under the gate.
+  std::optional<TransactionGate::ExclusiveScope> exclusive;
+  if (!TransactionGate::ThisThreadIsExclusive()) exclusive.emplace(ctx.transaction_gate());
   if (save && !ctx.snapshots().Save().ok()) return ctx.reply.Error("ERR");
   // Not published: the dataset comes back as it was, so the change stream (the log, WATCH) has
   // nothing to record.
@@ -816,7 +823,7 @@ void DebugLoadAof(CommandContext& ctx) {
   if (ctx.client.in_exec) return ctx.reply.Error("ERR DEBUG LOADAOF is not allowed in MULTI");
   TransactionGate::ExclusiveScope exclusive(ctx.transaction_gate());
   bool started = false;
-  absl::Status status = ctx.services.aof().Reload(&started);
+  absl::Status status = ctx.services.aof().Reload(&started, [&ctx] { ctx.functions().Flush(); });
   if (!started) return ctx.reply.Error(StrCat("ERR ", status.message()));
   if (!status.ok()) {
     spdlog::critical("DEBUG LOADAOF failed: {}", std::string(status.message()));

@@ -145,6 +145,8 @@ redis.register_function{function_name='oom_ok', callback=function() return 2 end
         ["FUNCTION", "LOAD", LIB + "error('at load')"],
         ["FUNCTION", "LOAD", LIB + "error({err='CUSTOM at load'})"],
         ["FUNCTION", "LOAD", LIB + "local t = KEYS"],
+        ["FUNCTION", "LOAD", LIB + "while true do end"],
+        ["FUNCTION", "LOAD", LIB + "while true do pcall(function() while true do end end) end"],
     ]),
     ("run-time errors", [
         ["FUNCTION", "LOAD", LIB + """
@@ -219,6 +221,33 @@ redis.register_function{function_name='ro_writes', flags={'no-writes'},
         ["FUNCTION", "NOSUCH"],
         ["FUNCTION", "HELP"],
         ["FUNCTION", "DUMP"],
+    ]),
+    ("over maxmemory", [
+        ["FUNCTION", "LOAD", LIB + """
+redis.register_function('w', function() return redis.call('set', 'k', 'v') end)
+redis.register_function{function_name='oom_ok', flags={'allow-oom'},
+  callback=function() return redis.call('set', 'k2', 'v') end}
+redis.register_function{function_name='ro', flags={'no-writes'},
+  callback=function() return redis.call('get', 'k') end}
+"""],
+        ["SET", "k", "v0"],
+        ["CONFIG", "SET", "maxmemory", "1"],
+        ["FCALL", "w", "0"],
+        ["FCALL", "w", "x"],
+        ["FCALL_RO", "w", "0"],
+        ["FCALL", "oom_ok", "0"],
+        ["FCALL", "ro", "0"],
+        ["FCALL_RO", "ro", "0"],
+        ["EVAL", "#!lua\nreturn redis.call('get', 'k')", "0"],
+        ["EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'k')", "0"],
+        ["EVAL", "#!lua flags=allow-oom\nreturn redis.call('set', 'k3', 'v')", "0"],
+        ["EVAL", "return redis.call('set', 'k', 'z')", "0"],
+        ["EVAL", "return redis.call('get', 'k')", "0"],
+        ["MULTI"],
+        ["FCALL", "ro", "0"],
+        ["EXEC"],
+        ["CONFIG", "SET", "maxmemory", "0"],
+        ["GET", "k2"],
     ]),
     ("inside a transaction", [
         ["MULTI"],
@@ -425,6 +454,9 @@ def busy_function_session(start_server, *extra_args):
     running = dict(zip(stats[1][::2], stats[1][1::2])) if stats[1] else None
     seen["stats"] = (running[b"name"], running[b"command"]) if running else None
     seen["script kill"] = other.call_raw("SCRIPT", "KILL")
+    seen["load while busy"] = other.call_raw("FUNCTION", "LOAD", "#!lua name=more\n"
+                                             "redis.register_function('m', function() end)")
+    seen["delete while busy"] = other.call_raw("FUNCTION", "DELETE", "busy")
     seen["function kill"] = other.call_raw("FUNCTION", "KILL")
     runner.join(timeout=20)
     assert not runner.is_alive()
@@ -452,3 +484,31 @@ def test_a_busy_function_answers_busy_and_stops_as_in_redis(server_factory, redi
     expected = busy_function_session(redis_factory)
     got = busy_function_session(server_factory, "--io-threads", io_threads)
     assert got == expected
+
+
+def debug_reload_session(start_server):
+    """DEBUG RELOAD and DEBUG LOADAOF empty the libraries with the dataset and load them back
+    from the file (as Redis's emptyData does), so loading does not trip over the libraries
+    already there."""
+    srv = start_server("--appendonly", "yes", "--save", "")
+    client = srv.client()
+    load_two_libraries(client)
+    seen = {"reload": client.execute_command("DEBUG", "RELOAD")}
+    seen["after reload"] = library_set(client)
+    client.execute_command("FUNCTION", "LOAD", "#!lua name=later\n"
+                           "redis.register_function('l1', function() return 'l' end)")
+    client.bgrewriteaof()
+    wait_until(lambda: client.info("persistence")["aof_rewrite_in_progress"] == 0, 60)
+    client.execute_command("FUNCTION", "DELETE", "beta")
+    seen["loadaof"] = client.execute_command("DEBUG", "LOADAOF")
+    seen["after loadaof"] = library_set(client)
+    seen["call"] = client.execute_command("FCALL", "l1", "0")
+    return seen
+
+
+def test_debug_reload_and_loadaof_keep_the_libraries_as_redis(server_factory, redis_factory,
+                                                              target):
+    if target == "redis":
+        pytest.skip("compares gigakv with redis-server")
+    expected = debug_reload_session(redis_factory)
+    assert debug_reload_session(server_factory) == expected
