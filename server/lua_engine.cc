@@ -1199,13 +1199,24 @@ bool LuaEngine::Compile(std::string_view sha, std::string_view body, std::string
       return false;
     }
   }
-  functions_.emplace(std::string(sha), luaL_ref(lua_, LUA_REGISTRYINDEX));
+  functions_.emplace(std::string(sha), CompiledScript{luaL_ref(lua_, LUA_REGISTRYINDEX), {}});
   return true;
+}
+
+std::optional<uint32_t> LuaEngine::ScriptFlags(std::string_view sha) const {
+  auto it = functions_.find(ToAbsl(sha));
+  if (it == functions_.end()) return std::nullopt;
+  return it->second.flags;
+}
+
+void LuaEngine::SetScriptFlags(std::string_view sha, uint32_t flags) {
+  auto it = functions_.find(ToAbsl(sha));
+  if (it != functions_.end()) it->second.flags = flags;
 }
 
 namespace {
 
-void PushArray(lua_State* lua, const std::vector<std::string_view>& values) {
+void PushArray(lua_State* lua, absl::Span<const std::string_view> values) {
   lua_createtable(lua, static_cast<int>(values.size()), 0);
   for (size_t i = 0; i < values.size(); ++i) {
     lua_pushlstring(lua, values[i].data(), values[i].size());
@@ -1214,7 +1225,7 @@ void PushArray(lua_State* lua, const std::vector<std::string_view>& values) {
 }
 
 // Sets the global `name` to an array of `values` (KEYS, ARGV), bypassing the protection.
-void SetGlobalArray(lua_State* lua, const char* name, const std::vector<std::string_view>& values) {
+void SetGlobalArray(lua_State* lua, const char* name, absl::Span<const std::string_view> values) {
   PushArray(lua, values);
   lua_getfield(lua, LUA_REGISTRYINDEX, kGlobalsKey);
   lua_pushstring(lua, name);
@@ -1238,7 +1249,7 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
       }
       function = functions_.find(ToAbsl(invocation.sha));
     }
-    function_ref = function->second;
+    function_ref = function->second.ref;
   }
   RunState state{invocation, *script_client_, protocol::ReplyBuilder(2)};
   script_client_->db.store(invocation.caller.client.db.load(std::memory_order_relaxed),
@@ -1327,23 +1338,26 @@ int LuaEngine::RedisCallImpl(lua_State* lua, bool raise) {
   if (run == nullptr) return fail("ERR redis.call is only available while a script runs");
   const int argc = lua_gettop(lua);
   if (argc == 0) return fail("ERR Please specify at least one argument for this redis lib call");
-  std::vector<std::string> owned(argc);
-  std::vector<std::string_view> args(argc);
+  // Strings are viewed where they are on the Lua stack (no Lua code runs until the command
+  // returns); numbers are written out in the run's reused buffers.
+  std::vector<std::string_view>& args = engine->call_args_;
+  args.resize(argc);
+  if (engine->number_args_.size() < static_cast<size_t>(argc)) engine->number_args_.resize(argc);
   for (int i = 0; i < argc; ++i) {
     const int type = lua_type(lua, i + 1);
     if (type == LUA_TNUMBER) {
       char buffer[64];
       const int length = std::snprintf(buffer, sizeof(buffer), "%.17g",
                                        static_cast<double>(lua_tonumber(lua, i + 1)));
-      owned[i].assign(buffer, length);
+      engine->number_args_[i].assign(buffer, length);
+      args[i] = engine->number_args_[i];
     } else if (type == LUA_TSTRING) {
       size_t length = 0;
       const char* data = lua_tolstring(lua, i + 1, &length);
-      owned[i].assign(data, length);
+      args[i] = std::string_view(data, length);
     } else {
       return fail("ERR Lua redis lib command arguments must be strings or integers");
     }
-    args[i] = owned[i];
   }
   const CommandServices& services = run->invocation.caller.services;
   const CommandSpec* spec = services.commands().Find(args[0]);

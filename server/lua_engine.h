@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "protocol/reply_builder.h"
 
 struct lua_State;
@@ -43,8 +44,8 @@ struct ScriptInvocation {
   CommandContext& caller;
   std::string_view sha;  // 40 lower-case hex digits.
   std::string_view body;
-  std::vector<std::string_view> keys;
-  std::vector<std::string_view> args;
+  absl::Span<const std::string_view> keys;  // Views into the caller's arguments.
+  absl::Span<const std::string_view> args;
   bool read_only = false;  // EVAL_RO / EVALSHA_RO: write commands are refused.
   // The server was over maxmemory when the script started: its deny-oom commands are refused
   // until it has written (Redis's scriptVerifyOOM).
@@ -54,6 +55,9 @@ struct ScriptInvocation {
   // `body` is unused. 0 for EVAL.
   int function_ref = 0;
 };
+
+// ScriptFlags' mark of a script that has a shebang line (its ScriptFlag bits then apply).
+inline constexpr uint32_t kShebangPresent = 1u << 31;
 
 // The flags a script declares (`#!lua flags=...`) or a function registers, as Redis's
 // scripts_flags_def, in its order (FUNCTION LIST shows them in this order).
@@ -102,6 +106,11 @@ class LuaEngine {
   // returns false with Redis's error text in `error`.
   bool Compile(std::string_view sha, std::string_view body, std::string* error);
 
+  // What the caller recorded of a script this engine compiled (its shebang: kShebangPresent and
+  // ScriptFlag bits), or nothing when it has not compiled it or nothing was recorded.
+  std::optional<uint32_t> ScriptFlags(std::string_view sha) const;
+  void SetScriptFlags(std::string_view sha, uint32_t flags);
+
   // Runs the script (compiling it first if needed) and writes its result, or its error, to the
   // caller's reply.
   void Run(const ScriptInvocation& invocation);
@@ -148,13 +157,22 @@ class LuaEngine {
   static constexpr int kGcPeriod = 50;
 
   lua_State* lua_ = nullptr;
-  // The compiled scripts: SHA-1 -> the function's registry reference.
-  absl::flat_hash_map<std::string, int> functions_;
+  // The compiled scripts: SHA-1 -> the function's registry reference and what the caller
+  // recorded of its shebang.
+  struct CompiledScript {
+    int ref = 0;
+    std::optional<uint32_t> flags;
+  };
+  absl::flat_hash_map<std::string, CompiledScript> functions_;
   int runs_since_gc_ = 0;
   int64_t reported_memory_ = 0;  // This state's share of LuaMemoryBytes().
   void ReportMemory();
   const uint64_t generation_;
   std::unique_ptr<ClientState> script_client_;
+  // A redis.call's arguments, reused from call to call: views of its strings (on the Lua stack)
+  // and its numbers as text.
+  std::vector<std::string_view> call_args_;
+  std::vector<std::string> number_args_;
   RunState* running_ = nullptr;   // Set while Run runs.
   LoadState* loading_ = nullptr;  // Set while LoadLibrary runs.
   const Kind kind_;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -155,8 +156,9 @@ bool ParseKeysAndArgsOrReply(CommandContext& ctx, ScriptInvocation* invocation) 
     ctx.reply.Error("ERR Number of keys can't be negative");
     return false;
   }
-  invocation->keys.assign(ctx.args.begin() + 3, ctx.args.begin() + 3 + numkeys);
-  invocation->args.assign(ctx.args.begin() + 3 + numkeys, ctx.args.end());
+  const absl::Span<const std::string_view> after(ctx.args.data() + 3, ctx.argc() - 3);
+  invocation->keys = after.subspan(0, static_cast<size_t>(numkeys));
+  invocation->args = after.subspan(static_cast<size_t>(numkeys));
   return true;
 }
 
@@ -164,8 +166,6 @@ bool ParseKeysAndArgsOrReply(CommandContext& ctx, ScriptInvocation* invocation) 
 // change-stream group and its messages reach other clients after it. `cache_body`: EVAL's
 // body, cached once it compiled (as Redis caches only scripts that compile).
 void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_body) {
-  Shebang shebang;
-  if (!ParseShebangOrReply(ctx, invocation.body, &shebang)) return;
   // Announced before the gate is taken: threads that wait for it meanwhile can answer BUSY once
   // the script runs too long. Inside EXEC the transaction already holds the gate, the group
   // and the messages.
@@ -175,13 +175,35 @@ void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_bod
     exclusive.emplace(ctx.transaction_gate());
     Dispatcher::TimedBatch::Restart();  // The wait for the gate is not the script's time.
   }
+  // A script this thread's engine compiled is in the cache (a SCRIPT FLUSH replaces the engine),
+  // and its shebang was read then: EVALSHA runs it without looking at the cache.
   LuaEngine& engine = ThreadEngine(ctx.scripts().generation());
-  std::string error;
-  if (!engine.Compile(invocation.sha, invocation.body, &error)) {
-    ctx.reply.Error(error);
-    return;
+  Shebang shebang;
+  if (std::optional<uint32_t> known = engine.ScriptFlags(invocation.sha); known.has_value()) {
+    shebang.present = (*known & kShebangPresent) != 0;
+    shebang.no_writes = (*known & kScriptNoWrites) != 0;
+    shebang.allow_oom = (*known & kScriptAllowOom) != 0;
+  } else {
+    std::shared_ptr<const std::string> cached;
+    if (invocation.body.empty()) {  // EVALSHA.
+      cached = ctx.scripts().Find(invocation.sha);
+      if (cached == nullptr) {
+        ctx.reply.Error("NOSCRIPT No matching script. Please use EVAL.");
+        return;
+      }
+      invocation.body = *cached;
+    }
+    if (!ParseShebangOrReply(ctx, invocation.body, &shebang)) return;
+    std::string error;
+    if (!engine.Compile(invocation.sha, invocation.body, &error)) {
+      ctx.reply.Error(error);
+      return;
+    }
+    if (cache_body) ctx.scripts().Add(std::string(invocation.sha), invocation.body);
+    engine.SetScriptFlags(invocation.sha, (shebang.present ? kShebangPresent : 0u) |
+                                              (shebang.no_writes ? uint32_t{kScriptNoWrites} : 0u) |
+                                              (shebang.allow_oom ? uint32_t{kScriptAllowOom} : 0u));
   }
-  if (cache_body) ctx.scripts().Add(std::string(invocation.sha), invocation.body);
   if (shebang.present) {
     const uint32_t flags = (shebang.no_writes ? uint32_t{kScriptNoWrites} : 0u) |
                            (shebang.allow_oom ? uint32_t{kScriptAllowOom} : 0u);
@@ -213,15 +235,21 @@ void Eval(CommandContext& ctx, bool read_only) {
 
 void EvalSha(CommandContext& ctx, bool read_only) {
   FeedMonitorsFirst(ctx);
-  const std::string sha = AsciiLower(ctx.arg(1));
+  // The SHA-1 in lower case (a name of another length matches no script).
+  char lower[40];
+  std::string_view sha = ctx.arg(1);
+  if (sha.size() == sizeof(lower)) {
+    for (size_t i = 0; i < sizeof(lower); ++i) {
+      lower[i] = absl::ascii_tolower(static_cast<unsigned char>(sha[i]));
+    }
+    sha = std::string_view(lower, sizeof(lower));
+  }
   ScriptInvocation invocation{ctx, sha, "", {}, {}, read_only};
   if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;
-  std::shared_ptr<const std::string> body = ctx.scripts().Find(ctx.arg(1));
-  if (body == nullptr) {
+  if (sha.size() != sizeof(lower)) {
     ctx.reply.Error("NOSCRIPT No matching script. Please use EVAL.");
     return;
   }
-  invocation.body = *body;
   RunScript(ctx, invocation, /*cache_body=*/false);
 }
 
