@@ -1360,7 +1360,19 @@ int LuaEngine::RedisCallImpl(lua_State* lua, bool raise) {
     }
   }
   const CommandServices& services = run->invocation.caller.services;
-  const CommandSpec* spec = services.commands().Find(args[0]);
+  // The command table never changes once built: a few recent names per engine skip its
+  // case-insensitive lookup (a script calls the same commands over and over).
+  CachedCommand& cached =
+      engine->command_cache_[(reinterpret_cast<uintptr_t>(args[0].data()) >> 4) %
+                             engine->command_cache_.size()];
+  const CommandSpec* spec = cached.spec;
+  if (spec == nullptr || cached.name != args[0]) {
+    spec = services.commands().Find(args[0]);
+    if (spec != nullptr) {
+      cached.name.assign(args[0]);
+      cached.spec = spec;
+    }
+  }
   if (spec == nullptr) return fail("ERR Unknown Redis command called from script");
   if (spec->handler == nullptr && args.size() >= 2) {
     if (const CommandSpec* sub = services.commands().FindSub(spec->name, args[1]); sub != nullptr) {

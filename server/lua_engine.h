@@ -18,6 +18,7 @@
 // error is a Redis error reply; nothing throws out of the engine (Lua errors stay inside pcall).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,7 @@ struct lua_Debug;
 namespace gigakv::server {
 
 struct CommandContext;
+struct CommandSpec;
 class ClientState;
 
 // One script to run: the caller's command context (its client, db and reply), the script's
@@ -173,8 +175,13 @@ class LuaEngine {
   // and its numbers as text.
   std::vector<std::string_view> call_args_;
   std::vector<std::string> number_args_;
-  RunState* running_ = nullptr;   // Set while Run runs.
-  LoadState* loading_ = nullptr;  // Set while LoadLibrary runs.
+  struct CachedCommand {
+    std::string name;  // As the script wrote it.
+    const CommandSpec* spec = nullptr;
+  };
+  std::array<CachedCommand, 16> command_cache_;  // By the name's (interned) string address.
+  RunState* running_ = nullptr;                  // Set while Run runs.
+  LoadState* loading_ = nullptr;                 // Set while LoadLibrary runs.
   const Kind kind_;
   std::string running_name_;
   bool killed_ = false;                  // The running script was told to stop.
