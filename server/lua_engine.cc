@@ -998,8 +998,13 @@ LuaEngine::LuaEngine(uint64_t generation, Kind kind)
     lua_pushcfunction(lua_, function);
     lua_setfield(lua_, -2, name);
   };
-  set_function("call", RedisCall);
-  set_function("pcall", RedisPcall);
+  // call and pcall find their engine in an upvalue (the registry lookup costs a string hash).
+  for (auto [name, function] :
+       {std::pair<const char*, lua_CFunction>{"call", RedisCall}, {"pcall", RedisPcall}}) {
+    lua_pushlightuserdata(lua_, this);
+    lua_pushcclosure(lua_, function, 1);
+    lua_setfield(lua_, -2, name);
+  }
   set_function("sha1hex", RedisSha1Hex);
   set_function("error_reply", RedisErrorReply);
   set_function("status_reply", RedisStatusReply);
@@ -1053,6 +1058,8 @@ LuaEngine::LuaEngine(uint64_t generation, Kind kind)
   } else {
     lua_pushvalue(lua_, -1);
     lua_setfield(lua_, LUA_REGISTRYINDEX, kErrorHandlerKey);
+    lua_getfield(lua_, LUA_REGISTRYINDEX, kErrorHandlerKey);
+    error_handler_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
     if (kind_ == Kind::kEval) {
       lua_setglobal(lua_, "__redis__err__handler");
     } else {
@@ -1124,6 +1131,8 @@ void LuaEngine::Protect() {
   }
   lua_pushvalue(lua_, -1);
   lua_setfield(lua_, LUA_REGISTRYINDEX, kGlobalsKey);
+  lua_pushvalue(lua_, -1);
+  globals_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
   if (kind_ == Kind::kFunctions) {
     // The library API: its redis table read-only with missing fields an error, as its globals.
     lua_getfield(lua_, LUA_REGISTRYINDEX, kLibraryApiKey);
@@ -1225,9 +1234,10 @@ void PushArray(lua_State* lua, absl::Span<const std::string_view> values) {
 }
 
 // Sets the global `name` to an array of `values` (KEYS, ARGV), bypassing the protection.
-void SetGlobalArray(lua_State* lua, const char* name, absl::Span<const std::string_view> values) {
+void SetGlobalArray(lua_State* lua, int globals_ref, const char* name,
+                    absl::Span<const std::string_view> values) {
   PushArray(lua, values);
-  lua_getfield(lua, LUA_REGISTRYINDEX, kGlobalsKey);
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, globals_ref);
   lua_pushstring(lua, name);
   lua_pushvalue(lua, -3);
   lua_rawset(lua, -3);
@@ -1256,14 +1266,14 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
                            std::memory_order_relaxed);
   script_client_->resp = 2;
   running_ = &state;
-  running_name_ = std::string(invocation.sha);
+  running_name_.assign(invocation.sha);
   killed_ = false;
   kill_armed_.store(false, std::memory_order_relaxed);
   ScriptCache& scripts = invocation.caller.scripts();
   scripts.BeginRun(this, invocation.function_ref != 0 ? invocation.sha : std::string_view(),
                    &invocation.caller.args);
 
-  lua_getfield(lua_, LUA_REGISTRYINDEX, kErrorHandlerKey);
+  lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);
   const int handler = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, function_ref);
   int arguments = 0;
@@ -1272,8 +1282,8 @@ void LuaEngine::Run(const ScriptInvocation& invocation) {
     PushArray(lua_, invocation.args);
     arguments = 2;
   } else {
-    SetGlobalArray(lua_, "KEYS", invocation.keys);
-    SetGlobalArray(lua_, "ARGV", invocation.args);
+    SetGlobalArray(lua_, globals_ref_, "KEYS", invocation.keys);
+    SetGlobalArray(lua_, globals_ref_, "ARGV", invocation.args);
   }
   const int status = lua_pcall(lua_, arguments, 1, handler);
   scripts.EndRun();
@@ -1328,7 +1338,7 @@ int LuaEngine::RedisCall(lua_State* lua) { return RedisCallImpl(lua, /*raise=*/t
 int LuaEngine::RedisPcall(lua_State* lua) { return RedisCallImpl(lua, /*raise=*/false); }
 
 int LuaEngine::RedisCallImpl(lua_State* lua, bool raise) {
-  LuaEngine* engine = EngineOf(lua);
+  auto* engine = static_cast<LuaEngine*>(lua_touserdata(lua, lua_upvalueindex(1)));
   RunState* run = engine == nullptr ? nullptr : engine->running_;
   auto fail = [&](std::string_view text) -> int {
     if (raise) RaiseErrorTable(lua, text);

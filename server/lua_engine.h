@@ -36,6 +36,9 @@ struct lua_Debug;
 
 namespace gigakv::server {
 
+// lauxlib.h's LUA_NOREF, without including Lua here.
+inline constexpr int kNoLuaRef = -2;
+
 struct CommandContext;
 struct CommandSpec;
 class ClientState;
@@ -181,6 +184,8 @@ class LuaEngine {
   };
   std::array<CachedCommand, 16> command_cache_;  // By the name's (interned) string address.
   RunState* running_ = nullptr;                  // Set while Run runs.
+  int globals_ref_ = kNoLuaRef;                  // Registry references: the real globals and
+  int error_handler_ref_ = kNoLuaRef;            // the error handler.
   LoadState* loading_ = nullptr;                 // Set while LoadLibrary runs.
   const Kind kind_;
   std::string running_name_;
