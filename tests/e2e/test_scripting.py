@@ -22,6 +22,9 @@ def sha(body: str) -> str:
     return hashlib.sha1(body.encode()).hexdigest()
 
 
+DEFINED = ("local a = redis.call('incrby', KEYS[1], ARGV[1]) "
+           "local b = redis.call('incrby', KEYS[2], a) return {a, b}")
+
 # Each case: a name and its commands (argument lists).
 CASES = [
     ("integers and strings", [
@@ -234,6 +237,15 @@ CASES = [
         ["SELECT", "5"],
         ["EXISTS", "in5"],
         ["SELECT", "0"],
+    ]),
+    # ioredis's defineCommand: EVALSHA first; on NOSCRIPT the same call as EVAL, which caches
+    # the script for the EVALSHAs that follow.
+    ("ioredis defineCommand", [
+        ["EVALSHA", sha(DEFINED), "2", "{u}:a", "{u}:b", "5"],
+        ["EVAL", DEFINED, "2", "{u}:a", "{u}:b", "5"],
+        ["EVALSHA", sha(DEFINED), "2", "{u}:a", "{u}:b", "7"],
+        ["EVALSHA", sha(DEFINED).upper(), "2", "{u}:a", "{u}:b", "1"],
+        ["MGET", "{u}:a", "{u}:b"],
     ]),
     ("script debug", [
         ["SCRIPT", "DEBUG", "NO"],
