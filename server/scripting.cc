@@ -7,6 +7,12 @@
 
 namespace gigakv::server {
 
+namespace {
+std::atomic<uint64_t> next_generation{1};
+}  // namespace
+
+ScriptCache::ScriptCache() : generation_(next_generation.fetch_add(1)) {}
+
 void ScriptCache::Add(const std::string& sha, std::string_view body) {
   std::lock_guard lock(mutex_);
   auto [it, added] = scripts_.try_emplace(sha);
@@ -29,7 +35,7 @@ void ScriptCache::Flush() {
   std::lock_guard lock(mutex_);
   scripts_.clear();
   body_bytes_ = 0;
-  generation_.fetch_add(1, std::memory_order_acq_rel);
+  generation_.store(next_generation.fetch_add(1), std::memory_order_release);
 }
 
 void ScriptCache::BeginRun(LuaEngine* engine, std::string_view function,

@@ -33,7 +33,7 @@ class TransactionGate;
 
 class ScriptCache {
  public:
-  ScriptCache() = default;
+  ScriptCache();
   ScriptCache(const ScriptCache&) = delete;
   ScriptCache& operator=(const ScriptCache&) = delete;
 
@@ -45,7 +45,9 @@ class ScriptCache {
   // SCRIPT FLUSH: forgets every script; engines made before it start anew.
   void Flush();
 
-  // Bumped by Flush: an engine of an older generation is replaced before its next run.
+  // Unique in the process (each cache starts a new one; Flush takes another): a thread's engine
+  // made for another generation is replaced before its next run, also when a new server (in
+  // tests) follows an old one on the same thread.
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   // number_of_cached_scripts and the bodies' bytes (used_memory_scripts_eval).
   size_t size() const;
@@ -92,7 +94,7 @@ class ScriptCache {
   mutable std::mutex mutex_;
   absl::flat_hash_map<std::string, std::shared_ptr<const std::string>> scripts_;
   size_t body_bytes_ = 0;
-  std::atomic<uint64_t> generation_{0};
+  std::atomic<uint64_t> generation_;
   std::atomic<bool> running_{false};
   std::atomic<bool> wrote_{false};
   std::atomic<bool> kill_requested_{false};

@@ -202,5 +202,46 @@ TEST_F(ScriptingTest, InfoCountsScriptsAndLuaMemory) {
   EXPECT_GT(field("used_memory_lua"), 10000);  // A state with its libraries.
 }
 
+// FUNCTION LOAD/DELETE/FLUSH reach the log as themselves (replayed at start-up); a function's
+// writes as one transaction, like a script's; a failed load logs nothing.
+TEST_F(ScriptingTest, LibraryChangesAndFunctionWritesAreLogged) {
+  const std::string code =
+      "#!lua name=lib\nredis.register_function('f', function(keys, args) "
+      "redis.call('set', keys[1], args[1]) return redis.call('incr', keys[2]) end)";
+  effects_.Take();
+  EXPECT_EQ(Reply({"FUNCTION", "LOAD", code}), "\"lib\"");
+  EXPECT_EQ(effects_.Take(), (std::vector<std::string>{"0: FUNCTION LOAD " + code}));
+  EXPECT_EQ(Reply({"FUNCTION", "LOAD", code}), "-ERR Library 'lib' already exists");
+  EXPECT_TRUE(effects_.Take().empty());
+  EXPECT_EQ(Reply({"FCALL", "F", "2", "a", "n", "v"}), ":1");
+  EXPECT_EQ(effects_.Take(),
+            (std::vector<std::string>{"0: MULTI", "0: SET a v", "0: SET n 1", "0: EXEC"}));
+  EXPECT_EQ(Reply({"FUNCTION", "DELETE", "lib"}), "+OK");
+  EXPECT_EQ(Reply({"FUNCTION", "FLUSH", "ASYNC"}), "+OK");
+  EXPECT_EQ(effects_.Take(),
+            (std::vector<std::string>{"0: FUNCTION DELETE lib", "0: FUNCTION FLUSH ASYNC"}));
+  EXPECT_EQ(Reply({"FCALL", "f", "0"}), "-ERR Function not found");
+}
+
+// A library's upvalues live from one call to the next, and FUNCTION FLUSH starts them over;
+// INFO counts libraries and functions.
+TEST_F(ScriptingTest, LibrariesKeepTheirStateUntilFlushed) {
+  const std::string code =
+      "#!lua name=counter\nlocal n = 0\n"
+      "redis.register_function{function_name='next', flags={'no-writes'}, "
+      "callback=function() n = n + 1 return n end}\n"
+      "redis.register_function('peek', function() return n end)";
+  ASSERT_EQ(Reply({"FUNCTION", "LOAD", code}), "\"counter\"");
+  EXPECT_EQ(Reply({"FCALL", "next", "0"}), ":1");
+  EXPECT_EQ(Reply({"FCALL_RO", "next", "0"}), ":2");
+  EXPECT_EQ(Reply({"FCALL", "peek", "0"}), ":2");
+  const std::string info = Run({"INFO", "memory"}).str;
+  EXPECT_NE(info.find("number_of_functions:2\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("number_of_libraries:1\r\n"), std::string::npos) << info;
+  EXPECT_EQ(Reply({"FUNCTION", "FLUSH"}), "+OK");
+  ASSERT_EQ(Reply({"FUNCTION", "LOAD", code}), "\"counter\"");
+  EXPECT_EQ(Reply({"FCALL", "next", "0"}), ":1");
+}
+
 }  // namespace
 }  // namespace gigakv::testing
