@@ -179,13 +179,13 @@ void RunScript(CommandContext& ctx, ScriptInvocation& invocation, bool cache_bod
   // and its shebang was read then: EVALSHA runs it without looking at the cache.
   LuaEngine& engine = ThreadEngine(ctx.scripts().generation());
   Shebang shebang;
+  std::shared_ptr<const std::string> cached;  // EVALSHA's body, while invocation.body views it.
   if (std::optional<uint32_t> known = engine.ScriptFlags(invocation.sha); known.has_value()) {
     shebang.present = (*known & kShebangPresent) != 0;
     shebang.no_writes = (*known & kScriptNoWrites) != 0;
     shebang.allow_oom = (*known & kScriptAllowOom) != 0;
   } else {
-    std::shared_ptr<const std::string> cached;
-    if (invocation.body.empty()) {  // EVALSHA.
+    if (!cache_body) {  // EVALSHA.
       cached = ctx.scripts().Find(invocation.sha);
       if (cached == nullptr) {
         ctx.reply.Error("NOSCRIPT No matching script. Please use EVAL.");
@@ -246,7 +246,11 @@ void EvalSha(CommandContext& ctx, bool read_only) {
   }
   ScriptInvocation invocation{ctx, sha, "", {}, {}, read_only};
   if (!ParseKeysAndArgsOrReply(ctx, &invocation)) return;
-  if (sha.size() != sizeof(lower)) {
+  // A script missing from the cache is answered without taking the gate (RunScript checks again
+  // under it); one this thread's engine compiled is there (checked without the cache's lock).
+  if (sha.size() != sizeof(lower) ||
+      (!ThreadEngine(ctx.scripts().generation()).ScriptFlags(sha).has_value() &&
+       !ctx.scripts().Contains(sha))) {
     ctx.reply.Error("NOSCRIPT No matching script. Please use EVAL.");
     return;
   }

@@ -1,6 +1,7 @@
 #include "server/net/io_thread.h"
 
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -158,6 +159,10 @@ void IoThread::StartWatching() {
 void IoThread::Adopt(int fd) {
   {
     std::lock_guard lock(adopt_mutex_);
+    if (adopt_closed_) {  // Shut down: nobody would ever serve it.
+      ::close(fd);
+      return;
+    }
     adopt_queue_.push_back(fd);
   }
   asio::post(io, [this] { AdoptQueued(); });
@@ -207,6 +212,12 @@ void IoThread::Shutdown() {
   for (const auto& entry : connections) open.push_back(entry.first);
   for (Connection* connection : open) connection->Close();
   idle_timer_.cancel();
+  {
+    std::lock_guard lock(adopt_mutex_);
+    adopt_closed_ = true;
+    for (int fd : adopt_queue_) ::close(fd);
+    adopt_queue_.clear();
+  }
   io.stop();
 }
 

@@ -78,6 +78,7 @@ class IoThread {
   void AdoptQueued();
   std::mutex adopt_mutex_;
   std::vector<int> adopt_queue_;  // Guarded by adopt_mutex_.
+  bool adopt_closed_ = false;     // Shut down: Adopt closes what it gets (adopt_mutex_).
   std::function<void()> accept_while_busy_;
   void WatchReady();
   void OnReady();
