@@ -681,7 +681,15 @@ const std::vector<DirectiveSpec>& AllDirectives() {
        false,
        "Who may CONFIG SET dir and dbfilename: no one, everyone (yes) or clients on the loopback "
        "address (local)."},
-      {"hll-sparse-max-bytes", DirectiveType::kMemory, "3000", 0, INT64_MAX, {}, true, kNoEffect},
+      {"hll-sparse-max-bytes",
+       DirectiveType::kMemory,
+       "3000",
+       0,
+       INT64_MAX,
+       {},
+       true,
+       "Largest sparse HyperLogLog (bytes, header included); past it PFADD converts it to the "
+       "dense representation."},
       {"ignore-warnings", DirectiveType::kString, "", 0, 0, {}, true, kNoEffect},
       {"io-threads-do-reads", DirectiveType::kBool, "no", 0, 1, {}, false, kNoEffect},
       {"jemalloc-bg-thread", DirectiveType::kBool, "yes", 0, 1, {}, true, kNoEffect},

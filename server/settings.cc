@@ -87,6 +87,7 @@ void Settings::Load(const Config& config) {
   timeout_s.set(integer("timeout"));
   tcp_keepalive_s.set(integer("tcp-keepalive"));
   proto_max_bulk_len.set(integer("proto-max-bulk-len"));
+  hll_sparse_max_bytes.set(integer("hll-sparse-max-bytes"));
   client_query_buffer_limit.set(integer("client-query-buffer-limit"));
   normal_output_limit.set(OutputLimitOf(text("client-output-buffer-limit"), "normal"));
   pubsub_output_limit.set(OutputLimitOf(text("client-output-buffer-limit"), "pubsub"));

@@ -57,40 +57,6 @@ bool ParseRangeUnitOrReply(CommandContext& ctx, std::string_view text, bool* is_
   return true;
 }
 
-// --- Writing a string in place ---------------------------------------------------------------
-
-// Takes the string at `access` (existing, string-typed) out of its record for modification.
-// Large values live in a heap string owned by the record: that string is detached without a
-// copy (the record is removed until StoreModified puts it back), so SETBIT on a 512 MB bitmap
-// does not copy 512 MB. Small values are copied.
-std::unique_ptr<std::string> TakeString(KeyAccess& access) {
-  RecordView view = access.view();
-  if (view.kind == ValueKind::kStringExternal) {
-    ValueSpec spec;
-    std::string unused;
-    access.table.Release(access.slot, &spec, &unused);
-    access.slot = KeyTable::kNoSlot;
-    return std::unique_ptr<std::string>(spec.external);
-  }
-  return std::make_unique<std::string>(view.str);
-}
-
-// Stores a modified bitmap at the key as a raw string (Redis's encoding for values written by
-// bit commands), with `expire_ms` (0 = none) and access stamp `stamp`: OverwriteStamp of the
-// write lookup, taken before TakeString (which removes the record, so the stamp a later
-// OverwriteStamp would see is gone).
-void StoreModified(KeyAccess& access, std::unique_ptr<std::string> value, int64_t expire_ms,
-                   uint16_t stamp) {
-  ValueSpec spec;
-  if (value->size() <= StringValue::kInlineMax) {
-    MakeStringSpec(*value, /*force_raw=*/true, &spec);
-  } else {
-    spec.kind = ValueKind::kStringExternal;
-    spec.external = value.release();  // Adopted by the table.
-  }
-  access.slot = access.table.PutAt(access.slot, access.key, access.hash, spec, expire_ms, stamp);
-}
-
 // --- SETBIT / GETBIT -------------------------------------------------------------------------
 
 void CmdSetBit(CommandContext& ctx) {

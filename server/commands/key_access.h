@@ -14,6 +14,7 @@
 #pragma once
 
 #include <charconv>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -182,6 +183,21 @@ inline uint16_t OverwriteStamp(CommandContext& ctx, const KeyAccess& access) {
   }
   return NewStamp(ctx);
 }
+
+// --- Writing a string in place (bit and HyperLogLog commands) -------------------------------
+
+// Takes the string at `access` (existing, string-typed) out of its record for modification.
+// Large values live in a heap string owned by the record: that string is detached without a
+// copy (the record is removed until StoreModified puts it back), so SETBIT on a 512 MB bitmap
+// does not copy 512 MB. Small values are copied.
+std::unique_ptr<std::string> TakeString(KeyAccess& access);
+
+// Stores a modified string at the key as a raw string (Redis's encoding for values written in
+// place), with `expire_ms` (0 = none) and access stamp `stamp`: OverwriteStamp of the write
+// lookup, taken before TakeString (which removes the record, so the stamp a later
+// OverwriteStamp would see is gone).
+void StoreModified(KeyAccess& access, std::unique_ptr<std::string> value, int64_t expire_ms,
+                   uint16_t stamp);
 
 // The read path of commands on strings that answer an integer for a missing key (STRLEN,
 // GETBIT, BITCOUNT, BITPOS), after a Lookup::kRead: replies `if_missing` or WRONGTYPE and
