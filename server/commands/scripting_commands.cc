@@ -390,9 +390,15 @@ void CmdFcallRo(CommandContext& ctx) { FCall(ctx, /*read_only=*/true); }
 
 // A change of the libraries: published as the command itself (the log replays it; Redis
 // propagates it verbatim) and counted as a change for the save points.
-void PublishLibraryChange(CommandContext& ctx) {
+void PublishLibraryChange(CommandContext& ctx, std::string_view subcommand) {
+  std::vector<std::string_view> effect;
+  if (WantsEffects(ctx)) {
+    effect.assign(ctx.args.begin(), ctx.args.end());
+    effect[0] = "FUNCTION";  // Command names in upper case, as the change stream has them.
+    effect[1] = subcommand;
+  }
   PublishChange(ctx, ctx.db(), absl::Span<const ChangedKey>(), absl::Span<const KeyEvent>(),
-                absl::MakeConstSpan(ctx.args));
+                effect);
 }
 
 // The libraries change only under the exclusive gate: no function runs meanwhile (inside EXEC
@@ -425,7 +431,7 @@ void CmdFunctionLoad(CommandContext& ctx) {
     ctx.reply.Error(std::string(name.status().message()));
     return;
   }
-  PublishLibraryChange(ctx);
+  PublishLibraryChange(ctx, "LOAD");
   ctx.reply.Bulk(*name);
 }
 
@@ -435,7 +441,7 @@ void CmdFunctionDelete(CommandContext& ctx) {
     ctx.reply.Error("ERR Library not found");
     return;
   }
-  PublishLibraryChange(ctx);
+  PublishLibraryChange(ctx, "DELETE");
   ctx.reply.Ok();
 }
 
@@ -450,7 +456,7 @@ void CmdFunctionFlush(CommandContext& ctx) {
   }
   LibrariesExclusive exclusive(ctx);
   ctx.functions().Flush();
-  PublishLibraryChange(ctx);
+  PublishLibraryChange(ctx, "FLUSH");
   ctx.reply.Ok();
 }
 
@@ -482,7 +488,7 @@ void CmdFunctionRestore(CommandContext& ctx) {
     ctx.reply.Error(std::string(status.message()));
     return;
   }
-  PublishLibraryChange(ctx);
+  PublishLibraryChange(ctx, "RESTORE");
   ctx.reply.Ok();
 }
 
