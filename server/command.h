@@ -75,6 +75,9 @@ enum CommandFlag : uint32_t {
   // Redis's CMD_MAY_REPLICATE, which COMMAND hides: not a write, but propagated (PUBLISH,
   // SPUBLISH), so CLIENT PAUSE WRITE holds it as it holds writes.
   kMayReplicate = 1 << 22,
+  // gigakv's own: read-only, yet it may rewrite the value it reads and then logs itself, as
+  // Redis propagates it (PFCOUNT storing its cached cardinality); the log's replay accepts it.
+  kLoggedRead = 1 << 23,
 };
 
 struct CommandContext;
@@ -85,7 +88,7 @@ using CommandHandler = void (*)(CommandContext& ctx);
 struct CommandBinding {
   std::string_view name;   // Lower case; "container|sub" for subcommands. Must have metadata.
   CommandHandler handler;  // nullptr: a container (CONFIG...) whose subcommands have rows.
-  uint32_t own_flags = 0;  // gigakv's own flags only: kBoundedWork, kProtected, kMayReplicate.
+  uint32_t own_flags = 0;  // gigakv's own flags only: kBoundedWork ... kLoggedRead.
 };
 
 // A command as the dispatcher sees it: the row's name and handler, and the metadata's fields
@@ -257,6 +260,7 @@ const std::vector<CommandBinding>& ConnectionCommands();   // connection_command
 const std::vector<CommandBinding>& StringCommands();       // string_commands.cc
 const std::vector<CommandBinding>& KeyspaceCommands();     // keyspace_commands.cc
 const std::vector<CommandBinding>& BitmapCommands();       // bitmap_commands.cc
+const std::vector<CommandBinding>& HllCommands();          // hll_commands.cc
 const std::vector<CommandBinding>& HashCommands();         // hash_commands.cc
 const std::vector<CommandBinding>& SetCommands();          // set_commands.cc
 const std::vector<CommandBinding>& ListCommands();         // list_commands.cc

@@ -80,9 +80,9 @@ std::vector<CommandBinding> AllCommandBindings() {
   std::vector<CommandBinding> rows;
   for (const auto* family :
        {&ServerCommands(), &ConnectionCommands(), &StringCommands(), &KeyspaceCommands(),
-        &BitmapCommands(), &HashCommands(), &SetCommands(), &ListCommands(), &SortCommands(),
-        &ZSetCommands(), &TransactionCommands(), &SnapshotCommands(), &MigrateCommands(),
-        &PubSubCommands(), &ScriptingCommands()}) {
+        &BitmapCommands(), &HllCommands(), &HashCommands(), &SetCommands(), &ListCommands(),
+        &SortCommands(), &ZSetCommands(), &TransactionCommands(), &SnapshotCommands(),
+        &MigrateCommands(), &PubSubCommands(), &ScriptingCommands()}) {
     rows.insert(rows.end(), family->begin(), family->end());
   }
   return rows;
@@ -94,7 +94,7 @@ CommandTable::CommandTable() {
   for (const CommandBinding& row : rows) {
     const CommandMetadata* metadata = FindCommandMetadata(row.name);
     if (metadata == nullptr) BadRow(row.name, "has no metadata");
-    if ((row.own_flags & ~(kBoundedWork | kProtected | kMayReplicate)) != 0) {
+    if ((row.own_flags & ~(kBoundedWork | kProtected | kMayReplicate | kLoggedRead)) != 0) {
       BadRow(row.name, "has Redis flags");
     }
     specs_.push_back(CommandSpec{row.name, metadata->arity,

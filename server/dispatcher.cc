@@ -450,7 +450,7 @@ absl::Status Dispatcher::Replay(ClientState& client, const std::vector<std::stri
     return absl::InvalidArgumentError(
         StrCat("Wrong number of arguments for '", spec->name, "' reading the append only file"));
   }
-  if (!(spec->flags & kWrite)) {
+  if (!(spec->flags & (kWrite | kLoggedRead))) {
     // Only writes are effects: a log holding SHUTDOWN or CLIENT PAUSE is not one gigakv wrote.
     return absl::InvalidArgumentError(
         StrCat("Command '", spec->name, "' is not a write, reading the append only file"));

@@ -54,7 +54,8 @@ TEST(CommandTableTest, EveryRowHasMetadataAndEveryNameIsBoundOnce) {
   for (const CommandBinding& row : AllCommandBindings()) {
     EXPECT_NE(FindCommandMetadata(row.name), nullptr) << row.name << " has no metadata";
     EXPECT_TRUE(bound.insert(row.name).second) << row.name << " is bound twice";
-    EXPECT_EQ(row.own_flags & ~(kBoundedWork | kProtected | kMayReplicate), 0u) << row.name;
+    EXPECT_EQ(row.own_flags & ~(kBoundedWork | kProtected | kMayReplicate | kLoggedRead), 0u)
+        << row.name;
     if (row.handler == nullptr) containers.insert(row.name);
   }
   for (std::string_view name : bound) {

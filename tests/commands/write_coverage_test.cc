@@ -60,6 +60,7 @@ const std::vector<Command>& Fixture() {
       {"SELECT", "1"},
       {"SET", "other", "1"},
       {"SELECT", "0"},
+      {"PFADD", "hll0", "x", "y"},
       {"FUNCTION", "LOAD", "#!lua name=fixture\nredis.register_function('f1', function() end)"},
   };
   return *fixture;
@@ -210,8 +211,15 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
       {"expireat", {{{"EXPIREAT", "l", "2000000000"}}, {{"EXPIREAT", "l", "1"}}}},
       {"pexpireat", {{{"PEXPIREAT", "z", "2000000000000"}}}},
       {"persist", {{{"PERSIST", "t"}}, {{"PERSIST", "s"}, false}}},
-      {"flushdb", {{{"FLUSHDB"}, true, false, 13}, {{"FLUSHDB", "ASYNC"}, true, false, 13}}},
-      {"flushall", {{{"FLUSHALL"}, true, false, 14}, {{"FLUSHALL", "SYNC"}, true, false, 14}}},
+      {"flushdb", {{{"FLUSHDB"}, true, false, 14}, {{"FLUSHDB", "ASYNC"}, true, false, 14}}},
+      {"flushall", {{{"FLUSHALL"}, true, false, 15}, {{"FLUSHALL", "SYNC"}, true, false, 15}}},
+      // HyperLogLogs (strings in Redis's representation).
+      {"pfadd",
+       {{{"PFADD", "hll", "a", "b"}, true, false, 3},
+        {{"PFADD", "newhll"}, true, false, 1},
+        {{"PFADD", "hll0", "x"}, false}}},
+      {"pfmerge", {{{"PFMERGE", "merged", "hll0", "missing"}}, {{"PFMERGE", "hll0", "hll0"}, false, true}}},
+      {"pfdebug", {{{"PFDEBUG", "TODENSE", "hll0"}}, {{"PFDEBUG", "GETREG", "hll0"}}}},
       // Function libraries: no key changes, but Redis propagates each (the log replays them).
       {"function|flush",
        {{{"FUNCTION", "FLUSH"}, false, true}, {{"FUNCTION", "FLUSH", "SYNC"}, false, true}}},
