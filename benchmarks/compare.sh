@@ -27,7 +27,10 @@ zpopmin,lrange_100,lrange_300,lrange_500,lrange_600,mset"
 #   evalsha_get    EVALSHA of `return redis.call('get', KEYS[1])` on key:__rand_int__
 #   evalsha_incr   EVALSHA of `return redis.call('incr', KEYS[1])`
 #   evalsha_10     EVALSHA of a script of 10 calls (5 INCRs of KEYS[1], 5 GETs of it)
-readonly EXTRA_TESTS="lrange_spread,evalsha_get,evalsha_incr,evalsha_10"
+#   pfadd          PFADD hll elem:__rand_int__ (one HyperLogLog, dense after its first 1,700 or so)
+#   pfcount        PFCOUNT hll (its cached cardinality, refreshed by nothing else)
+#   pfcount_union  PFCOUNT hll hll2 (the union of two dense HyperLogLogs: 16,384 registers each)
+readonly EXTRA_TESTS="lrange_spread,evalsha_get,evalsha_incr,evalsha_10,pfadd,pfcount,pfcount_union"
 readonly SCRIPT_GET="return redis.call('get', KEYS[1])"
 readonly SCRIPT_INCR="return redis.call('incr', KEYS[1])"
 readonly SCRIPT_10="for i = 1, 5 do redis.call('incr', KEYS[1]); redis.call('get', KEYS[1]) end return 1"
@@ -253,6 +256,9 @@ test_args() {
     evalsha_get) echo "-r 100000 EVALSHA $(script_sha "$SCRIPT_GET") 1 key:__rand_int__" ;;
     evalsha_incr) echo "-r 100000 EVALSHA $(script_sha "$SCRIPT_INCR") 1 key:__rand_int__" ;;
     evalsha_10) echo "-r 100000 EVALSHA $(script_sha "$SCRIPT_10") 1 key:__rand_int__" ;;
+    pfadd) echo "-r 10000000 PFADD hll elem:__rand_int__" ;;
+    pfcount) echo "PFCOUNT hll" ;;
+    pfcount_union) echo "PFCOUNT hll hll2" ;;
     *) echo "-t $1" ;;
   esac
 }
@@ -271,6 +277,15 @@ prefill_for_test() {
       # The scripts, loaded (a server restart or SCRIPT FLUSH would lose them).
       for script in "$SCRIPT_GET" "$SCRIPT_INCR" "$SCRIPT_10"; do
         "$CLI" -h 127.0.0.1 -p "$port" SCRIPT LOAD "$script" >/dev/null 2>"$err" || return 1
+      done
+      ;;
+    pfcount | pfcount_union)
+      # Two dense HyperLogLogs of about 100,000 elements each.
+      local key
+      for key in hll hll2; do
+        "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" -c 10 -P 64 -n 200000 -r 100000 \
+          "${BENCH_ARGV[@]}" PFADD "$key" "e:__rand_int__" >/dev/null 2>"$err" &&
+          ! grep -q "Error from server" "$err" || return 1
       done
       ;;
     lrange_spread)

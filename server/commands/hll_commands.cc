@@ -52,6 +52,15 @@ size_t SparseMaxBytes(CommandContext& ctx) {
   return static_cast<size_t>(ctx.settings().hll_sparse_max_bytes.get());
 }
 
+// Redis unshares the value before looking (dbUnshareStringValue): a short HyperLogLog stored
+// embedded (by SET or RESTORE) becomes raw even when nothing else changes. Not a change.
+void MakeRaw(CommandContext& ctx, KeyAccess& access) {
+  if (access.view().kind != ValueKind::kStringEmbstr) return;
+  const int64_t expire_ms = access.view().expire_ms;
+  const uint16_t stamp = OverwriteStamp(ctx, access);
+  StoreModified(access, TakeString(access), expire_ms, stamp);
+}
+
 // PFADD key [element ...]: 1 when a register changed (or the key was made), else 0.
 void CmdPfAdd(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
@@ -100,6 +109,7 @@ void CountOne(CommandContext& ctx) {
       return;
     }
     if (!IsHllOrReply(ctx, access)) return;
+    MakeRaw(ctx, access);
     uint64_t cardinality = 0;
     if (hll::CachedCardinality(access.view().str, &cardinality)) {
       ctx.reply.Integer(static_cast<int64_t>(cardinality));
@@ -123,13 +133,15 @@ void CountOne(CommandContext& ctx) {
 }
 
 // The union of `keys`' registers into `registers` (missing keys are empty), checked in argument
-// order as Redis does (the first bad key answers). Sets *any_dense when one of them is dense.
-// False when an error was replied. Call with every key's shard locked.
+// order as Redis does (the first bad key answers). Sets *any_dense when one of them is dense and
+// *first_live (if given) when keys[0] was found. False when an error was replied. Call with every
+// key's shard locked.
 bool MergeKeysOrReply(CommandContext& ctx, absl::Span<const std::string_view> keys,
-                      uint8_t* registers, bool* any_dense) {
-  for (std::string_view key : keys) {
-    KeyAccess access = FindLocked(ctx, key, Lookup::kRead);
+                      uint8_t* registers, bool* any_dense, bool* first_live = nullptr) {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    KeyAccess access = FindLocked(ctx, keys[i], Lookup::kRead);
     if (!access.exists()) continue;
+    if (i == 0 && first_live != nullptr) *first_live = true;
     if (!IsHllOrReply(ctx, access)) return false;
     const std::string_view value = access.view().str;
     if (!hll::IsSparse(value)) *any_dense = true;
@@ -168,8 +180,12 @@ void CmdPfMerge(CommandContext& ctx) {
       ctx.store.LockKeys(std::vector<std::string_view>(keys.begin(), keys.end()));
   std::array<uint8_t, hll::kRegisters> registers{};
   bool any_dense = false;
-  if (!MergeKeysOrReply(ctx, keys, registers.data(), &any_dense)) return;
-  KeyAccess dest = FindLocked(ctx, ctx.arg(1), Lookup::kWrite);
+  bool dest_live = false;
+  if (!MergeKeysOrReply(ctx, keys, registers.data(), &any_dense, &dest_live)) return;
+  // The destination as the merge saw it: a key live then is not expired by a second lookup (its
+  // registers are in the union; a DEL logged before the PFMERGE would leave them out on replay).
+  KeyAccess dest = dest_live ? FindLockedAgain(ctx, ctx.arg(1), Lookup::kWrite)
+                             : FindLocked(ctx, ctx.arg(1), Lookup::kWrite);
   int64_t expire_ms = 0;
   uint16_t stamp = NewStamp(ctx);
   std::unique_ptr<std::string> value;
@@ -201,6 +217,7 @@ void CmdPfDebug(CommandContext& ctx) {
       return;
     }
     if (!IsHllOrReply(ctx, access)) return;
+    MakeRaw(ctx, access);
     const bool getreg = ArgIs(subcommand, "getreg");
     const bool todense = ArgIs(subcommand, "todense");
     if (getreg || todense) {
@@ -217,8 +234,11 @@ void CmdPfDebug(CommandContext& ctx) {
           return;
         }
         converted = true;
-        // Logged as the conversion alone, whichever subcommand made it.
-        PublishChange(ctx, access.db, access.key, Event{}, {"PFDEBUG", "TODENSE", access.key});
+        // Logged as the conversion alone, whichever subcommand made it; Redis counts the change
+        // but signals no watcher.
+        const std::array<std::string_view, 3> effect = {"PFDEBUG", "TODENSE", access.key};
+        PublishChange(ctx, access.db, access.key, Event{}, effect, /*dirty=*/1,
+                      /*signals_watchers=*/false);
       }
       if (todense) {
         ctx.reply.Integer(converted ? 1 : 0);
@@ -255,8 +275,9 @@ void CmdPfSelfTest(CommandContext& ctx) {
 
 const std::vector<CommandBinding>& HllCommands() {
   static const std::vector<CommandBinding> kCommands = {
-      {"pfadd", CmdPfAdd},     {"pfcount", CmdPfCount, kLoggedRead}, {"pfmerge", CmdPfMerge},
-      {"pfdebug", CmdPfDebug}, {"pfselftest", CmdPfSelfTest},
+      {"pfadd", CmdPfAdd},           {"pfcount", CmdPfCount, kLoggedRead | kMayReplicate},
+      {"pfmerge", CmdPfMerge},       {"pfdebug", CmdPfDebug},
+      {"pfselftest", CmdPfSelfTest},
   };
   return kCommands;
 }

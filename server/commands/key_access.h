@@ -143,6 +143,20 @@ inline KeyAccess FindLockedInShard(CommandContext& ctx, std::string_view key, ui
   return access;
 }
 
+// Finds `key` again in its locked shard without lazy expiry: for a multi-key command that already
+// looked it up (and found it live) earlier in the same command, as Redis's fixed command time
+// makes a second lookup agree with the first.
+inline KeyAccess FindLockedAgain(CommandContext& ctx, std::string_view key, Lookup lookup) {
+  const int db = ctx.db();
+  const uint64_t hash = ctx.store.Hash(key);
+  Shard& shard = ctx.store.shard(ctx.store.ShardIndex(key));
+  KeyAccess access{shard, shard.Table(db), db, key, hash, KeyTable::kNoSlot};
+  access.slot = access.table.Find(key, hash);
+  if (access.exists()) access.found = access.table.View(access.slot);
+  key_access_internal::AfterLookup(ctx, access, lookup);
+  return access;
+}
+
 // Looks up `key` in an already locked shard (multi-key commands holding a MultiLock).
 inline KeyAccess FindLocked(CommandContext& ctx, std::string_view key, Lookup lookup, int db = -1) {
   return FindLockedInShard(ctx, key, ctx.store.ShardIndex(key), lookup, db);
