@@ -76,16 +76,20 @@ void ReplyBuilder::PushHeader(int64_t count) {
   AppendHeader(resp_version_ >= 3 ? '>' : '*', count);
 }
 
-void ReplyBuilder::Double(double value) {
-  std::string text = DoubleReplyText(value);
+void ReplyBuilder::Double(double value) { DoubleText(DoubleReplyText(value)); }
+
+// RESP3 types that RESP2 sends as a bulk string: `marker`, the text, CRLF.
+void ReplyBuilder::TextOrBulk(char marker, std::string_view text) {
   if (resp_version_ >= 3) {
-    buffer_.push_back(',');
+    buffer_.push_back(marker);
     buffer_.append(text);
     buffer_.append("\r\n");
   } else {
     Bulk(text);
   }
 }
+
+void ReplyBuilder::DoubleText(std::string_view text) { TextOrBulk(',', text); }
 
 void ReplyBuilder::Bool(bool value) {
   if (resp_version_ >= 3) {
@@ -107,14 +111,6 @@ void ReplyBuilder::Verbatim(std::string_view format, std::string_view text) {
   }
 }
 
-void ReplyBuilder::BigNumber(std::string_view digits) {
-  if (resp_version_ >= 3) {
-    buffer_.push_back('(');
-    buffer_.append(digits);
-    buffer_.append("\r\n");
-  } else {
-    Bulk(digits);
-  }
-}
+void ReplyBuilder::BigNumber(std::string_view digits) { TextOrBulk('(', digits); }
 
 }  // namespace gigakv::protocol

@@ -65,6 +65,9 @@ class ReplyBuilder {
   void PairArrayHeader(int64_t pairs);
   void PairHeader();
   void Double(double value);
+  // A double already formatted (Redis's addReplyHumanLongDouble: GEOPOS): a RESP3 double, a
+  // bulk string in RESP2.
+  void DoubleText(std::string_view text);
   void Bool(bool value);
   void Verbatim(std::string_view format, std::string_view text);
   void BigNumber(std::string_view digits);
@@ -84,6 +87,7 @@ class ReplyBuilder {
   }
 
  private:
+  void TextOrBulk(char marker, std::string_view text);
   void AppendHeader(char type, int64_t value);
 
   int resp_version_;

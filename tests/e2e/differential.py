@@ -49,6 +49,20 @@ def open_pair(server, real_redis, protocol: int, target: str):
     return reference, candidate
 
 
+def compare_session(reference, candidate, commands, name: str, protocol: int,
+                    width: int = 300) -> None:
+    """Sends each command of `commands` to both connections in turn; fails listing every command
+    whose replies differ (byte for byte), with both replies cut to `width` bytes."""
+    mismatches = []
+    for args in commands:
+        expected = reference.call_raw(*args)
+        got = candidate.call_raw(*args)
+        if expected != got:
+            mismatches.append(f"{list(args)[:5]}\n  redis:  {expected[:width]!r}\n"
+                              f"  gigakv: {got[:width]!r}")
+    assert not mismatches, f"{name} (RESP{protocol}):\n" + "\n".join(mismatches)
+
+
 class SeededGenerator:
     """Base of the command generators: a seeded RNG and helpers drawing from it."""
 

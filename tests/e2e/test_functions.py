@@ -17,7 +17,7 @@ import threading
 
 import pytest
 
-from differential import both_protocols, open_pair
+from differential import both_protocols, compare_session, open_pair
 from e2e_support import wait_until
 
 LIB = "#!lua name=lib\n"
@@ -271,13 +271,7 @@ def test_functions_reply_as_redis(server, real_redis, target, protocol, case):
     for conn in (reference, candidate):
         conn.call_raw("FLUSHALL")
         conn.call_raw("FUNCTION", "FLUSH")
-    mismatches = []
-    for args in commands:
-        expected = reference.call_raw(*args)
-        got = candidate.call_raw(*args)
-        if expected != got:
-            mismatches.append(f"{args}\n  redis:  {expected!r}\n  gigakv: {got!r}")
-    assert not mismatches, f"{name} (RESP{protocol}):\n" + "\n".join(mismatches)
+    compare_session(reference, candidate, commands, name, protocol)
 
 
 def library_set(client) -> list:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import both_protocols, open_pair
+from differential import both_protocols, compare_session, open_pair
 
 
 def elements(prefix: str, count: int) -> list[str]:
@@ -167,13 +167,7 @@ def test_hyperloglogs_reply_and_store_as_redis(server, real_redis, target, proto
     reference, candidate = open_pair(server, real_redis, protocol, target)
     for conn in (reference, candidate):
         conn.call_raw("FLUSHALL")
-    mismatches = []
-    for args in commands:
-        expected = reference.call_raw(*args)
-        got = candidate.call_raw(*args)
-        if expected != got:
-            mismatches.append(f"{args[:4]}\n  redis:  {expected[:300]!r}\n  gigakv: {got[:300]!r}")
-    assert not mismatches, f"{name} (RESP{protocol}):\n" + "\n".join(mismatches)
+    compare_session(reference, candidate, commands, name, protocol)
 
 
 def add_in_batches(client, key: str, start: int, count: int, batch: int = 5000) -> None:

@@ -15,7 +15,7 @@ import hashlib
 
 import pytest
 
-from differential import both_protocols, open_pair
+from differential import both_protocols, compare_session, open_pair
 
 
 def sha(body: str) -> str:
@@ -268,13 +268,7 @@ def test_scripts_reply_as_redis(server, real_redis, target, protocol, case):
     for conn in (reference, candidate):
         conn.call_raw("FLUSHALL")
         conn.call_raw("SCRIPT", "FLUSH")
-    mismatches = []
-    for args in commands:
-        expected = reference.call_raw(*args)
-        got = candidate.call_raw(*args)
-        if expected != got:
-            mismatches.append(f"{args}\n  redis:  {expected!r}\n  gigakv: {got!r}")
-    assert not mismatches, f"{name} (RESP{protocol}):\n" + "\n".join(mismatches)
+    compare_session(reference, candidate, commands, name, protocol)
 
 
 def test_a_script_is_atomic_across_io_threads(server_factory, target):
