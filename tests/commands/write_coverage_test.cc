@@ -213,6 +213,14 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
       {"persist", {{{"PERSIST", "t"}}, {{"PERSIST", "s"}, false}}},
       {"flushdb", {{{"FLUSHDB"}, true, false, 14}, {{"FLUSHDB", "ASYNC"}, true, false, 14}}},
       {"flushall", {{{"FLUSHALL"}, true, false, 15}, {{"FLUSHALL", "SYNC"}, true, false, 15}}},
+      // Geo: ZADD of geohash scores.
+      {"geoadd",
+       {{{"GEOADD", "geo", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669",
+          "Catania"},
+         true,
+         false,
+         2},
+        {{"GEOADD", "z", "CH", "XX", "1", "1", "a"}}}},
       // HyperLogLogs (strings in Redis's representation).
       {"pfadd",
        {{{"PFADD", "hll", "a", "b"}, true, false, 3},
