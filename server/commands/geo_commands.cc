@@ -30,7 +30,7 @@ bool ParseLonLatOrReply(CommandContext& ctx, std::string_view lon_text, std::str
     return false;
   }
   if (!geo::ValidCoordinates(*longitude, *latitude)) {
-    char text[128];
+    char text[700];  // Two %f of doubles up to 1e308: at most 317 characters each.
     std::snprintf(text, sizeof(text), "ERR invalid longitude,latitude pair %f,%f", *longitude,
                   *latitude);
     ctx.reply.Error(text);
