@@ -80,9 +80,9 @@ std::vector<CommandBinding> AllCommandBindings() {
   std::vector<CommandBinding> rows;
   for (const auto* family :
        {&ServerCommands(), &ConnectionCommands(), &StringCommands(), &KeyspaceCommands(),
-        &BitmapCommands(), &HllCommands(), &GeoCommands(), &HashCommands(), &SetCommands(), &ListCommands(),
-        &SortCommands(), &ZSetCommands(), &TransactionCommands(), &SnapshotCommands(),
-        &MigrateCommands(), &PubSubCommands(), &ScriptingCommands()}) {
+        &BitmapCommands(), &HllCommands(), &GeoCommands(), &HashCommands(), &SetCommands(),
+        &ListCommands(), &SortCommands(), &ZSetCommands(), &TransactionCommands(),
+        &SnapshotCommands(), &MigrateCommands(), &PubSubCommands(), &ScriptingCommands()}) {
     rows.insert(rows.end(), family->begin(), family->end());
   }
   return rows;
