@@ -33,16 +33,13 @@ std::string Lower(std::string_view name) {
   return lower;
 }
 
-// A library's first line (Redis's functionExtractLibMetaData): `#!<engine> name=<name>`, split
-// as redis-cli splits a line (quotes allowed). `body_at`: where the Lua starts (at the line's
-// '\n', so that line numbers count the first line).
-struct Metadata {
-  std::string engine;
-  std::string name;
-  size_t body_at = 0;
-};
+using Metadata = FunctionLibraries::Metadata;
 
-absl::Status ParseMetadata(std::string_view code, Metadata* metadata) {
+// A library's first line (Redis's functionExtractLibMetaData): `#!<engine> name=<name>`, split
+// as redis-cli splits a line (quotes allowed); checked in Redis's order: the line's syntax, the
+// name, the engine (Lua only).
+absl::StatusOr<Metadata> ParseMetadata(std::string_view code) {
+  Metadata metadata;
   if (!code.starts_with("#!")) return Failure("ERR Missing library metadata");
   const size_t end = code.find('\n');
   if (end == std::string_view::npos) return Failure("ERR Invalid library metadata");
@@ -50,7 +47,7 @@ absl::Status ParseMetadata(std::string_view code, Metadata* metadata) {
   if (!protocol::SplitInlineArgs(code.substr(0, end), &parts) || parts.empty()) {
     return Failure("ERR Invalid library metadata");
   }
-  metadata->engine = parts[0].substr(std::min<size_t>(2, parts[0].size()));
+  metadata.engine = parts[0].substr(std::min<size_t>(2, parts[0].size()));
   bool named = false;
   for (size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].size() >= 5 &&
@@ -58,15 +55,19 @@ absl::Status ParseMetadata(std::string_view code, Metadata* metadata) {
       if (named) {
         return Failure("ERR Invalid metadata value, name argument was given multiple times");
       }
-      metadata->name = parts[i].substr(5);
+      metadata.name = parts[i].substr(5);
       named = true;
       continue;
     }
     return Failure(StrCat("ERR Invalid metadata value given: ", parts[i]));
   }
   if (!named) return Failure("ERR Library name was not given");
-  metadata->body_at = end;
-  return absl::OkStatus();
+  metadata.body_at = end;
+  if (!ValidName(metadata.name)) return Failure(kBadName);
+  if (!EqualsIgnoreCase(metadata.engine, "lua")) {
+    return Failure(StrCat("ERR Engine '", metadata.engine, "' not found"));
+  }
+  return metadata;
 }
 
 }  // namespace
@@ -85,15 +86,9 @@ LuaEngine& FunctionLibraries::engine() {
 }
 
 absl::StatusOr<std::unique_ptr<FunctionLibraries::Library>> FunctionLibraries::Create(
-    std::string_view code, int64_t timeout_ms) {
-  Metadata metadata;
-  if (absl::Status status = ParseMetadata(code, &metadata); !status.ok()) return status;
-  if (!ValidName(metadata.name)) return Failure(kBadName);
-  if (!EqualsIgnoreCase(metadata.engine, "lua")) {
-    return Failure(StrCat("ERR Engine '", metadata.engine, "' not found"));
-  }
+    std::string_view code, const Metadata& metadata, int64_t timeout_ms) {
   auto library = std::make_unique<Library>();
-  library->name = std::move(metadata.name);
+  library->name = metadata.name;
   library->code = std::string(code);
   std::string error;
   if (!engine().LoadLibrary(code.substr(metadata.body_at), timeout_ms, &library->functions,
@@ -148,18 +143,14 @@ absl::StatusOr<std::string> FunctionLibraries::Load(std::string_view code, bool 
                                                     int64_t timeout_ms) {
   // The checks in Redis's order: first line, name, engine, an existing library, the code, a
   // function of another library with one of its names.
-  Metadata metadata;
-  if (absl::Status status = ParseMetadata(code, &metadata); !status.ok()) return status;
-  if (!ValidName(metadata.name)) return Failure(kBadName);
-  if (!EqualsIgnoreCase(metadata.engine, "lua")) {
-    return Failure(StrCat("ERR Engine '", metadata.engine, "' not found"));
-  }
-  auto existing = libraries_.find(metadata.name);
+  absl::StatusOr<Metadata> metadata = ParseMetadata(code);
+  if (!metadata.ok()) return metadata.status();
+  auto existing = libraries_.find(metadata->name);
   const Library* old = existing == libraries_.end() ? nullptr : existing->second.get();
   if (old != nullptr && !replace) {
-    return Failure(StrCat("ERR Library '", metadata.name, "' already exists"));
+    return Failure(StrCat("ERR Library '", metadata->name, "' already exists"));
   }
-  absl::StatusOr<std::unique_ptr<Library>> library = Create(code, timeout_ms);
+  absl::StatusOr<std::unique_ptr<Library>> library = Create(code, *metadata, timeout_ms);
   if (!library.ok()) return library.status();
   for (const RegisteredFunction& function : (*library)->functions) {
     auto other = functions_.find(Lower(function.name));
@@ -244,17 +235,18 @@ absl::Status FunctionLibraries::Restore(std::string_view payload, RestorePolicy 
       drop_staged();
       return Failure("ERR given type is not a function");
     }
-    Metadata metadata;
-    if (ParseMetadata(code, &metadata).ok() && ValidName(metadata.name) &&
-        EqualsIgnoreCase(metadata.engine, "lua")) {
-      for (const std::unique_ptr<Library>& library : staged) {
-        if (library->name == metadata.name) {
-          drop_staged();
-          return Failure(StrCat("ERR Library '", metadata.name, "' already exists"));
-        }
+    absl::StatusOr<Metadata> metadata = ParseMetadata(code);
+    if (!metadata.ok()) {
+      drop_staged();
+      return metadata.status();
+    }
+    for (const std::unique_ptr<Library>& library : staged) {
+      if (library->name == metadata->name) {
+        drop_staged();
+        return Failure(StrCat("ERR Library '", metadata->name, "' already exists"));
       }
     }
-    absl::StatusOr<std::unique_ptr<Library>> library = Create(code, /*timeout_ms=*/0);
+    absl::StatusOr<std::unique_ptr<Library>> library = Create(code, *metadata, /*timeout_ms=*/0);
     if (!library.ok()) {
       drop_staged();
       return library.status();

@@ -53,6 +53,12 @@ class FunctionLibraries {
     const RegisteredFunction* function = nullptr;
   };
   enum class RestorePolicy : uint8_t { kAppend, kReplace, kFlush };
+  // A library's first line, `#!<engine> name=<name>`, as parsed and checked.
+  struct Metadata {
+    std::string engine;
+    std::string name;
+    size_t body_at = 0;  // Where the Lua starts: the first line's '\n' (line numbers count it).
+  };
 
   FunctionLibraries();
   ~FunctionLibraries();
@@ -96,8 +102,9 @@ class FunctionLibraries {
 
  private:
   using LibraryMap = std::map<std::string, std::unique_ptr<Library>, std::less<>>;
-  // Runs `code` into a new library (not linked); checks its first line, name and engine.
-  absl::StatusOr<std::unique_ptr<Library>> Create(std::string_view code, int64_t timeout_ms);
+  // Runs `code` (whose first line `metadata` is, checked) into a new library, not linked.
+  absl::StatusOr<std::unique_ptr<Library>> Create(std::string_view code, const Metadata& metadata,
+                                                  int64_t timeout_ms);
   // Adds / removes a library and its functions (under mutex_).
   void LinkLocked(std::unique_ptr<Library> library);
   std::unique_ptr<Library> UnlinkLocked(std::string_view name);

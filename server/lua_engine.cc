@@ -949,6 +949,24 @@ std::string UntailCalls(std::string_view body) {
   return out;
 }
 
+// Compiles `source` (text only) as the chunk `name` and leaves its function on the stack. It is
+// compiled as written for its syntax errors, then run with its tail calls untailed (above), so
+// that an error names the script's line. On a syntax error: false, `*error` = prefix + message.
+bool LoadChunk(lua_State* lua, std::string_view source, const char* name,
+               std::string_view error_prefix, std::string* error) {
+  auto load = [&](std::string_view text) {
+    if (luaL_loadbufferx(lua, text.data(), text.size(), name, "t") == 0) return true;
+    *error = StrCat(error_prefix, lua_tostring(lua, -1));
+    lua_pop(lua, 1);
+    return false;
+  };
+  if (!load(source)) return false;
+  const std::string untailed = UntailCalls(source);
+  if (untailed.empty()) return true;
+  lua_pop(lua, 1);  // The untailed text replaces it.
+  return load(untailed);
+}
+
 }  // namespace
 
 // ---- the engine -----------------------------------------------------------------------------
@@ -1194,19 +1212,9 @@ bool LuaEngine::Compile(std::string_view sha, std::string_view body, std::string
     commented = StrCat("--", body.substr(2));
     body = commented;
   }
-  if (luaL_loadbufferx(lua_, body.data(), body.size(), "@user_script", "t") != 0) {
-    *error = StrCat("ERR Error compiling script (new function): ", lua_tostring(lua_, -1));
-    lua_pop(lua_, 1);
+  if (!LoadChunk(lua_, body, "@user_script",
+                 "ERR Error compiling script (new function): ", error)) {
     return false;
-  }
-  // Compiled as written for its syntax errors; run with its tail calls untailed (above).
-  if (const std::string untailed = UntailCalls(body); !untailed.empty()) {
-    lua_pop(lua_, 1);
-    if (luaL_loadbufferx(lua_, untailed.data(), untailed.size(), "@user_script", "t") != 0) {
-      *error = StrCat("ERR Error compiling script (new function): ", lua_tostring(lua_, -1));
-      lua_pop(lua_, 1);
-      return false;
-    }
   }
   functions_.emplace(std::string(sha), CompiledScript{luaL_ref(lua_, LUA_REGISTRYINDEX), {}});
   return true;
@@ -1513,21 +1521,7 @@ bool LuaEngine::LoadLibrary(std::string_view code, int64_t timeout_ms,
     *error = "Error registering functions: ERR not a functions engine";
     return false;
   }
-  if (luaL_loadbufferx(lua_, code.data(), code.size(), "@user_function", "t") != 0) {
-    *error = StrCat("Error compiling function: ", lua_tostring(lua_, -1));
-    lua_pop(lua_, 1);
-    return false;
-  }
-  // Compiled as written for its syntax errors; run with its tail calls untailed, as EVAL's
-  // scripts (an error then names the function's line).
-  if (const std::string untailed = UntailCalls(code); !untailed.empty()) {
-    lua_pop(lua_, 1);
-    if (luaL_loadbufferx(lua_, untailed.data(), untailed.size(), "@user_function", "t") != 0) {
-      *error = StrCat("Error compiling function: ", lua_tostring(lua_, -1));
-      lua_pop(lua_, 1);
-      return false;
-    }
-  }
+  if (!LoadChunk(lua_, code, "@user_function", "Error compiling function: ", error)) return false;
   LoadState load{registered, std::chrono::steady_clock::now(), timeout_ms};
   loading_ = &load;
   SetGlobalsView(kLibraryApiKey);

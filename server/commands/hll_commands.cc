@@ -52,41 +52,49 @@ size_t SparseMaxBytes(CommandContext& ctx) {
   return static_cast<size_t>(ctx.settings().hll_sparse_max_bytes.get());
 }
 
+// Rewrites the HyperLogLog at `access` in place: `change` gets the value (a new empty one,
+// announced as a new key, when the key is missing) and its result is returned; the value goes
+// back raw, with the key's TTL and access stamp, whatever `change` did to it.
+template <typename Change>
+auto RewriteHll(CommandContext& ctx, KeyAccess& access, Change&& change) {
+  int64_t expire_ms = 0;
+  uint16_t stamp = NewStamp(ctx);
+  std::unique_ptr<std::string> value;
+  if (access.exists()) {
+    expire_ms = access.view().expire_ms;
+    stamp = OverwriteStamp(ctx, access);
+    value = TakeString(access);
+  } else {
+    value = std::make_unique<std::string>(hll::NewSparse());
+    NotifyNewKey(ctx, access.db, access.key);
+  }
+  auto result = change(value.get());
+  StoreModified(access, std::move(value), expire_ms, stamp);
+  return result;
+}
+
 // Redis unshares the value before looking (dbUnshareStringValue): a short HyperLogLog stored
 // embedded (by SET or RESTORE) becomes raw even when nothing else changes. Not a change.
 void MakeRaw(CommandContext& ctx, KeyAccess& access) {
   if (access.view().kind != ValueKind::kStringEmbstr) return;
-  const int64_t expire_ms = access.view().expire_ms;
-  const uint16_t stamp = OverwriteStamp(ctx, access);
-  StoreModified(access, TakeString(access), expire_ms, stamp);
+  RewriteHll(ctx, access, [](std::string*) { return true; });
 }
 
 // PFADD key [element ...]: 1 when a register changed (or the key was made), else 0.
 void CmdPfAdd(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), Lookup::kWrite, [&](KeyAccess& access) {
-    int64_t expire_ms = 0;
-    uint16_t stamp = NewStamp(ctx);
-    std::unique_ptr<std::string> value;
-    uint64_t updated = 0;
-    if (access.exists()) {
-      if (!IsHllOrReply(ctx, access)) return;
-      expire_ms = access.view().expire_ms;
-      stamp = OverwriteStamp(ctx, access);
-      value = TakeString(access);
-    } else {
-      value = std::make_unique<std::string>(hll::NewSparse());
-      NotifyNewKey(ctx, access.db, access.key);
-      updated = 1;
-    }
-    bool corrupt = false;
-    for (size_t i = 2; i < ctx.argc() && !corrupt; ++i) {
-      const int result = hll::Add(value.get(), ctx.arg(i), SparseMaxBytes(ctx));
-      if (result == 1) ++updated;
-      corrupt = result < 0;
-    }
-    // A corrupt value answers at once, as Redis: no cache invalidation, nothing published.
-    if (updated > 0 && !corrupt) hll::InvalidateCache(value.get());
-    StoreModified(access, std::move(value), expire_ms, stamp);
+    if (access.exists() && !IsHllOrReply(ctx, access)) return;
+    uint64_t updated = access.exists() ? 0 : 1;  // A new key counts as an update.
+    const bool corrupt = RewriteHll(ctx, access, [&](std::string* value) {
+      for (size_t i = 2; i < ctx.argc(); ++i) {
+        const int result = hll::Add(value, ctx.arg(i), SparseMaxBytes(ctx));
+        if (result < 0) return true;
+        updated += result;
+      }
+      // A corrupt value answers at once, as Redis: no cache invalidation, nothing published.
+      if (updated > 0) hll::InvalidateCache(value);
+      return false;
+    });
     if (updated > 0 && !corrupt) {
       // Redis counts one change per register updated (and one for a new key).
       PublishChange(ctx, access.db, access.key, {kStringEvents, "pfadd"}, EffectNamed(ctx, "PFADD"),
@@ -115,12 +123,10 @@ void CountOne(CommandContext& ctx) {
       ctx.reply.Integer(static_cast<int64_t>(cardinality));
       return;
     }
-    const int64_t expire_ms = access.view().expire_ms;
-    const uint16_t stamp = OverwriteStamp(ctx, access);
-    std::unique_ptr<std::string> value = TakeString(access);
     bool cache_updated = false;
-    const bool ok = hll::Count(value.get(), &cardinality, &cache_updated);
-    StoreModified(access, std::move(value), expire_ms, stamp);
+    const bool ok = RewriteHll(ctx, access, [&](std::string* value) {
+      return hll::Count(value, &cardinality, &cache_updated);
+    });
     if (!ok) {
       ctx.reply.Error(kCorruptHll);
       return;
@@ -186,19 +192,9 @@ void CmdPfMerge(CommandContext& ctx) {
   // registers are in the union; a DEL logged before the PFMERGE would leave them out on replay).
   KeyAccess dest = dest_live ? FindLockedAgain(ctx, ctx.arg(1), Lookup::kWrite)
                              : FindLocked(ctx, ctx.arg(1), Lookup::kWrite);
-  int64_t expire_ms = 0;
-  uint16_t stamp = NewStamp(ctx);
-  std::unique_ptr<std::string> value;
-  if (dest.exists()) {
-    expire_ms = dest.view().expire_ms;
-    stamp = OverwriteStamp(ctx, dest);
-    value = TakeString(dest);
-  } else {
-    value = std::make_unique<std::string>(hll::NewSparse());
-    NotifyNewKey(ctx, dest.db, dest.key);
-  }
-  const bool ok = hll::StoreMerged(value.get(), registers.data(), any_dense, SparseMaxBytes(ctx));
-  StoreModified(dest, std::move(value), expire_ms, stamp);
+  const bool ok = RewriteHll(ctx, dest, [&](std::string* value) {
+    return hll::StoreMerged(value, registers.data(), any_dense, SparseMaxBytes(ctx));
+  });
   if (!ok) {
     ctx.reply.Error(kCorruptHll);
     return;
@@ -224,11 +220,8 @@ void CmdPfDebug(CommandContext& ctx) {
       bool converted = false;
       std::array<uint8_t, hll::kRegisters> registers{};
       if (hll::IsSparse(access.view().str)) {
-        const int64_t expire_ms = access.view().expire_ms;
-        const uint16_t stamp = OverwriteStamp(ctx, access);
-        std::unique_ptr<std::string> value = TakeString(access);
-        const bool ok = hll::ToDense(value.get()) > 0;
-        StoreModified(access, std::move(value), expire_ms, stamp);
+        const bool ok =
+            RewriteHll(ctx, access, [](std::string* value) { return hll::ToDense(value) > 0; });
         if (!ok) {
           ctx.reply.Error(kCorruptHll);
           return;

@@ -63,6 +63,17 @@ def compare_session(reference, candidate, commands, name: str, protocol: int,
     assert not mismatches, f"{name} (RESP{protocol}):\n" + "\n".join(mismatches)
 
 
+def compare_case(server, real_redis, target: str, protocol: int, case, reset=(("FLUSHALL",),)):
+    """A CASES entry (name, commands) run on fresh connections to both servers after the `reset`
+    commands, compared byte for byte (compare_session)."""
+    name, commands = case
+    reference, candidate = open_pair(server, real_redis, protocol, target)
+    for conn in (reference, candidate):
+        for command in reset:
+            conn.call_raw(*command)
+    compare_session(reference, candidate, commands, name, protocol)
+
+
 class SeededGenerator:
     """Base of the command generators: a seeded RNG and helpers drawing from it."""
 

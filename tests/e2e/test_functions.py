@@ -17,7 +17,7 @@ import threading
 
 import pytest
 
-from differential import both_protocols, compare_session, open_pair
+from differential import both_protocols, compare_case
 from e2e_support import wait_until
 
 LIB = "#!lua name=lib\n"
@@ -266,12 +266,8 @@ redis.register_function{function_name='ro', flags={'no-writes'},
 @both_protocols
 @pytest.mark.parametrize("case", CASES, ids=[name for name, _ in CASES])
 def test_functions_reply_as_redis(server, real_redis, target, protocol, case):
-    name, commands = case
-    reference, candidate = open_pair(server, real_redis, protocol, target)
-    for conn in (reference, candidate):
-        conn.call_raw("FLUSHALL")
-        conn.call_raw("FUNCTION", "FLUSH")
-    compare_session(reference, candidate, commands, name, protocol)
+    compare_case(server, real_redis, target, protocol, case,
+                 reset=(("FLUSHALL",), ("FUNCTION", "FLUSH")))
 
 
 def library_set(client) -> list:

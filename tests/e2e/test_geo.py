@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from differential import both_protocols, compare_session, open_pair
+from differential import both_protocols, compare_case
 
 SICILY = ["13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"]
 
@@ -97,8 +97,4 @@ CASES = [
 @both_protocols
 @pytest.mark.parametrize("case", CASES, ids=[name for name, _ in CASES])
 def test_geo_replies_as_redis(server, real_redis, target, protocol, case):
-    name, commands = case
-    reference, candidate = open_pair(server, real_redis, protocol, target)
-    for conn in (reference, candidate):
-        conn.call_raw("FLUSHALL")
-    compare_session(reference, candidate, commands, name, protocol)
+    compare_case(server, real_redis, target, protocol, case)

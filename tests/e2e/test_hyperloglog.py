@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import both_protocols, compare_session, open_pair
+from differential import both_protocols, compare_case
 
 
 def elements(prefix: str, count: int) -> list[str]:
@@ -163,11 +163,7 @@ CASES = [
 @both_protocols
 @pytest.mark.parametrize("case", CASES, ids=[name for name, _ in CASES])
 def test_hyperloglogs_reply_and_store_as_redis(server, real_redis, target, protocol, case):
-    name, commands = case
-    reference, candidate = open_pair(server, real_redis, protocol, target)
-    for conn in (reference, candidate):
-        conn.call_raw("FLUSHALL")
-    compare_session(reference, candidate, commands, name, protocol)
+    compare_case(server, real_redis, target, protocol, case)
 
 
 def add_in_batches(client, key: str, start: int, count: int, batch: int = 5000) -> None:

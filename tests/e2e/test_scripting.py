@@ -15,7 +15,7 @@ import hashlib
 
 import pytest
 
-from differential import both_protocols, compare_session, open_pair
+from differential import both_protocols, compare_case
 
 
 def sha(body: str) -> str:
@@ -263,12 +263,8 @@ CASES = [
 @both_protocols
 @pytest.mark.parametrize("case", CASES, ids=[name for name, _ in CASES])
 def test_scripts_reply_as_redis(server, real_redis, target, protocol, case):
-    name, commands = case
-    reference, candidate = open_pair(server, real_redis, protocol, target)
-    for conn in (reference, candidate):
-        conn.call_raw("FLUSHALL")
-        conn.call_raw("SCRIPT", "FLUSH")
-    compare_session(reference, candidate, commands, name, protocol)
+    compare_case(server, real_redis, target, protocol, case,
+                 reset=(("FLUSHALL",), ("SCRIPT", "FLUSH")))
 
 
 def test_a_script_is_atomic_across_io_threads(server_factory, target):

@@ -37,6 +37,14 @@ using namespace ::gigakv::persistence::rdb::testing;
 using namespace std::string_literals;
 using namespace std::string_view_literals;
 
+// A sink appending the writer's bytes to `*out`.
+RdbSink AppendTo(std::string* out) {
+  return [out](std::string_view bytes) {
+    out->append(bytes);
+    return absl::OkStatus();
+  };
+}
+
 // The team's shared fixtures live beside the project (../shared/fixtures); a clone elsewhere has
 // none, and then the fixture tests are skipped, saying so. Where the folder exists, a missing or
 // unreadable file fails.
@@ -228,12 +236,7 @@ TEST(RdbFileTest, MultiTypeRoundTrip) {
 
 TEST(RdbFileTest, PrefixesIdleAndFreq) {
   std::string out;
-  RdbWriter writer(
-      [&](std::string_view bytes) {
-        out.append(bytes);
-        return absl::OkStatus();
-      },
-      {});
+  RdbWriter writer(AppendTo(&out), {});
   RdbFileWriter file(&writer);
   file.Begin({});
   file.SelectDb(0, 2, 0);
@@ -261,12 +264,7 @@ TEST(RdbFileTest, PrefixesIdleAndFreq) {
 // before the first database; the loader hands each to on_function in order.
 TEST(RdbFileTest, WritesFunctionLibrariesAfterTheAuxFields) {
   std::string out;
-  RdbWriter writer(
-      [&](std::string_view bytes) {
-        out.append(bytes);
-        return absl::OkStatus();
-      },
-      {});
+  RdbWriter writer(AppendTo(&out), {});
   RdbFileWriter file(&writer);
   file.Begin({}, {"#!lua name=a\nx", "#!lua name=b\ny"});
   file.SelectDb(0, 1, 0);
@@ -682,12 +680,7 @@ TEST(RdbFileTest, StringCapCoversKeysAuxAndValues) {
 
 TEST(RdbFileTest, OldVersionsHaveNoTrailer) {
   std::string out;
-  RdbWriter writer(
-      [&](std::string_view bytes) {
-        out.append(bytes);
-        return absl::OkStatus();
-      },
-      {});
+  RdbWriter writer(AppendTo(&out), {});
   writer.WriteHeader(4);
   writer.WriteByte(kTypeString);
   writer.WriteString("k");
