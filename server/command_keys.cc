@@ -91,6 +91,21 @@ std::string_view VariableKeyFlags(std::string_view command,
   return declared;
 }
 
+// Redis's keyword begin-search (getKeysUsingKeySpecs): the position after the first argument
+// equal to the keyword (case-insensitive), searching forwards from `startfrom` (> 0) up to but
+// not including the last argument, or backwards from argc + startfrom (< 0) down to 2; 0 when
+// not found. GEORADIUS ... STORE dst and XREAD ... STREAMS k1 k2 id1 id2 find their keys so.
+int KeywordSearch(const BeginSearch& begin, const std::vector<std::string_view>& args) {
+  const int argc = static_cast<int>(args.size());
+  const int start = begin.index > 0 ? begin.index : argc + begin.index;
+  const int end = begin.index > 0 ? argc - 1 : 1;
+  for (int i = start; i != end; i += start <= end ? 1 : -1) {
+    if (i >= argc || i < 1) break;
+    if (EqualsIgnoreCase(args[static_cast<size_t>(i)], begin.keyword)) return i + 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& args,
@@ -141,11 +156,16 @@ bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& a
   }
   const int argc = static_cast<int>(args.size());
   for (const KeySpec& key_spec : specs) {
-    if (key_spec.begin.type != BeginSearch::Type::kIndex ||
-        key_spec.find.type != FindKeys::Type::kRange) {
+    if (key_spec.find.type != FindKeys::Type::kRange) continue;
+    int first = 0;
+    if (key_spec.begin.type == BeginSearch::Type::kIndex) {
+      first = key_spec.begin.index;
+    } else if (key_spec.begin.type == BeginSearch::Type::kKeyword) {
+      first = KeywordSearch(key_spec.begin, args);
+      if (first == 0) continue;  // No such keyword: the spec names no key.
+    } else {
       continue;
     }
-    const int first = key_spec.begin.index;
     const FindKeys& find = key_spec.find;
     int last = find.last_key >= 0 ? first + find.last_key
                : find.limit <= 1  ? argc + find.last_key

@@ -209,4 +209,26 @@ inline constexpr std::string_view kCachingYesNotOptIn =
     "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.";
 inline constexpr std::string_view kCachingNoNotOptOut =
     "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
+
+// HyperLogLog and geo (hll_commands.cc, geo_commands.cc).
+inline constexpr std::string_view kNotHll =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kCorruptHll = "INVALIDOBJ Corrupted HLL object detected";
+inline constexpr std::string_view kGeoBadUnit =
+    "ERR unsupported unit provided. please use M, KM, FT, MI";
+inline constexpr std::string_view kGeoBadLonLat = "ERR invalid longitude,latitude pair %f,%f";
+inline constexpr std::string_view kGeoNeedRadius = "ERR need numeric radius";
+inline constexpr std::string_view kGeoNegativeRadius = "ERR radius cannot be negative";
+inline constexpr std::string_view kGeoNeedWidth = "ERR need numeric width";
+inline constexpr std::string_view kGeoNeedHeight = "ERR need numeric height";
+inline constexpr std::string_view kGeoNegativeBox = "ERR height or width cannot be negative";
+inline constexpr std::string_view kGeoBadMember = "ERR could not decode requested zset member";
+inline constexpr std::string_view kGeoCountNotPositive = "ERR COUNT must be > 0";
+inline constexpr std::string_view kGeoAnyNeedsCount = "ERR the ANY argument requires COUNT argument";
+inline constexpr std::string_view kGeoStoreWithOptions =
+    "ERR %s is not compatible with WITHDIST, WITHHASH and WITHCOORD options";
+inline constexpr std::string_view kGeoNeedFrom =
+    "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for %s";
+inline constexpr std::string_view kGeoNeedShape =
+    "ERR exactly one of BYRADIUS and BYBOX can be specified for %s";
 }  // namespace gigakv::errors

@@ -25,14 +25,11 @@
 namespace gigakv::server {
 namespace {
 
-constexpr std::string_view kNotHll = "WRONGTYPE Key is not a valid HyperLogLog string value.";
-constexpr std::string_view kCorruptHll = "INVALIDOBJ Corrupted HLL object detected";
-
 // Redis's isHLLObjectOrReply on a found key: a string holding a HyperLogLog.
 bool IsHllOrReply(CommandContext& ctx, const KeyAccess& access) {
   if (!IsStringOrReply(ctx, access)) return false;
   if (!hll::IsValid(access.view().str)) {
-    ctx.reply.Error(kNotHll);
+    ctx.reply.Error(errors::kNotHll);
     return false;
   }
   return true;
@@ -101,7 +98,7 @@ void CmdPfAdd(CommandContext& ctx) {
                     updated);
     }
     if (corrupt) {
-      ctx.reply.Error(kCorruptHll);
+      ctx.reply.Error(errors::kCorruptHll);
       return;
     }
     ctx.reply.Integer(updated > 0 ? 1 : 0);
@@ -128,7 +125,7 @@ void CountOne(CommandContext& ctx) {
       return hll::Count(value, &cardinality, &cache_updated);
     });
     if (!ok) {
-      ctx.reply.Error(kCorruptHll);
+      ctx.reply.Error(errors::kCorruptHll);
       return;
     }
     if (cache_updated) {
@@ -152,7 +149,7 @@ bool MergeKeysOrReply(CommandContext& ctx, absl::Span<const std::string_view> ke
     const std::string_view value = access.view().str;
     if (!hll::IsSparse(value)) *any_dense = true;
     if (!hll::MergeInto(value, registers)) {
-      ctx.reply.Error(kCorruptHll);
+      ctx.reply.Error(errors::kCorruptHll);
       return false;
     }
   }
@@ -196,7 +193,7 @@ void CmdPfMerge(CommandContext& ctx) {
     return hll::StoreMerged(value, registers.data(), any_dense, SparseMaxBytes(ctx));
   });
   if (!ok) {
-    ctx.reply.Error(kCorruptHll);
+    ctx.reply.Error(errors::kCorruptHll);
     return;
   }
   // A PFADD event: in theory a mass-add of elements (Redis's words).
@@ -223,7 +220,7 @@ void CmdPfDebug(CommandContext& ctx) {
         const bool ok =
             RewriteHll(ctx, access, [](std::string* value) { return hll::ToDense(value) > 0; });
         if (!ok) {
-          ctx.reply.Error(kCorruptHll);
+          ctx.reply.Error(errors::kCorruptHll);
           return;
         }
         converted = true;

@@ -30,6 +30,7 @@
 #include "server/commands/collection_access.h"
 #include "server/commands/key_access.h"
 #include "server/commands/scan_args.h"
+#include "server/commands/zset_results.h"
 #include "server/settings.h"
 
 namespace gigakv::server {
@@ -116,25 +117,7 @@ const CollectionLimits& Limits(CommandContext& ctx) {
   return limits;
 }
 
-using Elements = std::vector<std::pair<std::string, double>>;
-
-// A computed sorted set (the *STORE commands, ZUNION...) built as Redis builds it: a skiplist,
-// turned into a listpack when small enough. So a -0 score survives exactly when Redis keeps it
-// (skiplists keep it; listpacks store the integer 0). Results that are only replied (ZUNION...)
-// stay skiplists, as in Redis.
-std::unique_ptr<ZSet> BuildResult(CommandContext& ctx, const Elements& elements, bool stored) {
-  const CollectionLimits& limits = Limits(ctx);
-  size_t longest = 0;
-  for (const auto& element : elements) longest = std::max(longest, element.first.size());
-  auto result = std::make_unique<ZSet>();
-  if (!stored || static_cast<int64_t>(elements.size()) > limits.zset_max_listpack_entries ||
-      static_cast<int64_t>(longest) > limits.zset_max_listpack_value) {
-    result->ConvertToSkiplist();
-  }
-  double unused;
-  for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
-  return result;
-}
+using Elements = ZSetElements;
 
 // --- Replies -----------------------------------------------------------------------------------
 
@@ -566,33 +549,6 @@ void CmdZRevRangeByLex(CommandContext& ctx) {
   ZRangeGeneric(ctx, RangeType::kLex, Direction::kReverse);
 }
 
-// Stores `result` at the destination (replacing whatever is there, without TTL) or deletes the
-// destination when the result is empty; logs the command itself; replies the result's size.
-void StoreResult(CommandContext& ctx, KeyAccess& dest, std::unique_ptr<ZSet> result) {
-  auto size = static_cast<int64_t>(result->size());
-  // "new", the reply, then the command's event or "del": the order Redis writes them.
-  if (size > 0) {
-    ReplaceWithObject(ctx, dest, std::move(result));
-    ctx.reply.Integer(size);
-    const ChangedKey stored{dest.db, dest.key};
-    // The command itself is deterministic given its sources; its name upper case, as every
-    // effect's (change_stream.h).
-    const std::string name = AsciiUpper(ctx.args[0]);
-    std::vector<std::string_view> effect(ctx.args.begin(), ctx.args.end());
-    effect[0] = name;
-    // The event is the command's name ("zunionstore", "zrangestore"...), as Redis's.
-    const KeyEvent event{kZsetEvents, ctx.spec.name, dest.db, dest.key};
-    PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), absl::MakeConstSpan(&event, 1),
-                  effect);
-  } else {
-    ctx.reply.Integer(0);
-    if (dest.exists()) {
-      RemoveKey(dest);
-      PublishChange(ctx, dest.db, dest.key, {kGenericEvents, "del"}, {"DEL", dest.key});
-    }
-  }
-}
-
 void CmdZRangeStore(CommandContext& ctx) {
   RangeRequest request;
   if (!ParseRangeOrReply(ctx, 2, /*store=*/true, &request)) return;
@@ -620,7 +576,7 @@ void CmdZRangeStore(CommandContext& ctx) {
   double unused;
   for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
   KeyAccess dest = FindLocked(ctx, ctx.arg(1), Lookup::kWrite);
-  StoreResult(ctx, dest, std::move(result));
+  StoreZSetResult(ctx, dest, std::move(result), ctx.spec.name);
 }
 
 // --- Removals ------------------------------------------------------------------------------------
@@ -1177,10 +1133,10 @@ void SetOpGeneric(CommandContext& ctx, size_t dest_index, size_t numkeys_index, 
     ctx.reply.Integer(cardinality);
     return;
   }
-  std::unique_ptr<ZSet> result = BuildResult(ctx, found, /*stored=*/dest_index != 0);
+  std::unique_ptr<ZSet> result = BuildZSetResult(ctx, found, /*stored=*/dest_index != 0);
   if (dest_index != 0) {
     KeyAccess dest = FindLocked(ctx, ctx.arg(dest_index), Lookup::kWrite);
-    StoreResult(ctx, dest, std::move(result));
+    StoreZSetResult(ctx, dest, std::move(result), ctx.spec.name);
     return;
   }
   ReplyElements(ctx, *result, 0, result->size(), false, withscores);
@@ -1195,6 +1151,46 @@ void CmdZDiffStore(CommandContext& ctx) { SetOpGeneric(ctx, 1, 2, SetOp::kDiff, 
 void CmdZInterCard(CommandContext& ctx) { SetOpGeneric(ctx, 0, 1, SetOp::kInter, true); }
 
 }  // namespace
+
+std::unique_ptr<ZSet> BuildZSetResult(CommandContext& ctx, const ZSetElements& elements,
+                                      bool stored) {
+  const CollectionLimits& limits = Limits(ctx);
+  size_t longest = 0;
+  for (const auto& element : elements) longest = std::max(longest, element.first.size());
+  auto result = std::make_unique<ZSet>();
+  if (!stored || static_cast<int64_t>(elements.size()) > limits.zset_max_listpack_entries ||
+      static_cast<int64_t>(longest) > limits.zset_max_listpack_value) {
+    result->ConvertToSkiplist();
+  }
+  double unused;
+  for (const auto& [member, score] : elements) result->Add(member, score, {}, limits, &unused);
+  return result;
+}
+
+void StoreZSetResult(CommandContext& ctx, KeyAccess& dest, std::unique_ptr<ZSet> result,
+                     std::string_view event_name, uint64_t dirty) {
+  auto size = static_cast<int64_t>(result->size());
+  // "new", the reply, then the command's event or "del": the order Redis writes them.
+  if (size > 0) {
+    ReplaceWithObject(ctx, dest, std::move(result));
+    ctx.reply.Integer(size);
+    const ChangedKey stored{dest.db, dest.key};
+    // The command itself is deterministic given its sources; its name upper case, as every
+    // effect's (change_stream.h).
+    const std::string name = AsciiUpper(ctx.args[0]);
+    std::vector<std::string_view> effect(ctx.args.begin(), ctx.args.end());
+    effect[0] = name;
+    const KeyEvent event{kZsetEvents, event_name, dest.db, dest.key};
+    PublishChange(ctx, dest.db, absl::MakeConstSpan(&stored, 1), absl::MakeConstSpan(&event, 1),
+                  effect, dirty);
+  } else {
+    ctx.reply.Integer(0);
+    if (dest.exists()) {
+      RemoveKey(dest);
+      PublishChange(ctx, dest.db, dest.key, {kGenericEvents, "del"}, {"DEL", dest.key});
+    }
+  }
+}
 
 const std::vector<CommandBinding>& ZSetCommands() {
   static const std::vector<CommandBinding> kCommands = {
