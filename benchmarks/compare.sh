@@ -30,10 +30,19 @@ zpopmin,lrange_100,lrange_300,lrange_500,lrange_600,mset"
 #   pfadd          PFADD hll elem:__rand_int__ (one HyperLogLog, dense after its first 1,700 or so)
 #   pfcount        PFCOUNT hll (its cached cardinality, refreshed by nothing else)
 #   pfcount_union  PFCOUNT hll hll2 (the union of two dense HyperLogLogs: 16,384 registers each)
-readonly EXTRA_TESTS="lrange_spread,evalsha_get,evalsha_incr,evalsha_10,pfadd,pfcount,pfcount_union"
+#   geosearch      GEOSEARCH of the points within 1 km (about 30, WITHDIST) of a fixed center, in a
+#                  geo set of 100,000 points spread over 1 x 1 degree (about 10 per km²)
+#   geosearch_count  the 10 nearest of the points within 5 km (about 800 examined and sorted)
+readonly EXTRA_TESTS="lrange_spread,evalsha_get,evalsha_incr,evalsha_10,pfadd,pfcount,pfcount_union,\
+geosearch,geosearch_count"
 readonly SCRIPT_GET="return redis.call('get', KEYS[1])"
 readonly SCRIPT_INCR="return redis.call('incr', KEYS[1])"
 readonly SCRIPT_10="for i = 1, 5 do redis.call('incr', KEYS[1]); redis.call('get', KEYS[1]) end return 1"
+# 100,000 points in [13, 14] x [38, 39] from a MINSTD generator (the same points on both servers).
+readonly SCRIPT_GEO_FILL="local x = 12345
+local function next() x = (x * 48271) % 2147483647; return x / 2147483647 end
+for i = 1, 100000 do redis.call('geoadd', KEYS[1], 13 + next(), 38 + next(), 'p' .. i) end
+return redis.call('zcard', KEYS[1])"
 
 # The SHA-1 EVALSHA names a script by.
 script_sha() { printf '%s' "$1" | sha1sum | cut -d' ' -f1; }
@@ -259,6 +268,8 @@ test_args() {
     pfadd) echo "-r 10000000 PFADD hll elem:__rand_int__" ;;
     pfcount) echo "PFCOUNT hll" ;;
     pfcount_union) echo "PFCOUNT hll hll2" ;;
+    geosearch) echo "GEOSEARCH geo FROMLONLAT 13.5 38.5 BYRADIUS 1 km WITHDIST" ;;
+    geosearch_count) echo "GEOSEARCH geo FROMLONLAT 13.5 38.5 BYRADIUS 5 km COUNT 10" ;;
     *) echo "-t $1" ;;
   esac
 }
@@ -287,6 +298,14 @@ prefill_for_test() {
           "${BENCH_ARGV[@]}" PFADD "$key" "e:__rand_int__" >/dev/null 2>"$err" &&
           ! grep -q "Error from server" "$err" || return 1
       done
+      ;;
+    geosearch*)
+      # The geo set, once per server (the searches do not change it).
+      local points
+      points=$("$CLI" -h 127.0.0.1 -p "$port" ZCARD geo 2>"$err")
+      [[ "$points" == 100000 ]] && return 0
+      "$CLI" -h 127.0.0.1 -p "$port" EVAL "$SCRIPT_GEO_FILL" 1 geo >/dev/null 2>"$err"
+      [[ "$("$CLI" -h 127.0.0.1 -p "$port" ZCARD geo 2>"$err")" == 100000 ]]
       ;;
     lrange_spread)
       # 1M RPUSHes over 1,000 keys, once per server (the reads do not change the lists).

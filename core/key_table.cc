@@ -124,6 +124,8 @@ std::string_view KeyTypeName(KeyType type) {
       return "zset";
     case KeyType::kHash:
       return "hash";
+    case KeyType::kStream:
+      return "stream";
   }
   return "none";
 }

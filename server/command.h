@@ -262,6 +262,7 @@ const std::vector<CommandBinding>& KeyspaceCommands();     // keyspace_commands.
 const std::vector<CommandBinding>& BitmapCommands();       // bitmap_commands.cc
 const std::vector<CommandBinding>& HllCommands();          // hll_commands.cc
 const std::vector<CommandBinding>& GeoCommands();          // geo_commands.cc
+const std::vector<CommandBinding>& StreamCommands();       // stream_commands.cc
 const std::vector<CommandBinding>& HashCommands();         // hash_commands.cc
 const std::vector<CommandBinding>& SetCommands();          // set_commands.cc
 const std::vector<CommandBinding>& ListCommands();         // list_commands.cc

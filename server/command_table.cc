@@ -80,8 +80,8 @@ std::vector<CommandBinding> AllCommandBindings() {
   std::vector<CommandBinding> rows;
   for (const auto* family :
        {&ServerCommands(), &ConnectionCommands(), &StringCommands(), &KeyspaceCommands(),
-        &BitmapCommands(), &HllCommands(), &GeoCommands(), &HashCommands(), &SetCommands(),
-        &ListCommands(), &SortCommands(), &ZSetCommands(), &TransactionCommands(),
+        &BitmapCommands(), &HllCommands(), &GeoCommands(), &StreamCommands(), &HashCommands(),
+        &SetCommands(), &ListCommands(), &SortCommands(), &ZSetCommands(), &TransactionCommands(),
         &SnapshotCommands(), &MigrateCommands(), &PubSubCommands(), &ScriptingCommands()}) {
     rows.insert(rows.end(), family->begin(), family->end());
   }

@@ -224,11 +224,43 @@ inline constexpr std::string_view kGeoNeedHeight = "ERR need numeric height";
 inline constexpr std::string_view kGeoNegativeBox = "ERR height or width cannot be negative";
 inline constexpr std::string_view kGeoBadMember = "ERR could not decode requested zset member";
 inline constexpr std::string_view kGeoCountNotPositive = "ERR COUNT must be > 0";
-inline constexpr std::string_view kGeoAnyNeedsCount = "ERR the ANY argument requires COUNT argument";
+inline constexpr std::string_view kGeoAnyNeedsCount =
+    "ERR the ANY argument requires COUNT argument";
 inline constexpr std::string_view kGeoStoreWithOptions =
     "ERR %s is not compatible with WITHDIST, WITHHASH and WITHCOORD options";
 inline constexpr std::string_view kGeoNeedFrom =
     "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for %s";
 inline constexpr std::string_view kGeoNeedShape =
     "ERR exactly one of BYRADIUS and BYBOX can be specified for %s";
+
+// Streams (stream_commands.cc).
+inline constexpr std::string_view kStreamInvalidId =
+    "ERR Invalid stream ID specified as stream command argument";
+inline constexpr std::string_view kStreamMaxlenAndMinid =
+    "ERR syntax error, MAXLEN and MINID options at the same time are not compatible";
+inline constexpr std::string_view kStreamMaxlenNegative = "ERR The MAXLEN argument must be >= 0.";
+inline constexpr std::string_view kStreamLimitNegative = "ERR The LIMIT argument must be >= 0.";
+inline constexpr std::string_view kStreamLimitWithoutStrategy =
+    "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy";
+inline constexpr std::string_view kStreamXtrimNeedsStrategy =
+    "ERR syntax error, XTRIM must be called with a trimming strategy";
+inline constexpr std::string_view kStreamLimitWithoutApprox =
+    "ERR syntax error, LIMIT cannot be used without the special ~ option";
+inline constexpr std::string_view kStreamXaddIdZero =
+    "ERR The ID specified in XADD must be greater than 0-0";
+inline constexpr std::string_view kStreamExhausted =
+    "ERR The stream has exhausted the last possible ID, unable to add more items";
+inline constexpr std::string_view kStreamXaddIdSmall =
+    "ERR The ID specified in XADD is equal or smaller than the target stream top item";
+inline constexpr std::string_view kStreamTooLarge = "ERR Elements are too large to be stored";
+inline constexpr std::string_view kStreamInvalidStart = "ERR invalid start ID for the interval";
+inline constexpr std::string_view kStreamInvalidEnd = "ERR invalid end ID for the interval";
+inline constexpr std::string_view kStreamEntriesAddedNegative =
+    "ERR entries_added must be positive";
+inline constexpr std::string_view kStreamSetIdBelowMaxDeleted =
+    "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id";
+inline constexpr std::string_view kStreamSetIdBelowTop =
+    "ERR The ID specified in XSETID is smaller than the target stream top item";
+inline constexpr std::string_view kStreamEntriesAddedBelowLength =
+    "ERR The entries_added specified in XSETID is smaller than the target stream length";
 }  // namespace gigakv::errors

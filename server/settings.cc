@@ -88,6 +88,8 @@ void Settings::Load(const Config& config) {
   tcp_keepalive_s.set(integer("tcp-keepalive"));
   proto_max_bulk_len.set(integer("proto-max-bulk-len"));
   hll_sparse_max_bytes.set(integer("hll-sparse-max-bytes"));
+  stream_node_max_bytes.set(integer("stream-node-max-bytes"));
+  stream_node_max_entries.set(integer("stream-node-max-entries"));
   client_query_buffer_limit.set(integer("client-query-buffer-limit"));
   normal_output_limit.set(OutputLimitOf(text("client-output-buffer-limit"), "normal"));
   pubsub_output_limit.set(OutputLimitOf(text("client-output-buffer-limit"), "pubsub"));

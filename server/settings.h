@@ -92,6 +92,8 @@ class Settings {
   Live<int64_t> tcp_keepalive_s;
   Live<int64_t> proto_max_bulk_len;
   Live<int64_t> hll_sparse_max_bytes;
+  Live<int64_t> stream_node_max_bytes;
+  Live<int64_t> stream_node_max_entries;
   Live<int64_t> client_query_buffer_limit;
   // client-output-buffer-limit, per class of client (Redis's getClientType): bytes of output not
   // yet sent that close the client at once (hard) or when exceeded for longer than

@@ -49,6 +49,9 @@ void CountKey(const RdbKey& key, int64_t now_ms, RdbCheckDb* db) {
     case KeyType::kHash:
       ++db->hashes;
       break;
+    case KeyType::kStream:
+      ++db->streams;
+      break;
   }
   if (key.expire_ms.has_value()) {
     ++db->expires;
@@ -182,8 +185,8 @@ std::string FormatRdbCheckReport(const RdbCheckReport& report, std::string_view 
     highest_db = id;
     std::string text =
         StrCat("DB ", id, ": ", db.keys(), " keys (string ", db.strings, ", list ", db.lists,
-               ", set ", db.sets, ", zset ", db.zsets, ", hash ", db.hashes, "), ", db.expires,
-               " expires, ", db.already_expired, " already expired");
+               ", set ", db.sets, ", zset ", db.zsets, ", hash ", db.hashes, ", stream ",
+               db.streams, "), ", db.expires, " expires, ", db.already_expired, " already expired");
     if (db.empty_keys > 0) StrAppend(&text, ", ", db.empty_keys, " empty keys skipped");
     info(text);
   }

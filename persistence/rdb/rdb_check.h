@@ -43,13 +43,14 @@ struct RdbCheckDb {
   uint64_t sets = 0;
   uint64_t zsets = 0;
   uint64_t hashes = 0;
+  uint64_t streams = 0;
   uint64_t expires = 0;              // Non-empty keys with an expiry.
   uint64_t already_expired = 0;      // Of which those whose expiry is before now_ms.
   uint64_t empty_keys = 0;           // Empty collections (not in the type counts).
   uint64_t selects = 0;              // SELECTDB items naming this database.
   uint64_t first_select_offset = 0;  // Offset right after its first SELECTDB (0: none).
 
-  uint64_t keys() const { return strings + lists + sets + zsets + hashes; }
+  uint64_t keys() const { return strings + lists + sets + zsets + hashes + streams; }
 };
 
 struct RdbCheckAux {

@@ -357,9 +357,9 @@ bool ParseSearchOrReply(CommandContext& ctx, unsigned flags, const ZSet* zset,
   }
   if (request->store_key.has_value() &&
       (request->with_dist || request->with_hash || request->with_coord)) {
-    ctx.reply.Error(FormatText(errors::kGeoStoreWithOptions,
-                               {(flags & kSearchStore) ? "GEOSEARCHSTORE"
-                                                       : "STORE option in GEORADIUS"}));
+    ctx.reply.Error(
+        FormatText(errors::kGeoStoreWithOptions,
+                   {(flags & kSearchStore) ? "GEOSEARCHSTORE" : "STORE option in GEORADIUS"}));
     return false;
   }
   if (search && !from_member && !from_lonlat) {
@@ -498,8 +498,8 @@ void SortMatches(std::vector<GeoMatch>& matches, Order order, size_t returned) {
 
 void ReplyMatches(CommandContext& ctx, const SearchRequest& request,
                   const std::vector<GeoMatch>& matches, size_t returned) {
-  const int64_t options = int64_t{request.with_dist} + int64_t{request.with_hash} +
-                          int64_t{request.with_coord};
+  const int64_t options =
+      int64_t{request.with_dist} + int64_t{request.with_hash} + int64_t{request.with_coord};
   ctx.reply.ArrayHeader(static_cast<int64_t>(returned));
   for (size_t i = 0; i < returned; ++i) {
     const GeoMatch& match = matches[i];
@@ -547,9 +547,9 @@ void SearchGeneric(CommandContext& ctx, size_t source_index, unsigned flags) {
     }
     matches = FindMatches(*zset, request);
   }
-  const size_t returned =
-      request.count == 0 ? matches.size()
-                         : std::min(matches.size(), static_cast<size_t>(request.count));
+  const size_t returned = request.count == 0
+                              ? matches.size()
+                              : std::min(matches.size(), static_cast<size_t>(request.count));
   SortMatches(matches, request.order, returned);
   if (!request.store_key.has_value()) {
     ReplyMatches(ctx, request, matches, returned);
@@ -559,9 +559,8 @@ void SearchGeneric(CommandContext& ctx, size_t source_index, unsigned flags) {
   elements.reserve(returned);
   for (size_t i = 0; i < returned; ++i) {
     GeoMatch& match = matches[i];
-    elements.emplace_back(std::move(match.member), request.store_dist
-                                                       ? match.distance / request.unit_factor
-                                                       : match.score);
+    elements.emplace_back(std::move(match.member),
+                          request.store_dist ? match.distance / request.unit_factor : match.score);
   }
   std::unique_ptr<ZSet> result = BuildZSetResult(ctx, elements, /*stored=*/true);
   KeyAccess dest = FindLocked(ctx, *request.store_key, Lookup::kWrite);

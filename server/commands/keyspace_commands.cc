@@ -277,7 +277,8 @@ void CmdKeys(CommandContext& ctx) {
 
 bool ParseTypeName(std::string_view name, KeyType* type) {
   for (KeyType candidate :
-       {KeyType::kString, KeyType::kList, KeyType::kSet, KeyType::kZSet, KeyType::kHash}) {
+       {KeyType::kString, KeyType::kList, KeyType::kSet, KeyType::kZSet, KeyType::kHash,
+        KeyType::kStream}) {
     if (EqualsIgnoreCase(name, KeyTypeName(candidate))) {
       *type = candidate;
       return true;

@@ -61,6 +61,9 @@ const std::vector<Command>& Fixture() {
       {"SET", "other", "1"},
       {"SELECT", "0"},
       {"PFADD", "hll0", "x", "y"},
+      {"XADD", "stream", "1-1", "a", "1"},
+      {"XADD", "stream", "2-1", "b", "2"},
+      {"XADD", "stream", "3-1", "a", "3"},
       {"FUNCTION", "LOAD", "#!lua name=fixture\nredis.register_function('f1', function() end)"},
   };
   return *fixture;
@@ -236,6 +239,14 @@ const std::map<std::string, std::vector<Sample>>& Samples() {
        {{{"GEOSEARCHSTORE", "z2", "z", "FROMLONLAT", "-180", "-85", "BYBOX", "300", "300", "km"},
          true, false, 3},
         {{"GEOSEARCHSTORE", "s", "missing", "FROMMEMBER", "a", "BYRADIUS", "1", "m"}}}},
+      {"xadd",
+       {{{"XADD", "newstream", "1-1", "f", "v"}},
+        {{"XADD", "stream", "MAXLEN", "~", "0", "*", "f", "v"}},
+        {{"XADD", "stream", "MAXLEN", "1", "4-*", "f", "v"}}}},
+      {"xtrim", {{{"XTRIM", "stream", "MAXLEN", "1"}, true, false, 2}}},
+      {"xdel", {{{"XDEL", "stream", "1-1", "3-1", "9-9"}, true, false, 2}}},
+      // Changes only the stream's metadata, which the digest cannot see yet (no XINFO).
+      {"xsetid", {{{"XSETID", "stream", "10-0", "ENTRIESADDED", "7"}, false, true}}},
       {"pfmerge",
        {{{"PFMERGE", "merged", "hll0", "missing"}}, {{"PFMERGE", "hll0", "hll0"}, false, true}}},
       {"pfdebug", {{{"PFDEBUG", "TODENSE", "hll0"}}, {{"PFDEBUG", "GETREG", "hll0"}}}},

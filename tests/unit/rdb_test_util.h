@@ -113,6 +113,9 @@ inline std::vector<std::string> Contents(const Object& object) {
       });
       return out;
     }
+    case KeyType::kStream:  // Entry IDs in order.
+      object.ForEachElement([&](std::string_view e) { out.emplace_back(e); });
+      return out;
     case KeyType::kString:
       break;
   }

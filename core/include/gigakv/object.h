@@ -11,7 +11,7 @@
 namespace gigakv {
 
 // Redis's key types, as TYPE reports them.
-enum class KeyType : uint8_t { kString, kList, kSet, kZSet, kHash };
+enum class KeyType : uint8_t { kString, kList, kSet, kZSet, kHash, kStream };
 
 std::string_view KeyTypeName(KeyType type);
 
