@@ -103,7 +103,8 @@ class InProcessClient {
 
 // "db:key" -> "type|absolute expiry (ms, -1 none)|value", the value canonical per type: string
 // bytes, list elements in order, set members sorted, hash pairs sorted by field, zset pairs in
-// rank order, stream entries in order. Reads with NO-TOUCH so that taking a digest does not change eviction's choices.
+// rank order, stream entries in order. Reads with NO-TOUCH so that taking a digest does not
+// change eviction's choices.
 using Digest = std::map<std::string, std::string>;
 
 inline std::string JoinElements(const protocol::RespValue& value, bool sort_pairs, bool sort) {
@@ -149,8 +150,8 @@ inline Digest KeyspaceDigest(server::Server& server, int databases = 16) {
       } else if (type == "stream") {
         // Entries only (XINFO, which shows the metadata, does not exist yet).
         for (const protocol::RespValue& entry : client.Run({"XRANGE", key, "-", "+"}).elements) {
-          value += entry.elements[0].str + "{" + JoinElements(entry.elements[1], false, false) +
-                   "}";
+          value +=
+              entry.elements[0].str + "{" + JoinElements(entry.elements[1], false, false) + "}";
         }
       } else {
         continue;  // Gone between KEYS and TYPE (expired): not part of the keyspace.
