@@ -154,17 +154,19 @@ TEST(RdbCheckTest, FormatsLikeRedisCheckRdb) {
   const std::string file = SampleFile(&objects);
   const RdbCheckReport report = Check(file);
   const std::string text = FormatRdbCheckReport(report, "dump.rdb");
-  const std::string expected_tail =
-      StrCat("[offset ", file.size(), "] Checksum OK\n",              //
-             "[offset ", file.size(), "] \\o/ RDB looks OK! \\o/\n",  //
-             "[info] DB 0: 6 keys (string 3, list 1, set 1, zset 0, hash 1), 3 expires, 2 already "
-             "expired\n"
-             "[info] DB 5: 4 keys (string 1, list 0, set 1, zset 2, hash 0), 1 expires, 0 already "
-             "expired\n"
-             "[info] 10 keys read\n"
-             "[info] 4 expires\n"
-             "[info] 2 already expired\n"
-             "[info] 0 empty keys skipped\n");
+  const std::string expected_tail = StrCat(
+      "[offset ", file.size(), "] Checksum OK\n",              //
+      "[offset ", file.size(), "] \\o/ RDB looks OK! \\o/\n",  //
+      "[info] DB 0: 6 keys (string 3, list 1, set 1, zset 0, hash 1, stream 0), 3 expires, 2 "
+      "already "
+      "expired\n"
+      "[info] DB 5: 4 keys (string 1, list 0, set 1, zset 2, hash 0, stream 0), 1 expires, 0 "
+      "already "
+      "expired\n"
+      "[info] 10 keys read\n"
+      "[info] 4 expires\n"
+      "[info] 2 already expired\n"
+      "[info] 0 empty keys skipped\n");
   EXPECT_THAT(text, StartsWith("[offset 0] Checking RDB file dump.rdb\n"
                                "[offset 9] RDB version 10\n"
                                "[offset 27] AUX FIELD redis-ver = '7.0.15'\n"
@@ -227,8 +229,9 @@ TEST(RdbCheckTest, EmptyKeysHighDatabasesAndFunctionsAreCounted) {
   EXPECT_EQ(report.function_libraries, 1u);
   const std::string text = FormatRdbCheckReport(report, "f");
   EXPECT_THAT(text, HasSubstr("[offset 11] Selecting DB ID 20\n"));
-  EXPECT_THAT(text, HasSubstr("[info] DB 20: 1 keys (string 1, list 0, set 0, zset 0, hash 0), "
-                              "0 expires, 0 already expired, 2 empty keys skipped\n"));
+  EXPECT_THAT(text,
+              HasSubstr("[info] DB 20: 1 keys (string 1, list 0, set 0, zset 0, hash 0, stream 0), "
+                        "0 expires, 0 already expired, 2 empty keys skipped\n"));
   EXPECT_THAT(text, HasSubstr("[info] 3 keys read\n"));
   EXPECT_THAT(text, HasSubstr("[info] 2 empty keys skipped\n"));
   EXPECT_THAT(text, HasSubstr("'databases 21' or more"));
@@ -303,9 +306,10 @@ TEST(RdbCheckCorruptTest, UnsupportedItemsAndBadHeaders) {
               HasSubstr("[offset 0] can't handle RDB format version 11\n"));
   EXPECT_THAT(FormatRdbCheckReport(Check("NOTREDIS!"), "f"),
               HasSubstr("[offset 0] not an RDB file (wrong signature)\n"));
-  const RdbCheckReport stream = Check(StrCat("REDIS0010", "\x13\x01s"sv));
+  const RdbCheckReport stream =
+      Check(StrCat("REDIS0010", "\x13\x01s\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01"sv));
   EXPECT_THAT(FormatRdbCheckReport(stream, "f"),
-              HasSubstr("stream values (RDB type 19) are not supported (key \"s\")\n"));
+              HasSubstr("stream consumer groups are not supported yet"));
 }
 
 TEST(RdbCheckTest, SplitErrorOffset) {
