@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "gigakv/numbers.h"
 
 namespace gigakv {
@@ -351,12 +352,31 @@ void Stream::ForEachNodeEntry(std::string_view node, const StreamID& master_id, 
 size_t Stream::MemoryUsage() const {
   size_t bytes = sizeof(Stream);
   for (const auto& [id, node] : nodes_) bytes += node.capacity() + sizeof(id) + sizeof(node) + 16;
+  for (const auto& [name, group] : groups_) {
+    bytes += sizeof(StreamGroup) + name.capacity() + 32;
+    bytes += group->pel.size() * (sizeof(StreamNack) + 2 * (sizeof(StreamID) + 16));
+    for (const auto& [consumer_name, consumer] : group->consumers) {
+      bytes += sizeof(StreamConsumer) + 2 * consumer_name.capacity() + 32;
+    }
+  }
   return bytes;
 }
 
 Object* Stream::Clone() const {
   auto* copy = new Stream();
   copy->nodes_ = nodes_;
+  for (const auto& [name, group] : groups_) {
+    StreamGroup* group_copy = copy->CreateGroup(name, group->last_id, group->entries_read);
+    for (const auto& [consumer_name, consumer] : group->consumers) {
+      group_copy->CreateConsumer(consumer_name, consumer->seen_time_ms);
+    }
+    for (const auto& [id, nack] : group->pel) {
+      auto nack_copy = std::make_unique<StreamNack>(*nack);
+      nack_copy->consumer = group_copy->FindConsumer(nack->consumer->name);
+      nack_copy->consumer->pel.emplace(id, nack_copy.get());
+      group_copy->pel.emplace(id, std::move(nack_copy));
+    }
+  }
   copy->length_ = length_;
   copy->last_id_ = last_id_;
   copy->first_id_ = first_id_;
@@ -665,6 +685,143 @@ bool Stream::EdgeId(bool first, StreamID* id) const {
 
 void Stream::ForEachNode(absl::FunctionRef<void(const StreamID&, std::string_view)> fn) const {
   for (const auto& [id, node] : nodes_) fn(id, node);
+}
+
+// --- Consumer groups -----------------------------------------------------------------------------
+
+StreamConsumer* StreamGroup::FindConsumer(std::string_view name) {
+  auto it = consumers.find(absl::string_view(name.data(), name.size()));
+  return it == consumers.end() ? nullptr : it->second.get();
+}
+
+StreamConsumer* StreamGroup::CreateConsumer(std::string_view name, int64_t now_ms) {
+  auto [it, inserted] = consumers.try_emplace(std::string(name));
+  if (!inserted) return nullptr;
+  it->second = std::make_unique<StreamConsumer>();
+  it->second->name = std::string(name);
+  it->second->seen_time_ms = now_ms;
+  return it->second.get();
+}
+
+size_t StreamGroup::DeleteConsumer(std::string_view name) {
+  auto it = consumers.find(absl::string_view(name.data(), name.size()));
+  if (it == consumers.end()) return 0;
+  const size_t pending = it->second->pel.size();
+  for (const auto& [id, nack] : it->second->pel) pel.erase(id);
+  consumers.erase(it);
+  return pending;
+}
+
+StreamNack* StreamGroup::Deliver(const StreamID& id, StreamConsumer* consumer, int64_t now_ms) {
+  auto [it, inserted] = pel.try_emplace(id);
+  if (inserted) {
+    it->second = std::make_unique<StreamNack>();
+  } else {
+    it->second->consumer->pel.erase(id);
+  }
+  StreamNack* nack = it->second.get();
+  nack->consumer = consumer;
+  nack->delivery_time_ms = now_ms;
+  nack->delivery_count = 1;
+  consumer->pel[id] = nack;
+  return nack;
+}
+
+void StreamGroup::Transfer(StreamNack* nack, const StreamID& id, StreamConsumer* consumer) {
+  if (nack->consumer == consumer) return;
+  nack->consumer->pel.erase(id);
+  nack->consumer = consumer;
+  consumer->pel[id] = nack;
+}
+
+bool StreamGroup::Acknowledge(const StreamID& id) {
+  auto it = pel.find(id);
+  if (it == pel.end()) return false;
+  it->second->consumer->pel.erase(id);
+  pel.erase(it);
+  return true;
+}
+
+StreamGroup* Stream::FindGroup(std::string_view name) {
+  auto it = groups_.find(absl::string_view(name.data(), name.size()));
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+const StreamGroup* Stream::FindGroup(std::string_view name) const {
+  auto it = groups_.find(absl::string_view(name.data(), name.size()));
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+StreamGroup* Stream::CreateGroup(std::string_view name, const StreamID& last_id,
+                                 int64_t entries_read) {
+  auto [it, inserted] = groups_.try_emplace(std::string(name));
+  if (!inserted) return nullptr;
+  it->second = std::make_unique<StreamGroup>();
+  it->second->last_id = last_id;
+  it->second->entries_read = entries_read;
+  return it->second.get();
+}
+
+bool Stream::DestroyGroup(std::string_view name) {
+  auto it = groups_.find(absl::string_view(name.data(), name.size()));
+  if (it == groups_.end()) return false;
+  groups_.erase(it);
+  return true;
+}
+
+bool Stream::RangeHasTombstones(const StreamID& start, const StreamID& end) const {
+  if (length_ == 0 || max_deleted_id_ == StreamID::Min()) return false;
+  if (first_id_ > max_deleted_id_) return false;
+  return start <= max_deleted_id_ && max_deleted_id_ <= end;
+}
+
+int64_t Stream::EstimateDistance(const StreamID& id) const {
+  if (entries_added_ == 0) return 0;
+  const auto added = static_cast<int64_t>(entries_added_);
+  if (length_ == 0 && id <= last_id_) return added;
+  if (id == last_id_) return added;
+  if (id > last_id_) return StreamGroup::kInvalidEntriesRead;
+  if (max_deleted_id_ == StreamID::Min() || max_deleted_id_ < first_id_) {
+    if (id < first_id_) return added - static_cast<int64_t>(length_);
+    if (id == first_id_) return added - static_cast<int64_t>(length_) + 1;
+  }
+  return StreamGroup::kInvalidEntriesRead;
+}
+
+int64_t Stream::GroupLag(const StreamGroup& group) const {
+  if (entries_added_ == 0) return 0;
+  const auto added = static_cast<int64_t>(entries_added_);
+  if (group.entries_read != StreamGroup::kInvalidEntriesRead &&
+      !RangeHasTombstones(group.last_id, StreamID::Max())) {
+    return added - group.entries_read;
+  }
+  const int64_t entries_read = EstimateDistance(group.last_id);
+  return entries_read == StreamGroup::kInvalidEntriesRead ? -1 : added - entries_read;
+}
+
+void Stream::DeliverNew(
+    StreamGroup& group, StreamConsumer* consumer, size_t count, bool noack, int64_t now_ms,
+    absl::FunctionRef<void(const StreamID&, absl::Span<const std::string_view>)> fn) {
+  StreamID start = group.last_id;
+  if (!start.Increment()) return;
+  size_t delivered = 0;
+  // Copies first: the callback replies while group state changes (no stream mutation).
+  Range(start, StreamID::Max(), false,
+        [&](const StreamID& id, absl::Span<const std::string_view> field_values) {
+          if (id > group.last_id) {
+            if (group.entries_read != StreamGroup::kInvalidEntriesRead &&
+                !RangeHasTombstones(id, StreamID::Max())) {
+              ++group.entries_read;
+            } else if (entries_added_ != 0) {
+              group.entries_read = EstimateDistance(id);
+            }
+            group.last_id = id;
+          }
+          fn(id, field_values);
+          if (!noack) group.Deliver(id, consumer, now_ms);
+          ++delivered;
+          return count == 0 || delivered < count;
+        });
 }
 
 bool Stream::AddNode(const StreamID& master, std::string listpack) {

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -105,6 +106,45 @@ struct StreamTrim {
   StreamID minid;
 };
 
+struct StreamConsumer;
+
+// A delivered, not yet acknowledged entry of a consumer group (Redis's streamNACK).
+struct StreamNack {
+  int64_t delivery_time_ms = 0;
+  uint64_t delivery_count = 1;
+  StreamConsumer* consumer = nullptr;  // The owner; its pel points back at this NACK.
+};
+
+// A consumer of a group (Redis's streamConsumer). Its pel holds pointers to NACKs the group's
+// pel owns.
+struct StreamConsumer {
+  std::string name;
+  int64_t seen_time_ms = 0;
+  absl::btree_map<StreamID, StreamNack*> pel;
+};
+
+// A consumer group (Redis's streamCG). Consumers are ordered by name bytes (Redis's rax order).
+struct StreamGroup {
+  static constexpr int64_t kInvalidEntriesRead = -1;  // Redis's SCG_INVALID_ENTRIES_READ.
+  StreamID last_id;
+  int64_t entries_read = kInvalidEntriesRead;
+  absl::btree_map<StreamID, std::unique_ptr<StreamNack>> pel;
+  absl::btree_map<std::string, std::unique_ptr<StreamConsumer>> consumers;
+
+  StreamConsumer* FindConsumer(std::string_view name);
+  // Creates the consumer (seen now); nullptr if it exists.
+  StreamConsumer* CreateConsumer(std::string_view name, int64_t now_ms);
+  // Deletes the consumer and its pending entries; returns how many were pending.
+  size_t DeleteConsumer(std::string_view name);
+  // Gives the NACK of `id` (created if missing, with count 1) to `consumer`, delivered at
+  // `now_ms`: Redis's bookkeeping when XREADGROUP delivers an entry. Returns the NACK.
+  StreamNack* Deliver(const StreamID& id, StreamConsumer* consumer, int64_t now_ms);
+  // Moves an existing NACK to `consumer` (XCLAIM), keeping its times.
+  void Transfer(StreamNack* nack, const StreamID& id, StreamConsumer* consumer);
+  // XACK of one ID: true if it was pending.
+  bool Acknowledge(const StreamID& id);
+};
+
 class Stream final : public Object {
  public:
   enum class AppendStatus : uint8_t {
@@ -161,6 +201,31 @@ class Stream final : public Object {
   // The first or last live entry's ID (Redis's streamGetEdgeID); false when empty.
   bool EdgeId(bool first, StreamID* id) const;
 
+  // --- Consumer groups (ordered by name bytes) ---
+  StreamGroup* FindGroup(std::string_view name);
+  const StreamGroup* FindGroup(std::string_view name) const;
+  // nullptr if the group exists.
+  StreamGroup* CreateGroup(std::string_view name, const StreamID& last_id, int64_t entries_read);
+  bool DestroyGroup(std::string_view name);
+  const absl::btree_map<std::string, std::unique_ptr<StreamGroup>>& groups() const {
+    return groups_;
+  }
+
+  // Redis's streamEstimateDistanceFromFirstEverEntry: the entries-read counter a group whose last
+  // delivered ID is `id` would have, or StreamGroup::kInvalidEntriesRead when it cannot be known.
+  int64_t EstimateDistance(const StreamID& id) const;
+  // Redis's streamRangeHasTombstones: whether a deleted entry may lie in [start, end].
+  bool RangeHasTombstones(const StreamID& start, const StreamID& end) const;
+  // XREADGROUP ">": delivers up to `count` (0 = all) entries after the group's last ID to
+  // `consumer` (nullptr with `noack`... the consumer is needed only for the NACKs), advancing the
+  // group's last ID and entries-read as Redis does, and creating/transferring NACKs unless
+  // `noack`. Calls fn(id, field_values) for each (views valid during the call).
+  void DeliverNew(StreamGroup& group, StreamConsumer* consumer, size_t count, bool noack,
+                  int64_t now_ms,
+                  absl::FunctionRef<void(const StreamID&, absl::Span<const std::string_view>)> fn);
+  // The group's lag (XINFO GROUPS), or -1 for "unknown" (Redis replies nil).
+  int64_t GroupLag(const StreamGroup& group) const;
+
   // Nodes as Redis's RDB writes them: fn(master ID, listpack bytes), in order.
   void ForEachNode(absl::FunctionRef<void(const StreamID&, std::string_view)> fn) const;
   // RDB loading: adds a node whose listpack passed IsValidNode; false if a node with that master
@@ -181,6 +246,7 @@ class Stream final : public Object {
   static void ForEachNodeEntry(std::string_view lp, const StreamID& master, Fn&& fn);
 
   absl::btree_map<StreamID, std::string> nodes_;  // master ID -> listpack
+  absl::btree_map<std::string, std::unique_ptr<StreamGroup>> groups_;
   uint64_t length_ = 0;
   StreamID last_id_;
   StreamID first_id_;

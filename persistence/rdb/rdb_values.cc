@@ -175,20 +175,32 @@ uint8_t RdbTypeOf(const RecordView& record) {
 }
 
 // STREAM_LISTPACKS_2 (Redis's rdbSaveObject of a stream):
-//   stream  := nodes:len (node_key:string[16] listpack:string){nodes}
-//              length:len last_ms:len last_seq:len first_ms:len first_seq:len
-//              max_deleted_ms:len max_deleted_seq:len entries_added:len groups:len group*
-//   node_key := master ms:u64 BE, master seq:u64 BE (the rax key)
-// Groups are not kept yet: always 0 of them.
+//   stream   := nodes:len (node_key:string[16] listpack:string){nodes}
+//               length:len last_ms:len last_seq:len first_ms:len first_seq:len
+//               max_deleted_ms:len max_deleted_seq:len entries_added:len groups:len group*
+//   node_key := ms:u64 BE seq:u64 BE (the node's master ID; also the form of every raw_id)
+//   group    := name:string last_ms:len last_seq:len entries_read:len (-1 as 2^64 - 1)
+//               pel:len (raw_id:16 bytes delivery_time:millis delivery_count:len){pel}
+//               consumers:len consumer*
+//   consumer := name:string seen_time:millis pel:len raw_id{pel}   (each in the group's pel)
+// STREAM_LISTPACKS (version 1) lacks first/max-deleted IDs, entries added and entries_read.
+void WriteRawId(RdbWriter& writer, const StreamID& id) {
+  char raw[16];
+  for (int i = 0; i < 8; ++i) {
+    raw[i] = static_cast<char>(id.ms >> (56 - 8 * i));
+    raw[8 + i] = static_cast<char>(id.seq >> (56 - 8 * i));
+  }
+  writer.WriteRaw(std::string_view(raw, sizeof(raw)));
+}
+
 void WriteStream(RdbWriter& writer, const Stream& stream) {
   writer.WriteLength(stream.node_count());
+  std::string key;
   stream.ForEachNode([&](const StreamID& master, std::string_view listpack) {
-    char key[16];
-    for (int i = 0; i < 8; ++i) {
-      key[i] = static_cast<char>(master.ms >> (56 - 8 * i));
-      key[8 + i] = static_cast<char>(master.seq >> (56 - 8 * i));
-    }
-    writer.WriteString(std::string_view(key, sizeof(key)));
+    key.clear();
+    for (int i = 0; i < 8; ++i) key.push_back(static_cast<char>(master.ms >> (56 - 8 * i)));
+    for (int i = 0; i < 8; ++i) key.push_back(static_cast<char>(master.seq >> (56 - 8 * i)));
+    writer.WriteString(key);
     writer.WriteString(listpack);
     (void)writer.MaybeFlush();
   });
@@ -198,7 +210,28 @@ void WriteStream(RdbWriter& writer, const Stream& stream) {
     writer.WriteLength(id.seq);
   }
   writer.WriteLength(stream.entries_added());
-  writer.WriteLength(0);
+  writer.WriteLength(stream.groups().size());
+  for (const auto& [name, group] : stream.groups()) {
+    writer.WriteString(name);
+    writer.WriteLength(group->last_id.ms);
+    writer.WriteLength(group->last_id.seq);
+    writer.WriteLength(static_cast<uint64_t>(group->entries_read));
+    writer.WriteLength(group->pel.size());
+    for (const auto& [id, nack] : group->pel) {
+      WriteRawId(writer, id);
+      writer.WriteMillis(nack->delivery_time_ms);
+      writer.WriteLength(nack->delivery_count);
+      (void)writer.MaybeFlush();
+    }
+    writer.WriteLength(group->consumers.size());
+    for (const auto& [consumer_name, consumer] : group->consumers) {
+      writer.WriteString(consumer_name);
+      writer.WriteMillis(consumer->seen_time_ms);
+      writer.WriteLength(consumer->pel.size());
+      for (const auto& [id, nack] : consumer->pel) WriteRawId(writer, id);
+      (void)writer.MaybeFlush();
+    }
+  }
 }
 
 void WriteValue(RdbWriter& writer, const RecordView& record) {
@@ -351,6 +384,8 @@ class ValueLoader {
   absl::StatusOr<LoadedValue> LoadQuicklist(bool v2);
   absl::StatusOr<LoadedValue> LoadBlob(uint8_t type);
   absl::StatusOr<LoadedValue> LoadStream(bool v2);
+  absl::Status LoadStreamGroups(Stream& stream, bool v2);
+  absl::Status RawId(StreamID* id);
 
   // Walks the pairs of a ziplist or listpack blob: fn(first, second) per pair; an odd count is
   // an error.
@@ -597,6 +632,88 @@ absl::StatusOr<LoadedValue> ValueLoader::LoadBlob(uint8_t type) {
   }
 }
 
+absl::Status ValueLoader::RawId(StreamID* id) {
+  std::string raw;
+  if (absl::Status status = reader_.ReadExact(16, &raw); !status.ok()) return status;
+  *id = {};
+  for (int b = 0; b < 8; ++b) {
+    id->ms = (id->ms << 8) | static_cast<uint8_t>(raw[b]);
+    id->seq = (id->seq << 8) | static_cast<uint8_t>(raw[8 + b]);
+  }
+  return absl::OkStatus();
+}
+
+// The consumer groups of a stream (grammar at WriteStream), with Redis's checks, plus one Redis
+// makes only under deep sanitization: every pending entry must belong to a consumer.
+absl::Status ValueLoader::LoadStreamGroups(Stream& stream, bool v2) {
+  absl::StatusOr<uint64_t> groups = Length();
+  if (!groups.ok()) return groups.status();
+  std::string name;
+  for (uint64_t g = 0; g < *groups; ++g) {
+    if (absl::Status status = String(&name); !status.ok()) return status;
+    absl::StatusOr<uint64_t> last_ms = Length();
+    if (!last_ms.ok()) return last_ms.status();
+    absl::StatusOr<uint64_t> last_seq = Length();
+    if (!last_seq.ok()) return last_seq.status();
+    const StreamID last_id{*last_ms, *last_seq};
+    int64_t entries_read = 0;
+    if (v2) {
+      absl::StatusOr<uint64_t> read = Length();
+      if (!read.ok()) return read.status();
+      entries_read = static_cast<int64_t>(*read);
+    } else {
+      entries_read = stream.EstimateDistance(last_id);
+    }
+    StreamGroup* group = stream.CreateGroup(name, last_id, entries_read);
+    if (group == nullptr) return reader_.Corrupt("Duplicated consumer group name");
+    absl::StatusOr<uint64_t> pel_size = Length();
+    if (!pel_size.ok()) return pel_size.status();
+    for (uint64_t i = 0; i < *pel_size; ++i) {
+      StreamID id;
+      if (absl::Status status = RawId(&id); !status.ok()) return status;
+      absl::StatusOr<int64_t> delivery_time = reader_.ReadMillis();
+      if (!delivery_time.ok()) return delivery_time.status();
+      absl::StatusOr<uint64_t> delivery_count = Length();
+      if (!delivery_count.ok()) return delivery_count.status();
+      auto nack = std::make_unique<StreamNack>();
+      nack->delivery_time_ms = *delivery_time;
+      nack->delivery_count = *delivery_count;
+      if (!group->pel.try_emplace(id, std::move(nack)).second) {
+        return reader_.Corrupt("Duplicated global PEL entry loading stream consumer group");
+      }
+    }
+    absl::StatusOr<uint64_t> consumers = Length();
+    if (!consumers.ok()) return consumers.status();
+    for (uint64_t c = 0; c < *consumers; ++c) {
+      if (absl::Status status = String(&name); !status.ok()) return status;
+      StreamConsumer* consumer = group->CreateConsumer(name, 0);
+      if (consumer == nullptr) return reader_.Corrupt("Duplicate stream consumer detected.");
+      absl::StatusOr<int64_t> seen_time = reader_.ReadMillis();
+      if (!seen_time.ok()) return seen_time.status();
+      consumer->seen_time_ms = *seen_time;
+      absl::StatusOr<uint64_t> owned = Length();
+      if (!owned.ok()) return owned.status();
+      for (uint64_t i = 0; i < *owned; ++i) {
+        StreamID id;
+        if (absl::Status status = RawId(&id); !status.ok()) return status;
+        auto it = group->pel.find(id);
+        if (it == group->pel.end()) {
+          return reader_.Corrupt("Consumer entry not found in group global PEL");
+        }
+        if (it->second->consumer != nullptr ||
+            !consumer->pel.emplace(id, it->second.get()).second) {
+          return reader_.Corrupt("Duplicated consumer PEL entry loading a stream consumer group");
+        }
+        it->second->consumer = consumer;
+      }
+    }
+    for (const auto& [id, nack] : group->pel) {
+      if (nack->consumer == nullptr) return reader_.Corrupt("Stream CG PEL entry without consumer");
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Redis's rdbLoadObject for STREAM_LISTPACKS(_2) (grammar at WriteStream), with every node
 // validated deeply whatever sanitize-dump-payload says: a corrupt node is an error, never a crash.
 absl::StatusOr<LoadedValue> ValueLoader::LoadStream(bool v2) {
@@ -650,12 +767,7 @@ absl::StatusOr<LoadedValue> ValueLoader::LoadStream(bool v2) {
   if (numbers[0] != 0 && stream->node_count() == 0) {
     return reader_.Corrupt("Stream length inconsistent with rax entries");
   }
-  absl::StatusOr<uint64_t> groups = Length();
-  if (!groups.ok()) return groups.status();
-  if (*groups != 0) {
-    return absl::UnimplementedError(
-        StrCat("stream consumer groups are not supported yet, at offset ", reader_.offset()));
-  }
+  if (absl::Status status = LoadStreamGroups(*stream, v2); !status.ok()) return status;
   LoadedValue value;
   value.kind = LoadedValue::Kind::kObject;
   value.type = KeyType::kStream;

@@ -22,10 +22,10 @@ needs_redis_check_rdb = pytest.mark.skipif(REDIS_CHECK_RDB is None,
 # The checker belongs to gigakv: nothing here runs against redis-server as the server under test.
 pytestmark = pytest.mark.gigakv_only
 
-TYPES = ("string", "list", "set", "zset", "hash")
+TYPES = ("string", "list", "set", "zset", "hash", "stream")
 _DB_LINE = re.compile(
     r"^\[info\] DB (\d+): (\d+) keys \(string (\d+), list (\d+), set (\d+), zset (\d+), "
-    r"hash (\d+)\), (\d+) expires, (\d+) already expired", re.M)
+    r"hash (\d+), stream (\d+)\), (\d+) expires, (\d+) already expired", re.M)
 _ERROR = re.compile(r"^--- RDB ERROR DETECTED ---\n\[offset (\d+)\] \S", re.M)
 
 # Fixture files on which the two checkers may disagree, and why.
@@ -55,8 +55,8 @@ def _per_db(stdout: str) -> dict:
     out = {}
     for match in _DB_LINE.finditer(stdout):
         values = [int(group) for group in match.groups()]
-        db, keys, by_type, expires, expired = values[0], values[1], values[2:7], values[7], \
-            values[8]
+        db, keys, by_type, expires, expired = values[0], values[1], values[2:8], values[8], \
+            values[9]
         assert keys == sum(by_type), match.group(0)
         out[db] = (dict(zip(TYPES, by_type)), expires, expired)
     return out
@@ -82,7 +82,13 @@ def _fill(client) -> dict:
         client.hset("hash", mapping={"f": "v", "n": "1"})
         client.hset("bighash", mapping={f"f{i}": f"v{i}" for i in range(600)})
         client.execute_command("PEXPIREAT", "bighash", far + db)
-        counts = {"string": 4, "list": 2, "set": 2, "zset": 2, "hash": 2}
+        for i in range(1, 300):
+            client.execute_command("XADD", "stream", f"{i}-1", "field", i, "other", "x" * i)
+        client.execute_command("XDEL", "stream", "5-1")
+        client.execute_command("XGROUP", "CREATE", "stream", "group", "0")
+        client.execute_command("XREADGROUP", "GROUP", "group", "alice", "COUNT", "3", "STREAMS",
+                               "stream", ">")
+        counts = {"string": 4, "list": 2, "set": 2, "zset": 2, "hash": 2, "stream": 1}
         expires, expired = 2, 0
         if db == 3:
             # Saved with its expiry in the past: no one touches it after it expires, and active

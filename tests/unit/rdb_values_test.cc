@@ -589,6 +589,44 @@ TEST(RdbValuesRoundTripTest, PlainNodesLoad) {
   EXPECT_THAT(Contents(*loaded->object), ElementsAre("hello", "a", "b"));
 }
 
+// XADD g 1-0 f v1 ... 4-0 f v4; XGROUP CREATE g grp 0; XGROUP CREATE g other $;
+// XREADGROUP GROUP grp alice COUNT 2 STREAMS g >; XREADGROUP GROUP grp bob COUNT 1 STREAMS g >;
+// XGROUP CREATECONSUMER g grp carol (the node LZF-compressed; times are the server's clock)
+constexpr char kStreamGroups[] =
+    "13011000000000000000010000000000000000c339404211420000001900040100010101816602000102200a06"
+    "00018276310304200b0001600b0032600b401902827633600b000360170034200b00ff04040001000000040203"
+    "6772700300030300000000000000010000000000000000bb098b4ba20100000100000000000000020000000000"
+    "000000bb098b4ba20100000100000000000000030000000000000000c2098b4ba2010000010305616c696365bb"
+    "098b4ba201000002000000000000000100000000000000000000000000000002000000000000000003626f62c2"
+    "098b4ba20100000100000000000000030000000000000000056361726f6cc9098b4ba201000000056f74686572"
+    "040081ffffffffffffffff0000";
+
+TEST(RdbValuesGoldenTest, StreamGroups) {
+  std::unique_ptr<LoadedValue> loaded = MustDecode(Unhex(kStreamGroups));
+  ASSERT_NE(loaded, nullptr);
+  auto& stream = static_cast<Stream&>(*loaded->object);
+  ASSERT_EQ(stream.groups().size(), 2u);
+  StreamGroup* grp = stream.FindGroup("grp");
+  ASSERT_NE(grp, nullptr);
+  EXPECT_EQ(grp->last_id, (StreamID{3, 0}));
+  EXPECT_EQ(grp->entries_read, 3);
+  ASSERT_EQ(grp->pel.size(), 3u);
+  EXPECT_EQ(grp->pel.at({1, 0})->consumer->name, "alice");
+  EXPECT_EQ(grp->pel.at({3, 0})->consumer->name, "bob");
+  ASSERT_EQ(grp->consumers.size(), 3u);
+  EXPECT_EQ(grp->FindConsumer("alice")->pel.size(), 2u);
+  EXPECT_TRUE(grp->FindConsumer("carol")->pel.empty());
+  StreamGroup* other = stream.FindGroup("other");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->last_id, (StreamID{4, 0}));
+  EXPECT_EQ(other->entries_read, StreamGroup::kInvalidEntriesRead);
+  EXPECT_EQ(Hex(EncodeValue(ObjectRecord(loaded->object.get()))), kStreamGroups);
+  // A copy (COPY) keeps the groups, consumers and pending entries, sharing nothing.
+  std::unique_ptr<Object> copy(stream.Clone());
+  stream.DestroyGroup("grp");
+  EXPECT_EQ(Hex(EncodeValue(ObjectRecord(copy.get()))), kStreamGroups);
+}
+
 // --- Refusals -----------------------------------------------------------------------------------
 
 std::string Blob(std::string_view bytes) {
@@ -848,10 +886,81 @@ TEST(RdbValuesCorruptTest, Streams) {
               HasSubstr("re-added"));
   EXPECT_THAT(ErrorOf("\x13\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00"s),
               HasSubstr("inconsistent"));
-  // Consumer groups are refused until they exist.
-  std::string grouped = good;
-  grouped.back() = '\x01';
-  EXPECT_TRUE(absl::IsUnimplemented(DecodeValue(grouped).status()));
+  // Consumer groups: duplicates, pending entries owned twice or by no one, a consumer's entry
+  // missing from the group's list.
+  auto with_groups = [&](auto write_groups) {
+    std::string out = good.substr(0, good.size() - 1);  // All but the group count.
+    RdbWriter writer(
+        [&](std::string_view b) {
+          out.append(b);
+          return absl::OkStatus();
+        },
+        RdbWriter::Options{.compress = false});
+    write_groups(writer);
+    (void)writer.Flush();
+    return out;
+  };
+  auto raw_id = [](RdbWriter& writer, uint64_t ms) {
+    std::string raw(16, '\0');
+    raw[7] = static_cast<char>(ms);
+    writer.WriteRaw(raw);
+  };
+  auto group = [&](RdbWriter& writer, std::string_view name, std::vector<uint64_t> pel,
+                   std::vector<std::pair<std::string, std::vector<uint64_t>>> consumers) {
+    writer.WriteString(name);
+    writer.WriteLength(2);
+    writer.WriteLength(1);
+    writer.WriteLength(2);
+    writer.WriteLength(pel.size());
+    for (uint64_t ms : pel) {
+      raw_id(writer, ms);
+      writer.WriteMillis(1000);
+      writer.WriteLength(1);
+    }
+    writer.WriteLength(consumers.size());
+    for (const auto& [consumer, owned] : consumers) {
+      writer.WriteString(consumer);
+      writer.WriteMillis(1000);
+      writer.WriteLength(owned.size());
+      for (uint64_t ms : owned) raw_id(writer, ms);
+    }
+  };
+  EXPECT_EQ(ErrorOf(with_groups([&](RdbWriter& w) {
+              w.WriteLength(1);
+              group(w, "g", {1, 2}, {{"a", {1}}, {"b", {2}}});
+            })),
+            "ok");
+  EXPECT_THAT(ErrorOf(with_groups([&](RdbWriter& w) {
+                w.WriteLength(2);
+                group(w, "g", {}, {});
+                group(w, "g", {}, {});
+              })),
+              HasSubstr("Duplicated consumer group name"));
+  EXPECT_THAT(ErrorOf(with_groups([&](RdbWriter& w) {
+                w.WriteLength(1);
+                group(w, "g", {1, 1}, {{"a", {1}}});
+              })),
+              HasSubstr("Duplicated global PEL entry"));
+  EXPECT_THAT(ErrorOf(with_groups([&](RdbWriter& w) {
+                w.WriteLength(1);
+                group(w, "g", {1}, {{"a", {1}}, {"a", {}}});
+              })),
+              HasSubstr("Duplicate stream consumer"));
+  EXPECT_THAT(ErrorOf(with_groups([&](RdbWriter& w) {
+                w.WriteLength(1);
+                group(w, "g", {1}, {{"a", {2}}});
+              })),
+              HasSubstr("not found in group global PEL"));
+  EXPECT_THAT(ErrorOf(with_groups([&](RdbWriter& w) {
+                w.WriteLength(1);
+                group(w, "g", {1}, {{"a", {1}}, {"b", {1}}});
+              })),
+              HasSubstr("Duplicated consumer PEL entry"));
+  EXPECT_THAT(ErrorOf(with_groups([&](RdbWriter& w) {
+                w.WriteLength(1);
+                group(w, "g", {1, 2}, {{"a", {1}}});
+              })),
+              HasSubstr("PEL entry without consumer"));
   // Truncated anywhere.
   for (size_t cut = 1; cut < good.size(); ++cut) {
     EXPECT_NE(ErrorOf(good.substr(0, cut)), "ok") << cut;
