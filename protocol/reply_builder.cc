@@ -70,6 +70,14 @@ void ReplyBuilder::PairHeader() {
   if (resp_version_ >= 3) buffer_.append("*2\r\n");
 }
 
+void ReplyBuilder::KeyedPairsHeader(int64_t pairs) {
+  AppendHeader(resp_version_ >= 3 ? '%' : '*', pairs);
+}
+
+void ReplyBuilder::KeyedPairHeader() {
+  if (resp_version_ < 3) buffer_.append("*2\r\n");
+}
+
 void ReplyBuilder::SetHeader(int64_t count) { AppendHeader(resp_version_ >= 3 ? '~' : '*', count); }
 
 void ReplyBuilder::PushHeader(int64_t count) {

@@ -64,6 +64,10 @@ class ReplyBuilder {
   // RESP2 flattens it, as Redis does. Each pair starts with PairHeader().
   void PairArrayHeader(int64_t pairs);
   void PairHeader();
+  // A map of `pairs` keys to values in RESP3; in RESP2 an array of [key, value] two-element
+  // arrays (XREAD, XREADGROUP), as Redis does. Each pair starts with KeyedPairHeader().
+  void KeyedPairsHeader(int64_t pairs);
+  void KeyedPairHeader();
   void Double(double value);
   // A double already formatted (Redis's addReplyHumanLongDouble: GEOPOS): a RESP3 double, a
   // bulk string in RESP2.

@@ -21,7 +21,9 @@ thread_local bool tls_serving = false;
 
 // The key type that can serve a blocking command: sorted sets for BZ*, lists otherwise.
 KeyType WantedType(const CommandSpec& spec) {
-  return spec.name.substr(0, 2) == "bz" ? KeyType::kZSet : KeyType::kList;
+  if (spec.name.substr(0, 2) == "bz") return KeyType::kZSet;
+  if (spec.name.substr(0, 1) == "x") return KeyType::kStream;  // XREAD, XREADGROUP
+  return KeyType::kList;
 }
 
 // Redis 7.0's getTimeoutFromObjectOrReply after parsing: a relative timeout in ms (0 = forever)
@@ -65,8 +67,8 @@ bool ParseMillisecondTimeoutOrReply(CommandContext& ctx, std::string_view text,
 }
 
 void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
-                 int64_t deadline_ms) {
-  if (!ctx.blocking().Block(ctx, keys, deadline_ms)) ctx.reply.NullArray();
+                 int64_t deadline_ms, const std::vector<std::string>* rerun_args) {
+  if (!ctx.blocking().Block(ctx, keys, deadline_ms, false, rerun_args)) ctx.reply.NullArray();
 }
 
 bool BlockWithoutKeys(CommandContext& ctx, int64_t deadline_ms) {
@@ -109,7 +111,8 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
 }
 
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
-                             int64_t deadline_ms, bool times_out_with_zero) {
+                             int64_t deadline_ms, bool times_out_with_zero,
+                             const std::vector<std::string>* rerun_args) {
   std::shared_ptr<ClientState> client = ctx.clients().FindClient(ctx.client.id);
   // Inside EXEC a blocking command answers at once, as if its timeout had passed.
   if (client == nullptr || !client->has_outbox() || ctx.client.in_exec) return false;
@@ -125,7 +128,11 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
   waiter->client = client;
   waiter->db = ctx.db();
   waiter->wanted = WantedType(ctx.spec);
-  waiter->args.assign(ctx.args.begin(), ctx.args.end());
+  if (rerun_args != nullptr) {
+    waiter->args = *rerun_args;
+  } else {
+    waiter->args.assign(ctx.args.begin(), ctx.args.end());
+  }
   waiter->reply_suppressed = ctx.client.reply_suppressed;
   for (std::string_view key : keys) {
     if (std::find(waiter->keys.begin(), waiter->keys.end(), key) != waiter->keys.end()) continue;
@@ -326,6 +333,25 @@ std::vector<std::string> BlockingRegistry::ArgsForReadyKey(const std::vector<std
     ParseInt64(args[2], &numkeys);
     std::vector<std::string> narrowed = {args[0], args[1], "1", key};
     narrowed.insert(narrowed.end(), args.begin() + 3 + numkeys, args.end());
+    return narrowed;
+  }
+  if (name == "xread" || name == "xreadgroup") {
+    // name [options] STREAMS key... id...: the options as given, then the ready key and its ID
+    // (Redis serves a blocked XREAD from the one stream that became ready).
+    size_t streams = 1;
+    while (streams < args.size() && !EqualsIgnoreCase(args[streams], "streams")) {
+      const std::string option = AsciiLower(args[streams]);
+      streams += option == "group" ? 3 : (option == "block" || option == "count") ? 2 : 1;
+    }
+    const size_t count = (args.size() - streams - 1) / 2;
+    std::vector<std::string> narrowed(args.begin(), args.begin() + streams + 1);
+    for (size_t i = 0; i < count; ++i) {
+      if (args[streams + 1 + i] == key) {
+        narrowed.push_back(key);
+        narrowed.push_back(args[streams + 1 + count + i]);
+        break;
+      }
+    }
     return narrowed;
   }
   return args;  // BLMOVE, BRPOPLPUSH: one source key.

@@ -1,4 +1,5 @@
-// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP), and
+// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP,
+// XREAD and XREADGROUP with BLOCK), and
 // WAIT, which blocks on no key until its timeout (BlockWithoutKeys).
 //
 // How a blocking handler works: it parses its arguments (timeout with ParseBlockTimeoutOrReply),
@@ -54,7 +55,7 @@ bool ParseMillisecondTimeoutOrReply(CommandContext& ctx, std::string_view text,
 // (0 = forever). Where a client cannot block (an in-process client without a connection) it
 // replies the timeout reply (null array) at once instead, as Redis does inside MULTI.
 void BlockOnKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
-                 int64_t deadline_ms);
+                 int64_t deadline_ms, const std::vector<std::string>* rerun_args = nullptr);
 
 // Parks the client on no key, until `deadline_ms` (0 = forever) or CLIENT UNBLOCK; it then gets
 // the integer 0 (WAIT's count of replicas). Returns false, without replying, when the client
@@ -81,8 +82,11 @@ class BlockingRegistry : public ChangeConsumer {
   // block. During a re-run of the client's own blocked command it only notes that the client
   // stays blocked.
   // With `times_out_with_zero` the wait ends unserved with the integer 0 instead of a null array.
+  // `rerun_args`, when given, is the command re-run when a key is ready instead of ctx.args
+  // (XREAD's "$" resolved to the ID it stood for when the client blocked).
   bool Block(CommandContext& ctx, const std::vector<std::string_view>& keys, int64_t deadline_ms,
-             bool times_out_with_zero = false);
+             bool times_out_with_zero = false,
+             const std::vector<std::string>* rerun_args = nullptr);
 
   // Serves the waiters of the keys signalled on this thread, until no ready key is left, running
   // their commands again through `dispatcher`. Called by Dispatcher::Execute with no lock held;
@@ -109,7 +113,7 @@ class BlockingRegistry : public ChangeConsumer {
   struct Waiter {
     std::shared_ptr<ClientState> client;
     int db = 0;
-    KeyType wanted = KeyType::kList;  // The key type that can serve it (list or zset).
+    KeyType wanted = KeyType::kList;  // The key type that can serve it (list, zset, stream).
     std::vector<std::string> keys;
     std::vector<std::string> args;  // The command, re-run when a key is ready.
     bool serving = false;           // A thread is re-running its command now.

@@ -263,4 +263,42 @@ inline constexpr std::string_view kStreamSetIdBelowTop =
     "ERR The ID specified in XSETID is smaller than the target stream top item";
 inline constexpr std::string_view kStreamEntriesAddedBelowLength =
     "ERR The entries_added specified in XSETID is smaller than the target stream length";
+inline constexpr std::string_view kStreamEntriesReadNegative =
+    "ERR value for ENTRIESREAD must be positive or -1";
+inline constexpr std::string_view kStreamXgroupNeedsKey =
+    "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to "
+    "use the MKSTREAM option to create an empty stream automatically.";
+inline constexpr std::string_view kStreamNoGroupForKey =
+    "NOGROUP No such consumer group '%s' for key name '%s'";
+inline constexpr std::string_view kStreamBusyGroup = "BUSYGROUP Consumer Group name already exists";
+inline constexpr std::string_view kStreamNoKeyOrGroup =
+    "NOGROUP No such key '%s' or consumer group '%s'";
+inline constexpr std::string_view kStreamNoGroupInXreadgroup =
+    "NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with GROUP option";
+inline constexpr std::string_view kStreamXclaimMinIdle =
+    "ERR Invalid min-idle-time argument for XCLAIM";
+inline constexpr std::string_view kStreamXclaimIdle = "ERR Invalid IDLE option argument for XCLAIM";
+inline constexpr std::string_view kStreamXclaimTime = "ERR Invalid TIME option argument for XCLAIM";
+inline constexpr std::string_view kStreamXclaimRetryCount =
+    "ERR Invalid RETRYCOUNT option argument for XCLAIM";
+inline constexpr std::string_view kStreamXclaimOption = "ERR Unrecognized XCLAIM option '%s'";
+inline constexpr std::string_view kStreamXautoclaimMinIdle =
+    "ERR Invalid min-idle-time argument for XAUTOCLAIM";
+inline constexpr std::string_view kStreamCountNotPositive = "ERR COUNT must be > 0";
+inline constexpr std::string_view kStreamBlockFromScript =
+    "ERR %s command is not allowed with BLOCK option from scripts";
+inline constexpr std::string_view kStreamUnbalanced =
+    "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.";
+inline constexpr std::string_view kStreamGroupOnlyInXreadgroup =
+    "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.";
+inline constexpr std::string_view kStreamNoackOnlyInXreadgroup =
+    "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.";
+inline constexpr std::string_view kStreamMissingGroup = "ERR Missing GROUP option for XREADGROUP";
+inline constexpr std::string_view kStreamDollarInXreadgroup =
+    "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID "
+    "would just return an empty result set.";
+inline constexpr std::string_view kStreamGreaterOnlyInXreadgroup =
+    "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+    "<consumer> option.";
 }  // namespace gigakv::errors

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "core/types/stream_rax.h"
 #include "gigakv/numbers.h"
 
 namespace gigakv {
@@ -822,6 +823,20 @@ void Stream::DeliverNew(
           ++delivered;
           return count == 0 || delivered < count;
         });
+}
+
+size_t Stream::RaxNodeCount() const {
+  std::vector<RaxKey> keys;
+  keys.reserve(nodes_.size());
+  for (const auto& [id, node] : nodes_) {
+    RaxKey key;
+    for (int i = 0; i < 8; ++i) {
+      key[i] = static_cast<uint8_t>(id.ms >> (56 - 8 * i));
+      key[8 + i] = static_cast<uint8_t>(id.seq >> (56 - 8 * i));
+    }
+    keys.push_back(key);
+  }
+  return gigakv::RaxNodeCount(keys);
 }
 
 bool Stream::AddNode(const StreamID& master, std::string listpack) {

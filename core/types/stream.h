@@ -171,6 +171,9 @@ class Stream final : public Object {
   const StreamID& max_deleted_id() const { return max_deleted_id_; }
   uint64_t entries_added() const { return entries_added_; }
   size_t node_count() const { return nodes_.size(); }
+  // The node count of the radix tree Redis would hold the nodes in (XINFO STREAM's
+  // radix-tree-nodes): see core/types/stream_rax.h. O(nodes).
+  size_t RaxNodeCount() const;
 
   // XSETID's fields (the caller validated them against the content).
   void set_last_id(const StreamID& id) { last_id_ = id; }

@@ -128,7 +128,8 @@ inline std::string JoinElements(const protocol::RespValue& value, bool sort_pair
   return joined;
 }
 
-// A stream's entries and metadata (last, first and max deleted IDs, entries added), read from
+// A stream's entries, metadata (last, first and max deleted IDs, entries added) and consumer
+// groups (positions, pending entries with their owners, times and counts, consumers), read from
 // its DUMP payload: independent of the node layout (a replayed trim may flag entries where the
 // original removed nodes).
 inline std::string StreamDigest(const std::string& payload) {
@@ -152,6 +153,23 @@ inline std::string StreamDigest(const std::string& payload) {
                  value += "}";
                  return true;
                });
+  for (const auto& [name, group] : stream.groups()) {
+    value += " group " + std::to_string(name.size()) + ":" + name +
+             " last=" + group->last_id.ToString() + " read=" + std::to_string(group->entries_read) +
+             " pel[";
+    for (const auto& [id, nack] : group->pel) {
+      value += id.ToString() + ":" + nack->consumer->name + "@" +
+               std::to_string(nack->delivery_time_ms) + "x" + std::to_string(nack->delivery_count) +
+               ",";
+    }
+    value += "] consumers[";
+    for (const auto& [consumer_name, consumer] : group->consumers) {
+      value += std::to_string(consumer_name.size()) + ":" + consumer_name + "@" +
+               std::to_string(consumer->seen_time_ms) + "(" + std::to_string(consumer->pel.size()) +
+               "),";
+    }
+    value += "]";
+  }
   return value;
 }
 
