@@ -1,4 +1,5 @@
-// Blocking operations: clients parked on list and sorted-set keys (BLPOP, BZPOPMIN...).
+// Blocking operations: clients parked on list, sorted-set and stream keys (BLPOP, BZPOPMIN,
+// XREAD...).
 #include "server/blocking.h"
 
 #include <algorithm>
@@ -91,11 +92,12 @@ void BlockingRegistry::UpdateInterestLocked() {
 }
 
 void BlockingRegistry::OnChange(const ChangeRecord& record) {
-  // Removals serve nobody; commands and SWAPDB may.
-  if (record.cause == ChangeCause::kExpiry || record.cause == ChangeCause::kEviction ||
-      record.cause == ChangeCause::kFlush) {
-    return;
-  }
+  // A write Redis signals to no one (XACK, XGROUP SETID, a PFCOUNT caching its count) wakes no
+  // one either; XGROUP DESTROY, which Redis signals only to blocked readers, calls SignalKey.
+  if (!record.signals_watchers) return;
+  // Everything else may serve someone: a push or a *STORE a popper, a new stream entry a reader;
+  // a removal (DEL, expiry, eviction, a flush, SWAPDB taking a stream away) ends the wait of the
+  // readers of a consumer group with an error, as Redis's signalDeletedKeyAsReady does.
   switch (record.scope) {
     case ChangeScope::kKeys:
       for (const ChangedKey& key : record.keys) SignalReady(key.db, key.key);
@@ -105,10 +107,15 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
       SignalDb(record.swapped_dbs[1]);
       break;
     case ChangeScope::kDatabase:
+      SignalDb(record.db);
+      break;
     case ChangeScope::kAllDatabases:
+      SignalDb(-1);
       break;
   }
 }
+
+void BlockingRegistry::SignalKey(int db, std::string_view key) { SignalReady(db, key); }
 
 bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_view>& keys,
                              int64_t deadline_ms, bool times_out_with_zero,
@@ -128,6 +135,7 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
   waiter->client = client;
   waiter->db = ctx.db();
   waiter->wanted = WantedType(ctx.spec);
+  waiter->group_reader = ctx.spec.name == "xreadgroup";
   if (rerun_args != nullptr) {
     waiter->args = *rerun_args;
   } else {
@@ -166,7 +174,7 @@ void BlockingRegistry::SignalDb(int db) {
   if (count_.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [id, queue] : by_key_) {
-    if (id.first != db) continue;
+    if (db >= 0 && id.first != db) continue;
     bool known = std::any_of(tls_ready_keys.begin(), tls_ready_keys.end(),
                              [&](const KeyId& ready) { return ready == id; });
     if (!known) tls_ready_keys.push_back(id);
@@ -184,18 +192,90 @@ std::shared_ptr<BlockingRegistry::Waiter> BlockingRegistry::ClaimFirst(int db,
   for (const std::shared_ptr<Waiter>& waiter : it->second) {
     // Redis 7.0 leaves a client blocked while its key holds another type than it pops from.
     if (waiter->wanted != type) continue;
-    if (waiter->serving) {
-      // Its re-run on another thread may have found the key empty just before this signal:
-      // that thread looks again before it gives up on the key.
-      waiter->signalled_while_serving = true;
-      continue;
-    }
-    waiter->serving = true;
-    waiter->reblocked = false;
-    waiter->signalled_while_serving = false;
-    return waiter;
+    if (ClaimLocked(waiter)) return waiter;
   }
   return nullptr;
+}
+
+bool BlockingRegistry::ClaimLocked(const std::shared_ptr<Waiter>& waiter) {
+  if (waiter->serving) {
+    // Its re-run on another thread may have found the key empty just before this signal:
+    // that thread looks again before it gives up on the key.
+    waiter->signalled_while_serving = true;
+    return false;
+  }
+  waiter->serving = true;
+  waiter->reblocked = false;
+  waiter->signalled_while_serving = false;
+  return true;
+}
+
+std::vector<std::shared_ptr<BlockingRegistry::Waiter>> BlockingRegistry::StreamWaiters(
+    int db, const std::string& key, bool group_readers_only) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<Waiter>> waiters;
+  auto it = by_key_.find(KeyId(db, key));
+  if (it == by_key_.end()) return waiters;
+  for (const std::shared_ptr<Waiter>& waiter : it->second) {
+    if (waiter->wanted == KeyType::kStream && (waiter->group_reader || !group_readers_only)) {
+      waiters.push_back(waiter);
+    }
+  }
+  return waiters;
+}
+
+bool BlockingRegistry::Serve(const std::shared_ptr<Waiter>& waiter, int db, const std::string& key,
+                             Dispatcher& dispatcher) {
+  ClientState& client = *waiter->client;
+  protocol::ReplyBuilder reply;
+  reply.set_resp_version(client.resp);
+  std::vector<std::string> narrowed = ArgsForReadyKey(waiter->args, key);
+  std::vector<std::string_view> args(narrowed.begin(), narrowed.end());
+  client.rerunning_blocked = true;
+  dispatcher.Execute(client, args, reply);
+  client.rerunning_blocked = false;
+
+  std::string delivery;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waiter->serving = false;
+    if (waiter->disconnected) {
+      RemoveLocked(waiter);
+      return false;
+    }
+    if (waiter->reblocked && !waiter->timed_out && !waiter->unblock_requested) {
+      waiter->reblocked = false;  // Still waiting, in its place.
+      if (waiter->signalled_while_serving) {
+        waiter->signalled_while_serving = false;
+        tls_ready_keys.emplace_back(db, key);  // Look at the key once more.
+      }
+      return true;
+    }
+    if (!waiter->reblocked) {
+      delivery = std::move(reply.buffer());
+    } else if (waiter->unblock_requested && !waiter->unblock_error.empty()) {
+      delivery = "-" + waiter->unblock_error + "\r\n";
+    } else {
+      delivery = TimeoutReply(client);
+    }
+    if (waiter->reply_suppressed) delivery.clear();
+    RemoveLocked(waiter);
+  }
+  Deliver(*waiter, std::move(delivery));
+  return false;
+}
+
+void BlockingRegistry::ServeEach(const std::vector<std::shared_ptr<Waiter>>& waiters, int db,
+                                 const std::string& key, Dispatcher& dispatcher) {
+  for (const std::shared_ptr<Waiter>& waiter : waiters) {
+    bool claimed;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = by_client_.find(waiter->client->id);
+      claimed = it != by_client_.end() && it->second == waiter && ClaimLocked(waiter);
+    }
+    if (claimed) Serve(waiter, db, key, dispatcher);
+  }
 }
 
 void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
@@ -204,51 +284,23 @@ void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
   while (!tls_ready_keys.empty()) {
     auto [db, key] = std::move(tls_ready_keys.front());
     tls_ready_keys.erase(tls_ready_keys.begin());
-    // Serve the key's waiters in the order they blocked, until one of them cannot be served.
+    std::optional<KeyType> type = store.TypeOf(db, key);
+    if (!type.has_value() || *type == KeyType::kStream) {
+      // Every reader of the stream is given its chance, in the order they blocked, as Redis's
+      // serveClientsBlockedOnStreamKey: each reads from its own position, so one that cannot
+      // be served holds up no one. With the key gone only the readers of a group run (and get
+      // an error); readers without one keep waiting for the stream to come back.
+      ServeEach(StreamWaiters(db, key, /*group_readers_only=*/!type.has_value()), db, key,
+                dispatcher);
+      continue;
+    }
+    // A list or sorted set: its waiters in the order they blocked, until one of them cannot be
+    // served (what one pops, the next cannot). A group reader whose stream was replaced by
+    // another type gets its error (Redis's unblockDeletedStreamReadgroupClients).
+    ServeEach(StreamWaiters(db, key, /*group_readers_only=*/true), db, key, dispatcher);
     while (true) {
-      std::optional<KeyType> type = store.TypeOf(db, key);
-      if (!type.has_value()) break;
       std::shared_ptr<Waiter> waiter = ClaimFirst(db, key, *type);
-      if (waiter == nullptr) break;
-      ClientState& client = *waiter->client;
-      protocol::ReplyBuilder reply;
-      reply.set_resp_version(client.resp);
-      std::vector<std::string> narrowed = ArgsForReadyKey(waiter->args, key);
-      std::vector<std::string_view> args(narrowed.begin(), narrowed.end());
-      client.rerunning_blocked = true;
-      dispatcher.Execute(client, args, reply);
-      client.rerunning_blocked = false;
-
-      std::string delivery;
-      bool stop_key = false;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        waiter->serving = false;
-        if (waiter->disconnected) {
-          RemoveLocked(waiter);
-          continue;
-        }
-        if (waiter->reblocked && !waiter->timed_out && !waiter->unblock_requested) {
-          waiter->reblocked = false;
-          stop_key = true;  // Still waiting, in its place; nobody behind it is served first.
-          if (waiter->signalled_while_serving) {
-            waiter->signalled_while_serving = false;
-            tls_ready_keys.emplace_back(db, key);  // Look at the key once more.
-          }
-        } else {
-          if (!waiter->reblocked) {
-            delivery = std::move(reply.buffer());
-          } else if (waiter->unblock_requested && !waiter->unblock_error.empty()) {
-            delivery = "-" + waiter->unblock_error + "\r\n";
-          } else {
-            delivery = TimeoutReply(client);
-          }
-          if (waiter->reply_suppressed) delivery.clear();
-          RemoveLocked(waiter);
-        }
-      }
-      if (stop_key) break;
-      Deliver(*waiter, std::move(delivery));
+      if (waiter == nullptr || Serve(waiter, db, key, dispatcher)) break;
     }
   }
   tls_serving = false;

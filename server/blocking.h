@@ -65,9 +65,14 @@ bool BlockWithoutKeys(CommandContext& ctx, int64_t deadline_ms);
 // The clients blocked on keys, shared by all I/O threads. Owned by the Server.
 //
 // Wake-ups come from the change stream: while any client is blocked, the registry consumes the
-// keys of every command's change record (a push, a *STORE, RENAME/COPY/MOVE onto the key, SWAPDB
-// bringing in a database) and marks those a client waits on ready. Removals by expiry,
-// eviction or a flush serve nobody and are ignored. With nobody blocked it asks for nothing.
+// keys of every change record that Redis signals (a push, a *STORE, RENAME/COPY/MOVE onto the
+// key, SWAPDB bringing in a database, XADD; not the records that signal no watcher either, such
+// as XACK or XGROUP SETID) and marks those a client waits on ready. Removals (DEL, expiry,
+// eviction, flushes, SWAPDB) are signalled too: they serve nobody, but end the wait of XREADGROUP
+// clients whose stream is gone (Redis's "UNBLOCKED the stream key no longer exists").
+// The waiters of a list or sorted set are served in the order they blocked until one cannot be;
+// every waiter of a stream is tried, since each reads from its own position.
+// With nobody blocked it asks for nothing.
 class BlockingRegistry : public ChangeConsumer {
  public:
   explicit BlockingRegistry(ChangeStream& changes);
@@ -77,6 +82,9 @@ class BlockingRegistry : public ChangeConsumer {
 
   // ChangeConsumer: signals the record's keys (see above).
   void OnChange(const ChangeRecord& record) override;
+  // Signals (db, key) for a change that publishes no signalling record (XGROUP DESTROY, whose
+  // blocked readers get an error). Called under the key's shard lock.
+  void SignalKey(int db, std::string_view key);
 
   // Registers ctx.client as waiting (see BlockOnKeys). Returns false when the client cannot
   // block. During a re-run of the client's own blocked command it only notes that the client
@@ -114,6 +122,7 @@ class BlockingRegistry : public ChangeConsumer {
     std::shared_ptr<ClientState> client;
     int db = 0;
     KeyType wanted = KeyType::kList;  // The key type that can serve it (list, zset, stream).
+    bool group_reader = false;        // XREADGROUP: ends with an error when its stream goes.
     std::vector<std::string> keys;
     std::vector<std::string> args;  // The command, re-run when a key is ready.
     bool serving = false;           // A thread is re-running its command now.
@@ -130,12 +139,26 @@ class BlockingRegistry : public ChangeConsumer {
   // Notes that (db, key) may serve its waiters; they are served at the end of the current
   // command on this thread (ServeReadyKeys).
   void SignalReady(int db, std::string_view key);
-  // Signals every key of `db` that clients wait on (SWAPDB brought in a new database).
+  // Signals every key of `db` (every database for -1) that clients wait on (SWAPDB brought in a
+  // new database, a flush emptied it).
   void SignalDb(int db);
   // Updates the stream interest after count_ changed; called with mutex_ held.
   void UpdateInterestLocked();
 
   std::shared_ptr<Waiter> ClaimFirst(int db, const std::string& key, KeyType type);
+  // Marks `waiter` as being served by this thread; false if another thread serves it now.
+  bool ClaimLocked(const std::shared_ptr<Waiter>& waiter);
+  // The stream readers waiting on (db, key), in the order they blocked (only those of a group
+  // with `group_readers_only`).
+  std::vector<std::shared_ptr<Waiter>> StreamWaiters(int db, const std::string& key,
+                                                     bool group_readers_only);
+  // Re-runs the claimed `waiter`'s command narrowed to `key` and delivers its reply, or leaves
+  // it blocked in its place: returns true in that case.
+  bool Serve(const std::shared_ptr<Waiter>& waiter, int db, const std::string& key,
+             Dispatcher& dispatcher);
+  // Claims and serves each of `waiters` still blocked and not served elsewhere.
+  void ServeEach(const std::vector<std::shared_ptr<Waiter>>& waiters, int db,
+                 const std::string& key, Dispatcher& dispatcher);
   void RemoveLocked(const std::shared_ptr<Waiter>& waiter);
   // Posts `reply` to the waiter's outbox, which wakes it.
   static void Deliver(const Waiter& waiter, std::string reply);

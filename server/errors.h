@@ -275,6 +275,12 @@ inline constexpr std::string_view kStreamNoKeyOrGroup =
     "NOGROUP No such key '%s' or consumer group '%s'";
 inline constexpr std::string_view kStreamNoGroupInXreadgroup =
     "NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with GROUP option";
+// A blocked XREADGROUP whose stream was deleted or overwritten, or whose group was destroyed
+// (Redis's serveClientsBlockedOnStreamKey and unblockDeletedStreamReadgroupClients).
+inline constexpr std::string_view kStreamBlockedKeyDeleted =
+    "UNBLOCKED the stream key no longer exists";
+inline constexpr std::string_view kStreamBlockedGroupDestroyed =
+    "NOGROUP the consumer group this client was blocked on no longer exists";
 inline constexpr std::string_view kStreamXclaimMinIdle =
     "ERR Invalid min-idle-time argument for XCLAIM";
 inline constexpr std::string_view kStreamXclaimIdle = "ERR Invalid IDLE option argument for XCLAIM";
@@ -285,6 +291,8 @@ inline constexpr std::string_view kStreamXclaimOption = "ERR Unrecognized XCLAIM
 inline constexpr std::string_view kStreamXautoclaimMinIdle =
     "ERR Invalid min-idle-time argument for XAUTOCLAIM";
 inline constexpr std::string_view kStreamCountNotPositive = "ERR COUNT must be > 0";
+inline constexpr std::string_view kStreamCountTooHigh =
+    "ERR Insufficient memory, failed allocating transient memory, COUNT too high.";
 inline constexpr std::string_view kStreamBlockFromScript =
     "ERR %s command is not allowed with BLOCK option from scripts";
 inline constexpr std::string_view kStreamUnbalanced =

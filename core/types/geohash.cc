@@ -193,6 +193,22 @@ inline double LatitudeDistance(double lat1, double lat2) {
   return kEarthRadiusM * std::fabs(DegToRad(lat2) - DegToRad(lat1));
 }
 
+// geohashGetDistance with the cosines of both latitudes (in radians) given: the same operations
+// on the same values, so the same bits, whoever computed the cosines.
+inline double DistanceWithCos(double lon1, double lat1, double cos_lat1, double lon2, double lat2,
+                              double cos_lat2) {
+  const double lon1r = DegToRad(lon1);
+  const double lon2r = DegToRad(lon2);
+  const double v = std::sin((lon2r - lon1r) / 2);
+  // Redis 7.0's shortcut: same longitude, so the arc is along the meridian.
+  if (v == 0.0) return LatitudeDistance(lat1, lat2);
+  const double lat1r = DegToRad(lat1);
+  const double lat2r = DegToRad(lat2);
+  const double u = std::sin((lat2r - lat1r) / 2);
+  const double a = u * u + cos_lat1 * cos_lat2 * v * v;
+  return 2.0 * kEarthRadiusM * std::asin(std::sqrt(a));
+}
+
 // geohashCalculateAreasByShapeWGS84 + membersOfAllNeighbors, with sizes in units of `factor`.
 std::vector<ScoreRange> Ranges(const Shape& shape, double factor) {
   const bool radius = shape.kind == Shape::Kind::kRadius;
@@ -322,6 +338,36 @@ uint64_t ScoreToBits(double score) {
   return truncate(score - kTwo63) ^ kIndefinite;
 }
 
+ShapeMatcher::ShapeMatcher(const Shape& shape, double unit_factor)
+    : shape_(shape),
+      radius_m_(shape.radius_m * unit_factor),
+      half_width_m_(shape.width_m * unit_factor / 2),
+      half_height_m_(shape.height_m * unit_factor / 2),
+      latitude_reach_m_(radius_m_ * (1 + 1e-9)),
+      cos_latitude_(std::cos(DegToRad(shape.latitude))) {}
+
+bool ShapeMatcher::Within(double longitude, double latitude, double* distance_m) const {
+  if (shape_.kind == Shape::Kind::kRadius) {
+    if (LatitudeDistance(latitude, shape_.latitude) > latitude_reach_m_) return false;
+    const double distance = DistanceWithCos(shape_.longitude, shape_.latitude, cos_latitude_,
+                                            longitude, latitude, std::cos(DegToRad(latitude)));
+    if (distance_m != nullptr) *distance_m = distance;
+    return !(distance > radius_m_);
+  }
+  // geohashGetDistanceIfInRectangle, with the point's cosine computed once for both distances.
+  if (LatitudeDistance(latitude, shape_.latitude) > half_height_m_) return false;
+  const double cos_point = std::cos(DegToRad(latitude));
+  if (DistanceWithCos(longitude, latitude, cos_point, shape_.longitude, latitude, cos_point) >
+      half_width_m_) {
+    return false;
+  }
+  if (distance_m != nullptr) {
+    *distance_m = DistanceWithCos(shape_.longitude, shape_.latitude, cos_latitude_, longitude,
+                                  latitude, cos_point);
+  }
+  return true;
+}
+
 bool Decode(uint64_t score, double* longitude, double* latitude) {
   const Area area = DecodeCell(kLongitudeRange, kLatitudeRange, Cell{score, kStepMax});
   AreaCenter(area, longitude, latitude);
@@ -329,16 +375,8 @@ bool Decode(uint64_t score, double* longitude, double* latitude) {
 }
 
 double Distance(double lon1, double lat1, double lon2, double lat2) {
-  const double lon1r = DegToRad(lon1);
-  const double lon2r = DegToRad(lon2);
-  const double v = std::sin((lon2r - lon1r) / 2);
-  // Redis 7.0's shortcut: same longitude, so the arc is along the meridian.
-  if (v == 0.0) return LatitudeDistance(lat1, lat2);
-  const double lat1r = DegToRad(lat1);
-  const double lat2r = DegToRad(lat2);
-  const double u = std::sin((lat2r - lat1r) / 2);
-  const double a = u * u + std::cos(lat1r) * std::cos(lat2r) * v * v;
-  return 2.0 * kEarthRadiusM * std::asin(std::sqrt(a));
+  return DistanceWithCos(lon1, lat1, std::cos(DegToRad(lat1)), lon2, lat2,
+                         std::cos(DegToRad(lat2)));
 }
 
 std::string HashString(uint64_t score) {

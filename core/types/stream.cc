@@ -789,7 +789,7 @@ int64_t Stream::EstimateDistance(const StreamID& id) const {
   return StreamGroup::kInvalidEntriesRead;
 }
 
-int64_t Stream::GroupLag(const StreamGroup& group) const {
+std::optional<int64_t> Stream::GroupLag(const StreamGroup& group) const {
   if (entries_added_ == 0) return 0;
   const auto added = static_cast<int64_t>(entries_added_);
   if (group.entries_read != StreamGroup::kInvalidEntriesRead &&
@@ -797,7 +797,8 @@ int64_t Stream::GroupLag(const StreamGroup& group) const {
     return added - group.entries_read;
   }
   const int64_t entries_read = EstimateDistance(group.last_id);
-  return entries_read == StreamGroup::kInvalidEntriesRead ? -1 : added - entries_read;
+  if (entries_read == StreamGroup::kInvalidEntriesRead) return std::nullopt;
+  return added - entries_read;
 }
 
 void Stream::DeliverNew(

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -226,8 +227,9 @@ class Stream final : public Object {
   void DeliverNew(StreamGroup& group, StreamConsumer* consumer, size_t count, bool noack,
                   int64_t now_ms,
                   absl::FunctionRef<void(const StreamID&, absl::Span<const std::string_view>)> fn);
-  // The group's lag (XINFO GROUPS), or -1 for "unknown" (Redis replies nil).
-  int64_t GroupLag(const StreamGroup& group) const;
+  // The group's lag (XINFO GROUPS; negative when the group's entries-read was set past the
+  // entries added), or nullopt when it cannot be known (Redis replies nil).
+  std::optional<int64_t> GroupLag(const StreamGroup& group) const;
 
   // Nodes as Redis's RDB writes them: fn(master ID, listpack bytes), in order.
   void ForEachNode(absl::FunctionRef<void(const StreamID&, std::string_view)> fn) const;

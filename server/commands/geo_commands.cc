@@ -383,6 +383,7 @@ bool ParseSearchOrReply(CommandContext& ctx, unsigned flags, const ZSet* zset,
 std::vector<GeoMatch> FindMatches(const ZSet& zset, const SearchRequest& request) {
   const size_t limit = request.any ? static_cast<size_t>(request.count) : 0;
   std::vector<GeoMatch> matches;
+  const geo::ShapeMatcher matcher(request.shape, request.unit_factor);
   auto full = [&] { return limit != 0 && matches.size() >= limit; };
   for (const geo::ScoreRange& cell : geo::SearchRanges(request.shape, request.unit_factor)) {
     if (full()) break;
@@ -396,8 +397,7 @@ std::vector<GeoMatch> FindMatches(const ZSet& zset, const SearchRequest& request
       zset.Visit(begin, stop, /*reverse=*/false, [&](std::string_view member, double score) {
         GeoMatch match;
         DecodeScore(score, &match.longitude, &match.latitude);
-        if (geo::WithinShape(request.shape, request.unit_factor, match.longitude, match.latitude,
-                             &match.distance)) {
+        if (matcher.Within(match.longitude, match.latitude, &match.distance)) {
           match.score = score;
           match.member = std::string(member);
           matches.push_back(std::move(match));

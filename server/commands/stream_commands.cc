@@ -9,6 +9,8 @@
 // delivered or claimed entry, XGROUP SETID ... ENTRIESREAD for the group's position), and more
 // completely: re-deliveries of a consumer's history and the entries-read counter too, so a replay
 // reproduces every counter. XREAD/XREADGROUP with BLOCK park the client (server/blocking.h).
+#include <sys/sysinfo.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -461,11 +463,13 @@ void CmdXSetId(CommandContext& ctx) {
     if (entries_added != -1) stream->set_entries_added(static_cast<uint64_t>(entries_added));
     if (max_deleted != StreamID::Min()) stream->set_max_deleted_id(max_deleted);
     ctx.reply.Ok();
-    // The effect states the whole resulting metadata.
-    PublishChange(
-        ctx, access.db, access.key, {kStreamEvents, "xsetid"},
-        {"XSETID", access.key, id.ToString(), "ENTRIESADDED", absl::StrCat(stream->entries_added()),
-         "MAXDELETEDID", stream->max_deleted_id().ToString()});
+    // The effect states the whole resulting metadata. Redis signals no WATCH (nor a blocked
+    // reader: only XADD does).
+    PublishBuiltChange(ctx, access.db, access.key, {kStreamEvents, "xsetid"},
+                       {"XSETID", std::string(access.key), id.ToString(), "ENTRIESADDED",
+                        absl::StrCat(stream->entries_added()), "MAXDELETEDID",
+                        stream->max_deleted_id().ToString()},
+                       1, /*signals_watchers=*/false);
   });
 }
 
@@ -612,6 +616,7 @@ void CmdXGroup(CommandContext& ctx) {
       ctx.reply.Integer(1);
       PublishEffects(ctx, access, {kStreamEvents, "xgroup-destroy"},
                      {{"XGROUP", "DESTROY", std::string(key), std::string(group_name)}}, 1, false);
+      ctx.blocking().SignalKey(access.db, key);  // Its blocked readers get an error.
     } else if (ArgIs(sub, "createconsumer") && ctx.argc() == 5) {
       const bool created = group->CreateConsumer(ctx.arg(4), NowMs(ctx)) != nullptr;
       ctx.reply.Integer(created ? 1 : 0);
@@ -945,6 +950,16 @@ void CmdXClaim(CommandContext& ctx) {
   });
 }
 
+// Whether Redis could allocate `bytes` of transient memory: XAUTOCLAIM allocates its COUNT
+// deleted IDs up front (16 bytes each) and refuses a COUNT whose array the system cannot give.
+// Linux's default overcommit refuses one allocation larger than its RAM and swap together.
+bool TransientAllocationFits(uint64_t bytes) {
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return true;
+  const uint64_t unit = info.mem_unit == 0 ? 1 : info.mem_unit;
+  return bytes / unit <= static_cast<uint64_t>(info.totalram) + info.totalswap;
+}
+
 // XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]
 void CmdXAutoClaim(CommandContext& ctx) {
   int64_t min_idle = 0;
@@ -985,6 +1000,10 @@ void CmdXAutoClaim(CommandContext& ctx) {
     StreamGroup* group = stream == nullptr ? nullptr : stream->FindGroup(ctx.arg(2));
     if (group == nullptr) {
       ctx.reply.Error(FormatText(errors::kStreamNoKeyOrGroup, {ctx.arg(1), ctx.arg(2)}));
+      return;
+    }
+    if (!TransientAllocationFits(static_cast<uint64_t>(count) * 16)) {
+      ctx.reply.Error(errors::kStreamCountTooHigh);
       return;
     }
     const int64_t now = NowMs(ctx);
@@ -1131,18 +1150,29 @@ void ReadGeneric(CommandContext& ctx, bool xreadgroup) {
   for (size_t i = 0; i < streams_count; ++i) keys.push_back(ctx.arg(streams_arg + i));
   Store::MultiLock lock = ctx.store.LockKeys(keys);
 
+  // A blocked client's re-run (server/blocking.h; narrowed to the one key that was signalled) is
+  // served as Redis's serveClientsBlockedOnStreamKey: a group reader whose stream is gone or is
+  // no longer a stream, or whose group is gone, gets an error; a reader is served as soon as the
+  // stream's last ID passed its position, even when those entries were deleted since.
+  const bool rerun = ctx.client.rerunning_blocked;
+
   // Checks every key, group and ID before serving anything. ">" is kept as Max().
   std::vector<StreamID> ids(streams_count);
   std::vector<bool> resolved_dollar(streams_count, false);
   for (size_t i = 0; i < streams_count; ++i) {
     const std::string_view key = keys[i], id_text = ctx.arg(streams_arg + streams_count + i);
     KeyAccess access = FindLocked(ctx, key, Lookup::kRead);
+    if (rerun && xreadgroup && (!access.exists() || access.view().type() != KeyType::kStream)) {
+      ctx.reply.Error(errors::kStreamBlockedKeyDeleted);
+      return;
+    }
     bool wrong_type = false;
     Stream* stream = WriteObject<Stream>(ctx, access, KeyType::kStream, &wrong_type);
     if (wrong_type) return;
     if (group_name.has_value() &&
         (stream == nullptr || stream->FindGroup(*group_name) == nullptr)) {
-      ctx.reply.Error(FormatText(errors::kStreamNoGroupInXreadgroup, {key, *group_name}));
+      ctx.reply.Error(rerun ? errors::kStreamBlockedGroupDestroyed
+                            : FormatText(errors::kStreamNoGroupInXreadgroup, {key, *group_name}));
       return;
     }
     if (id_text == "$") {
@@ -1182,20 +1212,22 @@ void ReadGeneric(CommandContext& ctx, bool xreadgroup) {
     StreamGroup* group = group_name.has_value() ? stream->FindGroup(*group_name) : nullptr;
     StreamID after = ids[i];
     bool serve = false, history = false;
+    // The newest entry that can be served: the last live one, or on a re-run the stream's last
+    // ID (Redis's blocked path compares s->last_id, its synchronous path streamLastValidID).
+    StreamID top;
+    if (rerun) {
+      top = stream->last_id();
+    } else if (stream->length() > 0) {
+      stream->EdgeId(false, &top);
+    }
     if (group != nullptr) {
       if (after != StreamID::Max()) {
         serve = history = true;
-      } else if (stream->length() > 0) {
-        StreamID top;
-        stream->EdgeId(false, &top);
-        if (top > group->last_id) {
-          serve = true;
-          after = group->last_id;
-        }
+      } else if ((rerun || stream->length() > 0) && top > group->last_id) {
+        serve = true;
+        after = group->last_id;
       }
-    } else if (stream->length() > 0) {
-      StreamID top;
-      stream->EdgeId(false, &top);
+    } else if (rerun || stream->length() > 0) {
       serve = top > after;
     }
     if (!serve) continue;
@@ -1305,20 +1337,30 @@ void ReadGeneric(CommandContext& ctx, bool xreadgroup) {
   }
   // Block. The command re-run when a stream changes has "$" replaced by the ID it stood for now,
   // and a COUNT of 1000 when none was given (Redis's XREAD_BLOCKED_DEFAULT_COUNT).
-  std::vector<std::string> rerun(ctx.args.begin(), ctx.args.end());
+  std::vector<std::string> rerun_args(ctx.args.begin(), ctx.args.end());
   for (size_t i = 0; i < streams_count; ++i) {
-    if (resolved_dollar[i]) rerun[streams_arg + streams_count + i] = ids[i].ToString();
+    if (resolved_dollar[i]) rerun_args[streams_arg + streams_count + i] = ids[i].ToString();
   }
   if (!count_given) {
-    rerun.insert(rerun.begin() + static_cast<long>(streams_arg) - 1, {"COUNT", "1000"});
+    rerun_args.insert(rerun_args.begin() + static_cast<long>(streams_arg) - 1, {"COUNT", "1000"});
   }
-  BlockOnKeys(ctx, keys, deadline_ms, &rerun);
+  BlockOnKeys(ctx, keys, deadline_ms, &rerun_args);
 }
 
 void CmdXRead(CommandContext& ctx) { ReadGeneric(ctx, false); }
 void CmdXReadGroup(CommandContext& ctx) { ReadGeneric(ctx, true); }
 
 // --- XINFO ---------------------------------------------------------------------------------------
+
+// A group's lag, or nil when it cannot be known (Redis's streamReplyWithCGLag).
+void ReplyLag(CommandContext& ctx, const Stream& stream, const StreamGroup& group) {
+  const std::optional<int64_t> lag = stream.GroupLag(group);
+  if (lag.has_value()) {
+    ctx.reply.Integer(*lag);
+  } else {
+    ctx.reply.Null();
+  }
+}
 
 // XINFO STREAM key [FULL [COUNT n]]
 void CmdXInfoStream(CommandContext& ctx) {
@@ -1368,14 +1410,7 @@ void CmdXInfoStream(CommandContext& ctx) {
         ctx.reply.Integer(group.entries_read);
       }
     };
-    auto lag = [&](const StreamGroup& group) {
-      const int64_t value = stream->GroupLag(group);
-      if (value < 0) {
-        ctx.reply.Null();
-      } else {
-        ctx.reply.Integer(value);
-      }
-    };
+    auto lag = [&](const StreamGroup& group) { ReplyLag(ctx, *stream, group); };
     if (!full) {
       ctx.reply.Bulk("groups");
       ctx.reply.Integer(static_cast<int64_t>(stream->groups().size()));
@@ -1476,12 +1511,7 @@ void CmdXInfoGroups(CommandContext& ctx) {
         ctx.reply.Integer(group->entries_read);
       }
       ctx.reply.Bulk("lag");
-      const int64_t lag = stream->GroupLag(*group);
-      if (lag < 0) {
-        ctx.reply.Null();
-      } else {
-        ctx.reply.Integer(lag);
-      }
+      ReplyLag(ctx, *stream, *group);
     }
   });
 }

@@ -1,7 +1,7 @@
 """Differential test of WATCH: which commands count as changing a key, against redis-server 7.0.
 
 The seeded command streams of the family differential tests (strings and keyspace, bitmaps,
-hashes, sets, lists, sorted sets) are replayed on both servers. Before each command a second
+hashes, sets, lists, sorted sets, streams with consumer groups) are replayed on both servers. Before each command a second
 connection on each server WATCHes every key of the family's key space (in the database the stream
 is in); after it, that connection runs MULTI/EXEC, and whether EXEC failed (a watched key changed)
 must be the same on both servers. That is Redis's signalModifiedKey compared, command by command
@@ -36,7 +36,7 @@ SKIPPED = {b"SPOP", b"SRANDMEMBER", b"HRANDFIELD", b"ZRANDMEMBER", b"RANDOMKEY",
            b"OBJECT", b"DEBUG"}
 FAMILIES = ["test_differential", "test_differential_keyspace", "test_differential_bitmap",
             "test_differential_hash", "test_differential_set", "test_differential_list",
-            "test_differential_zset"]
+            "test_differential_zset", "test_stream_groups"]
 
 
 def key_space(module) -> list[bytes]:

@@ -1415,5 +1415,59 @@ TEST(GeohashTest, FormatCoordinateIsHumanLongDouble) {
   EXPECT_EQ(FormatCoordinate(kInf), "inf");
 }
 
+// ShapeMatcher gives WithinShape's verdicts and the same distance bits for every point inside,
+// for radius and box searches of every size around centers from the equator to the poles' limit
+// and across the antimeridian (random points near the center, many of them on the edge).
+TEST(GeohashTest, ShapeMatcherAgreesWithWithinShape) {
+  uint64_t state = 0x243f6a8885a308d3ULL;
+  auto uniform = [&state](double low, double high) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return low + (high - low) * static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  int inside = 0, outside = 0;
+  for (int search = 0; search < 400; ++search) {
+    const double center_lon = search % 10 == 0 ? 179.999 : uniform(-180, 180);
+    const double center_lat = search % 7 == 0 ? 85.05 : uniform(-85.05, 85.05);
+    const double size = std::pow(10.0, uniform(-1, 6));  // 0.1 m to 1000 km
+    const double factor = search % 3 == 0 ? 1000 : 1;
+    const Shape shape =
+        search % 2 == 0
+            ? MakeShape(Shape::Kind::kRadius, center_lon, center_lat, size, 0, 0)
+            : MakeShape(Shape::Kind::kBox, center_lon, center_lat, 0, size, size * uniform(0.2, 5));
+    const ShapeMatcher matcher(shape, factor);
+    const double spread = size * factor * 3 / 111000;  // degrees: points up to ~3x the size away
+    for (int point = 0; point < 500; ++point) {
+      double longitude = center_lon + uniform(-spread, spread);
+      double latitude =
+          std::clamp(center_lat + uniform(-spread, spread), kMinLatitude, kMaxLatitude);
+      if (longitude > 180) longitude -= 360;
+      if (longitude < -180) longitude += 360;
+      if (point % 5 == 0) {  // On the edge, where rounding decides.
+        double distance = Distance(center_lon, center_lat, longitude, latitude);
+        if (shape.kind == Shape::Kind::kRadius) {
+          Shape edge = shape;
+          edge.radius_m = distance / factor;
+          const ShapeMatcher edge_matcher(edge, factor);
+          double got = -1, want = -1;
+          ASSERT_EQ(edge_matcher.Within(longitude, latitude, &got),
+                    WithinShape(edge, factor, longitude, latitude, &want));
+        }
+      }
+      double want = -1, got = -1;
+      const bool expected = WithinShape(shape, factor, longitude, latitude, &want);
+      ASSERT_EQ(matcher.Within(longitude, latitude, &got), expected)
+          << longitude << "," << latitude << " around " << center_lon << "," << center_lat;
+      if (expected) {
+        EXPECT_EQ(std::bit_cast<uint64_t>(got), std::bit_cast<uint64_t>(want));
+        ++inside;
+      } else {
+        ++outside;
+      }
+    }
+  }
+  EXPECT_GT(inside, 10000);
+  EXPECT_GT(outside, 10000);
+}
+
 }  // namespace
 }  // namespace gigakv::geo
