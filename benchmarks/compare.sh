@@ -33,8 +33,12 @@ zpopmin,lrange_100,lrange_300,lrange_500,lrange_600,mset"
 #   geosearch      GEOSEARCH of the points within 1 km (about 30, WITHDIST) of a fixed center, in a
 #                  geo set of 100,000 points spread over 1 x 1 degree (about 10 per km²)
 #   geosearch_count  the 10 nearest of the points within 5 km (about 800 examined and sorted)
+#   xadd           XADD stream * of 2 fields (10-byte values) onto one stream: a job queue's writes
+#   xreadgroup     XREADGROUP GROUP g c COUNT 1 STREAMS jobs >: each request delivers the next of
+#                  the entries XADDed before the run (as many as the run's requests), so every one
+#                  is a real delivery (a pending entry created, the group's position moved)
 readonly EXTRA_TESTS="lrange_spread,evalsha_get,evalsha_incr,evalsha_10,pfadd,pfcount,pfcount_union,\
-geosearch,geosearch_count"
+geosearch,geosearch_count,xadd,xreadgroup"
 readonly SCRIPT_GET="return redis.call('get', KEYS[1])"
 readonly SCRIPT_INCR="return redis.call('incr', KEYS[1])"
 readonly SCRIPT_10="for i = 1, 5 do redis.call('incr', KEYS[1]); redis.call('get', KEYS[1]) end return 1"
@@ -270,15 +274,26 @@ test_args() {
     pfcount_union) echo "PFCOUNT hll hll2" ;;
     geosearch) echo "GEOSEARCH geo FROMLONLAT 13.5 38.5 BYRADIUS 1 km WITHDIST" ;;
     geosearch_count) echo "GEOSEARCH geo FROMLONLAT 13.5 38.5 BYRADIUS 5 km COUNT 10" ;;
+    xadd) echo "-r 100000 XADD stream * name __rand_int__ value 0123456789" ;;
+    xreadgroup) echo "XREADGROUP GROUP g c COUNT 1 STREAMS jobs >" ;;
     *) echo "-t $1" ;;
   esac
 }
 
-# prefill_for_test PORT TEST ERRFILE -- untimed set-up a test needs; returns non-zero (with
-# redis-benchmark's complaint in ERRFILE) if the server rejected it.
+# prefill_for_test PORT TEST ERRFILE REQUESTS -- untimed set-up a test needs before a run of
+# REQUESTS requests; returns non-zero (with redis-benchmark's complaint in ERRFILE) if the server
+# rejected it.
 prefill_for_test() {
-  local port=$1 test=$2 err=$3
+  local port=$1 test=$2 err=$3 requests=$4
   case $test in
+    xreadgroup)
+      # A fresh stream of as many entries as the run reads, and its group at the start.
+      "$CLI" -h 127.0.0.1 -p "$port" DEL jobs >/dev/null 2>"$err" &&
+        "$CLI" -h 127.0.0.1 -p "$port" XGROUP CREATE jobs g 0 MKSTREAM >/dev/null 2>"$err" &&
+        "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" -c 10 -P 64 -n "$requests" \
+          -r 100000 XADD jobs '*' name __rand_int__ value 0123456789 >/dev/null 2>"$err" &&
+        ! grep -q "Error from server" "$err"
+      ;;
     lrange_*)
       # 1000 elements >= the 600 the largest LRANGE reads (lpop/rpop may have drained the list).
       "${CLIENT_PIN[@]}" "$BENCH" -h 127.0.0.1 -p "$port" -c 1 -n 1000 "${BENCH_ARGV[@]}" \
@@ -326,7 +341,7 @@ run_one() {
   local out="$WORK_DIR/bench.out" err="$WORK_DIR/bench.err" tf="$WORK_DIR/bench.time"
   local -a targs
   read -r -a targs <<<"$(test_args "$test")"
-  if ! prefill_for_test "$port" "$test" "$err"; then
+  if ! prefill_for_test "$port" "$test" "$err" "$n"; then
     check_alive "$name" "$pid" "$(server_dir "$name")"
     local why
     why=$(grep -m 1 "Error from server" "$err" | tr -d '\r' | tr ',' ';' || true)

@@ -46,6 +46,7 @@ WORKLOADS = {
     "set-small": (f"SADD, collections of {SMALL_COLLECTION} members", 0.8),
     "zset-small": (f"ZADD, collections of {SMALL_COLLECTION} members", 0.8),
     "list-small": (f"RPUSH, collections of {SMALL_COLLECTION} elements", 0.8),
+    "stream": ("XADD, one stream of entries of 2 fields (10-byte values)", 1.0),
 }
 DEFAULT_WORKLOADS = "strings,strings-ttl"
 
@@ -146,6 +147,17 @@ def string_commands(n, ttl):
         yield resp_command([b"SET", b"key:" + digits, b"val:" + digits] + extra)
 
 
+def stream_commands(n):
+    """Yields XADDs of n entries to one stream: IDs one millisecond apart (as a steady producer
+    makes them), fields "name" and "value" in every entry (so both servers store them once per
+    node), 10-byte values."""
+    width = max(8, len(str(n - 1)))
+    for i in range(n):
+        digits = b"%0*d" % (width, i)
+        yield resp_command([b"XADD", b"stream", b"%d-0" % (1700000000000 + i),
+                            b"name", b"n:" + digits, b"value", b"v:" + digits])
+
+
 def collection_commands(kind, n, size):
     """Yields commands adding n elements to n/size collections of `size` elements each.
     Members/fields/values are 10 bytes and globally unique (non-numeric, so Redis cannot use an
@@ -178,6 +190,8 @@ def workload_plan(name, n):
     """Returns (command generator, number of items, number of keys) for a workload."""
     if name in ("strings", "strings-ttl"):
         return string_commands(n, name == "strings-ttl"), n, n
+    if name == "stream":
+        return stream_commands(n), n, 1
     kind, _, small = name.partition("-")
     size = SMALL_COLLECTION if small else BIG_COLLECTION
     if n < size:
