@@ -1,5 +1,6 @@
 #include "server/command_keys.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "gigakv/numbers.h"
@@ -23,8 +24,16 @@ constexpr MovableKeys kMovableKeys[] = {
     {"zunion", 1, false},     {"zinter", 1, false},     {"zdiff", 1, false},
     {"zintercard", 1, false}, {"sintercard", 1, false}, {"lmpop", 1, false},
     {"zmpop", 1, false},      {"blmpop", 2, false},     {"bzmpop", 2, false},
-    {"sort", 0, false},       {"sort_ro", 0, false},
+    {"sort", 0, false},       {"sort_ro", 0, false},    {"eval", 2, false},
+    {"eval_ro", 2, false},    {"evalsha", 2, false},    {"evalsha_ro", 2, false},
+    {"fcall", 2, false},      {"fcall_ro", 2, false},
 };
+
+// Whether all the command's keys are optional (EVAL, FCALL: flag no_mandatory_keys).
+bool KeysOptional(const CommandSpec& spec) {
+  return std::find(spec.metadata->flags.begin(), spec.metadata->flags.end(), "no_mandatory_keys") !=
+         spec.metadata->flags.end();
+}
 
 const MovableKeys* FindMovableKeys(std::string_view command) {
   for (const MovableKeys& movable : kMovableKeys) {
@@ -108,6 +117,11 @@ int KeywordSearch(const BeginSearch& begin, const std::vector<std::string_view>&
 
 }  // namespace
 
+bool CommandHasKeys(const CommandSpec& spec) {
+  return !spec.metadata->key_specs.empty() || FindMovableKeys(spec.name) != nullptr ||
+         spec.name == "migrate";
+}
+
 bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& args,
                  std::vector<KeyUse>* uses, std::string_view* error) {
   const std::vector<KeySpec>& specs = spec.metadata->key_specs;
@@ -116,6 +130,7 @@ bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& a
     std::vector<size_t> positions;
     size_t store_position = 0;
     if (!MovableKeyPositions(*movable, args, &positions, &store_position)) {
+      if (KeysOptional(spec)) return true;  // EVAL script 0: no keys.
       *error = "ERR Invalid arguments specified for command";
       return false;
     }
@@ -176,7 +191,11 @@ bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& a
     }
   }
   if (uses->empty()) {
-    *error = "ERR The command has no key arguments";
+    // As Redis's COMMAND GETKEYS: a command whose keys are all optional (EVAL, FCALL) has none
+    // here; one that names keys but whose arguments held none was given invalid arguments.
+    if (KeysOptional(spec)) return true;
+    *error = specs.empty() ? "ERR The command has no key arguments"
+                           : "ERR Invalid arguments specified for command";
     return false;
   }
   return true;

@@ -18,8 +18,13 @@ struct KeyUse {
   std::string_view flags;  // Space-separated key spec flags ("RW access update").
 };
 
+// Whether the command can take keys at all (Redis's doesCommandHaveKeys): key specs, or keys
+// found by code.
+bool CommandHasKeys(const CommandSpec& spec);
+
 // Where the keys of the full command `args` (name first) are and how it uses them. False with
-// `*error` set (the COMMAND GETKEYS error text) when there are none. O(arguments).
+// `*error` set (the COMMAND GETKEYS error text) when there are none, except for a command whose
+// keys are all optional (no_mandatory_keys: EVAL, FCALL), which may have none. O(arguments).
 bool FindKeyUses(const CommandSpec& spec, const std::vector<std::string_view>& args,
                  std::vector<KeyUse>* uses, std::string_view* error);
 

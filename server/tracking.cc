@@ -126,6 +126,8 @@ void ClientTracking::RememberKeys(ClientState& client, const CommandSpec& spec,
                                   const std::vector<std::string_view>& args) {
   const uint32_t flags = client.tracking.load(std::memory_order_relaxed);
   if (!(spec.flags & kReadonly) || (spec.flags & kPubSub)) return;
+  // A read-only script is not remembered itself, only the commands it runs (as Redis's call()).
+  if (spec.name == "eval_ro" || spec.name == "evalsha_ro" || spec.name == "fcall_ro") return;
   if ((flags & kTrackingOptIn) && !client.tracking_caching) return;
   if ((flags & kTrackingOptOut) && client.tracking_caching) return;
   std::vector<KeyUse> uses;

@@ -430,6 +430,10 @@ bool CommandKeyUsesOrReply(CommandContext& ctx, std::vector<std::string_view>* a
     ctx.reply.Error("ERR Invalid command specified");
     return false;
   }
+  if (!CommandHasKeys(*spec)) {
+    ctx.reply.Error("ERR The command has no key arguments");  // Checked first, as Redis.
+    return false;
+  }
   size_t argc = args->size();
   if ((spec->arity > 0 && argc != static_cast<size_t>(spec->arity)) ||
       (spec->arity < 0 && argc < static_cast<size_t>(-spec->arity))) {

@@ -238,7 +238,7 @@ def test_generated_command_table_is_redis_servers(real_redis):
     "zinter 2 a b", "lmpop 2 a b LEFT", "blmpop 0 2 a b LEFT", "mset a 1 b 2", "msetnx a 1 b 2",
     "object encoding k", "copy a b", "smove a b m", "zrangestore d s 0 1", "del a b",
     "getex k persist", "watch a b", "nosuch a", "ping x", "object nosuch k", "lmpop x a LEFT",
-    "set k", "get",
+    "set k", "get", "eval x 1 k", "fcall_ro f 1 k", "eval_ro x 0", "xreadgroup GROUP g c STREAMS a >",
 ])
 @pytest.mark.parametrize("protocol", [2, 3])
 def test_command_getkeysandflags_matches_redis(server, real_redis, command, protocol):
@@ -297,6 +297,11 @@ def test_command_help_matches_redis(server, real_redis):
     "sort k BY w_* LIMIT 0 1 GET g_* store d2 STORE d3", "sort_ro k GET #", "lmpop 0 a LEFT",
     "lmpop 5 a LEFT", "lmpop x a LEFT", "zunionstore d -1 a", "get k", "mset a 1 b 2",
     "object encoding k", "object freq k", "object nosuch k", "bitop or d a b c", "ping x",
+    "echo a b", "client list", "eval x 0", "eval x 2 a b c", "eval x -1", "eval x 5 a",
+    "eval x abc", "evalsha_ro x 1 a", "fcall f 1 a b", "fcall_ro f 2 a b",
+    "xread COUNT 1 STREAMS a", "xread STREAMS a b c", "xreadgroup GROUP g c STREAMS a b",
+    "xread STREAMS", "xinfo stream s", "xgroup create s g 0", "xautoclaim s g c 0 0",
+    "georadius a 1 2 3 km STORE", "migrate h 1 k 0 5",
 ])
 def test_command_getkeys_matches_redis(server, real_redis, command):
     args = ["COMMAND", "GETKEYS"] + command.split()
