@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
+#include "absl/container/flat_hash_set.h"
 #include "gigakv/numbers.h"
 #include "gigakv/strings.h"
 #include "server/client_registry.h"
@@ -16,9 +18,48 @@
 namespace gigakv::server {
 namespace {
 
-// Keys signalled on this thread during the current command, served at its end.
-thread_local std::vector<std::pair<int, std::string>> tls_ready_keys;
+// Keys signalled on this thread during the current command, served at its end: in the order
+// they were signalled, each once.
+class ReadyKeys {
+ public:
+  using KeyId = std::pair<int, std::string>;
+  void Add(int db, std::string_view key) {
+    KeyId id(db, std::string(key));
+    if (members_.insert(id).second) order_.push_back(std::move(id));
+  }
+  bool empty() const { return order_.empty(); }
+  KeyId PopFront() {
+    KeyId id = std::move(order_.front());
+    order_.pop_front();
+    members_.erase(id);
+    return id;
+  }
+
+ private:
+  std::deque<KeyId> order_;
+  absl::flat_hash_set<KeyId> members_;
+};
+thread_local ReadyKeys tls_ready_keys;
 thread_local bool tls_serving = false;
+
+// Whether `event` changes a key in place without adding anything a blocked command could take:
+// Redis signals no blocked client for these (a stream reader must not wake on XDEL or EXPIRE,
+// since a woken reader compares the stream's last ID).
+bool AddsNothing(std::string_view event) {
+  return event == "xdel" || event == "xtrim" || event == "expire" || event == "persist";
+}
+
+// Whether the record's change of `key` may serve a blocked client: unless every event the
+// record names for the key adds nothing.
+bool MayServe(const ChangeRecord& record, const ChangedKey& key) {
+  bool named = false;
+  for (const KeyEvent& event : record.events) {
+    if (event.db != key.db || event.key != key.key) continue;
+    if (!AddsNothing(event.name)) return true;
+    named = true;
+  }
+  return !named;
+}
 
 // The key type that can serve a blocking command: sorted sets for BZ*, lists otherwise.
 KeyType WantedType(const CommandSpec& spec) {
@@ -95,22 +136,25 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
   // A write Redis signals to no one (XACK, XGROUP SETID, a PFCOUNT caching its count) wakes no
   // one either; XGROUP DESTROY, which Redis signals only to blocked readers, calls SignalKey.
   if (!record.signals_watchers) return;
-  // Everything else may serve someone: a push or a *STORE a popper, a new stream entry a reader;
-  // a removal (DEL, expiry, eviction, a flush, SWAPDB taking a stream away) ends the wait of the
-  // readers of a consumer group with an error, as Redis's signalDeletedKeyAsReady does.
+  // Everything else but in-place changes that add nothing (XDEL, EXPIRE) may serve someone: a
+  // push or a *STORE a popper, a new stream entry a reader; a removal (DEL, expiry, eviction, a
+  // flush, SWAPDB taking a stream away) ends the wait of the readers of a consumer group with an
+  // error, as Redis's signalDeletedKeyAsReady does (a flush can serve no one else).
   switch (record.scope) {
     case ChangeScope::kKeys:
-      for (const ChangedKey& key : record.keys) SignalReady(key.db, key.key);
+      for (const ChangedKey& key : record.keys) {
+        if (MayServe(record, key)) SignalReady(key.db, key.key);
+      }
       break;
     case ChangeScope::kSwapDatabases:
-      SignalDb(record.swapped_dbs[0]);
-      SignalDb(record.swapped_dbs[1]);
+      SignalDb(record.swapped_dbs[0], /*group_readers_only=*/false);
+      SignalDb(record.swapped_dbs[1], /*group_readers_only=*/false);
       break;
     case ChangeScope::kDatabase:
-      SignalDb(record.db);
+      SignalDb(record.db, /*group_readers_only=*/true);
       break;
     case ChangeScope::kAllDatabases:
-      SignalDb(-1);
+      SignalDb(-1, /*group_readers_only=*/true);
       break;
   }
 }
@@ -136,6 +180,7 @@ bool BlockingRegistry::Block(CommandContext& ctx, const std::vector<std::string_
   waiter->db = ctx.db();
   waiter->wanted = WantedType(ctx.spec);
   waiter->group_reader = ctx.spec.name == "xreadgroup";
+  if (waiter->group_reader) group_readers_.fetch_add(1, std::memory_order_relaxed);
   if (rerun_args != nullptr) {
     waiter->args = *rerun_args;
   } else {
@@ -164,24 +209,29 @@ void BlockingRegistry::SignalReady(int db, std::string_view key) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!by_key_.contains(KeyId(db, std::string(key)))) return;
   }
-  for (const auto& [ready_db, ready_key] : tls_ready_keys) {
-    if (ready_db == db && ready_key == key) return;
-  }
-  tls_ready_keys.emplace_back(db, std::string(key));
+  tls_ready_keys.Add(db, key);
 }
 
-void BlockingRegistry::SignalDb(int db) {
+void BlockingRegistry::SignalDb(int db, bool group_readers_only) {
   if (count_.load(std::memory_order_relaxed) == 0) return;
+  if (group_readers_only && group_readers_.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [id, queue] : by_key_) {
     if (db >= 0 && id.first != db) continue;
-    bool known = std::any_of(tls_ready_keys.begin(), tls_ready_keys.end(),
-                             [&](const KeyId& ready) { return ready == id; });
-    if (!known) tls_ready_keys.push_back(id);
+    if (group_readers_only &&
+        std::none_of(queue.begin(), queue.end(),
+                     [](const std::shared_ptr<Waiter>& waiter) { return waiter->group_reader; })) {
+      continue;
+    }
+    tls_ready_keys.Add(id.first, id.second);
   }
 }
 
 bool BlockingRegistry::HasReadyKeys() { return !tls_ready_keys.empty() && !tls_serving; }
+
+void BlockingRegistry::ServeKeysSignalledHere(Dispatcher& dispatcher, Store& store) {
+  if (HasReadyKeys()) ServeReadyKeys(dispatcher, store);
+}
 
 std::shared_ptr<BlockingRegistry::Waiter> BlockingRegistry::ClaimFirst(int db,
                                                                        const std::string& key,
@@ -192,21 +242,26 @@ std::shared_ptr<BlockingRegistry::Waiter> BlockingRegistry::ClaimFirst(int db,
   for (const std::shared_ptr<Waiter>& waiter : it->second) {
     // Redis 7.0 leaves a client blocked while its key holds another type than it pops from.
     if (waiter->wanted != type) continue;
-    if (ClaimLocked(waiter)) return waiter;
+    if (ClaimLocked(waiter, db, key)) return waiter;
   }
   return nullptr;
 }
 
-bool BlockingRegistry::ClaimLocked(const std::shared_ptr<Waiter>& waiter) {
+bool BlockingRegistry::ClaimLocked(const std::shared_ptr<Waiter>& waiter, int db,
+                                   const std::string& key) {
   if (waiter->serving) {
-    // Its re-run on another thread may have found the key empty just before this signal:
-    // that thread looks again before it gives up on the key.
-    waiter->signalled_while_serving = true;
+    // Its re-run on another thread (narrowed to another key, or run before this change) may
+    // have missed this signal: that thread looks at the key again if the client stays blocked.
+    const KeyId id(db, key);
+    if (std::find(waiter->signalled_while_serving.begin(), waiter->signalled_while_serving.end(),
+                  id) == waiter->signalled_while_serving.end()) {
+      waiter->signalled_while_serving.push_back(id);
+    }
     return false;
   }
   waiter->serving = true;
   waiter->reblocked = false;
-  waiter->signalled_while_serving = false;
+  waiter->signalled_while_serving.clear();
   return true;
 }
 
@@ -224,7 +279,7 @@ std::vector<std::shared_ptr<BlockingRegistry::Waiter>> BlockingRegistry::StreamW
   return waiters;
 }
 
-bool BlockingRegistry::Serve(const std::shared_ptr<Waiter>& waiter, int db, const std::string& key,
+bool BlockingRegistry::Serve(const std::shared_ptr<Waiter>& waiter, const std::string& key,
                              Dispatcher& dispatcher) {
   ClientState& client = *waiter->client;
   protocol::ReplyBuilder reply;
@@ -245,10 +300,10 @@ bool BlockingRegistry::Serve(const std::shared_ptr<Waiter>& waiter, int db, cons
     }
     if (waiter->reblocked && !waiter->timed_out && !waiter->unblock_requested) {
       waiter->reblocked = false;  // Still waiting, in its place.
-      if (waiter->signalled_while_serving) {
-        waiter->signalled_while_serving = false;
-        tls_ready_keys.emplace_back(db, key);  // Look at the key once more.
+      for (const KeyId& id : waiter->signalled_while_serving) {
+        tls_ready_keys.Add(id.first, id.second);  // Look at those keys once more.
       }
+      waiter->signalled_while_serving.clear();
       return true;
     }
     if (!waiter->reblocked) {
@@ -272,9 +327,9 @@ void BlockingRegistry::ServeEach(const std::vector<std::shared_ptr<Waiter>>& wai
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = by_client_.find(waiter->client->id);
-      claimed = it != by_client_.end() && it->second == waiter && ClaimLocked(waiter);
+      claimed = it != by_client_.end() && it->second == waiter && ClaimLocked(waiter, db, key);
     }
-    if (claimed) Serve(waiter, db, key, dispatcher);
+    if (claimed) Serve(waiter, key, dispatcher);
   }
 }
 
@@ -282,8 +337,7 @@ void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
   if (tls_serving) return;
   tls_serving = true;
   while (!tls_ready_keys.empty()) {
-    auto [db, key] = std::move(tls_ready_keys.front());
-    tls_ready_keys.erase(tls_ready_keys.begin());
+    auto [db, key] = tls_ready_keys.PopFront();
     std::optional<KeyType> type = store.TypeOf(db, key);
     if (!type.has_value() || *type == KeyType::kStream) {
       // Every reader of the stream is given its chance, in the order they blocked, as Redis's
@@ -300,7 +354,7 @@ void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
     ServeEach(StreamWaiters(db, key, /*group_readers_only=*/true), db, key, dispatcher);
     while (true) {
       std::shared_ptr<Waiter> waiter = ClaimFirst(db, key, *type);
-      if (waiter == nullptr || Serve(waiter, db, key, dispatcher)) break;
+      if (waiter == nullptr || Serve(waiter, key, dispatcher)) break;
     }
   }
   tls_serving = false;
@@ -316,6 +370,7 @@ void BlockingRegistry::RemoveLocked(const std::shared_ptr<Waiter>& waiter) {
     if (queue.empty()) by_key_.erase(it);
   }
   if (by_client_.erase(waiter->client->id) > 0) {
+    if (waiter->group_reader) group_readers_.fetch_sub(1, std::memory_order_relaxed);
     count_.fetch_sub(1, std::memory_order_relaxed);
     UpdateInterestLocked();
   }

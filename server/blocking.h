@@ -101,6 +101,9 @@ class BlockingRegistry : public ChangeConsumer {
   // a no-op when nothing was signalled.
   void ServeReadyKeys(Dispatcher& dispatcher, Store& store);
   static bool HasReadyKeys();
+  // For threads that change keys outside Dispatcher::Execute (the cron thread's active expiry):
+  // serves what their changes signalled. Call with no lock held.
+  void ServeKeysSignalledHere(Dispatcher& dispatcher, Store& store);
 
   // The client's deadline passed (its connection's timer): true when it was still waiting and is
   // now removed (the caller sends the timeout reply); false when it was already served or is
@@ -130,9 +133,10 @@ class BlockingRegistry : public ChangeConsumer {
     bool timed_out = false;         // Its deadline passed while it was being served.
     std::string unblock_error;      // CLIENT UNBLOCK ... ERROR while being served.
     bool unblock_requested = false;
-    bool disconnected = false;             // Its connection closed while it was being served.
-    bool reply_suppressed = false;         // CLIENT REPLY OFF/SKIP: the wait ends with no reply.
-    bool signalled_while_serving = false;  // A key of it became ready during its re-run.
+    bool disconnected = false;      // Its connection closed while it was being served.
+    bool reply_suppressed = false;  // CLIENT REPLY OFF/SKIP: the wait ends with no reply.
+    // Keys of it that became ready during its re-run (looked at again if it stays blocked).
+    std::vector<std::pair<int, std::string>> signalled_while_serving;
   };
   using KeyId = std::pair<int, std::string>;
 
@@ -140,22 +144,23 @@ class BlockingRegistry : public ChangeConsumer {
   // command on this thread (ServeReadyKeys).
   void SignalReady(int db, std::string_view key);
   // Signals every key of `db` (every database for -1) that clients wait on (SWAPDB brought in a
-  // new database, a flush emptied it).
-  void SignalDb(int db);
+  // new database), or with `group_readers_only` those XREADGROUP clients wait on (a flush
+  // emptied it: only they have something to be told). O(keys waited on).
+  void SignalDb(int db, bool group_readers_only);
   // Updates the stream interest after count_ changed; called with mutex_ held.
   void UpdateInterestLocked();
 
   std::shared_ptr<Waiter> ClaimFirst(int db, const std::string& key, KeyType type);
-  // Marks `waiter` as being served by this thread; false if another thread serves it now.
-  bool ClaimLocked(const std::shared_ptr<Waiter>& waiter);
+  // Marks `waiter` as being served by this thread for (db, key); false if another thread
+  // serves it now (which then notes that (db, key) was signalled meanwhile).
+  bool ClaimLocked(const std::shared_ptr<Waiter>& waiter, int db, const std::string& key);
   // The stream readers waiting on (db, key), in the order they blocked (only those of a group
   // with `group_readers_only`).
   std::vector<std::shared_ptr<Waiter>> StreamWaiters(int db, const std::string& key,
                                                      bool group_readers_only);
   // Re-runs the claimed `waiter`'s command narrowed to `key` and delivers its reply, or leaves
   // it blocked in its place: returns true in that case.
-  bool Serve(const std::shared_ptr<Waiter>& waiter, int db, const std::string& key,
-             Dispatcher& dispatcher);
+  bool Serve(const std::shared_ptr<Waiter>& waiter, const std::string& key, Dispatcher& dispatcher);
   // Claims and serves each of `waiters` still blocked and not served elsewhere.
   void ServeEach(const std::vector<std::shared_ptr<Waiter>>& waiters, int db,
                  const std::string& key, Dispatcher& dispatcher);
@@ -171,6 +176,7 @@ class BlockingRegistry : public ChangeConsumer {
   absl::flat_hash_map<KeyId, std::deque<std::shared_ptr<Waiter>>> by_key_;
   absl::flat_hash_map<uint64_t, std::shared_ptr<Waiter>> by_client_;
   std::atomic<size_t> count_{0};
+  std::atomic<size_t> group_readers_{0};  // Blocked XREADGROUP clients.
   // The (db, key) pairs clients wait on, one count per waiter and key: the records of other
   // keys pass SignalReady without the mutex.
   KeyCountingFilter waiting_keys_;

@@ -63,6 +63,8 @@ void CronThread::Loop() {
         expiry_backlog = Clock::now() >= next_cron ? server_.Cron() : server_.ActiveExpire();
       }
     }
+    // Streams that expired here end the wait of their XREADGROUP clients (blocking.h).
+    server_.blocking().ServeKeysSignalledHere(server_.dispatcher(), server_.keyspace().store());
     lock.lock();
   }
 }

@@ -591,6 +591,9 @@ CASES = [
         ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "COUNT", "-1"],
         ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "COUNT", "x"],
         ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "COUNT", "576460752303423488"],
+        # Redis allocates COUNT IDs up front: 4e9 of them fit its address space, 2^43 do not.
+        ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "COUNT", "4000000000", "JUSTID"],
+        ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "COUNT", "8796093022208"],
         ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "COUNT"],
         ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "FOO"],
         ["XAUTOCLAIM", "s", "g", "erin", "0", "0-0", "JUSTID", "COUNT", "2"],
@@ -1142,6 +1145,81 @@ def test_every_blocked_reader_of_a_stream_is_tried_from_its_own_position(blockin
     assert [_as_pairs(reply) for reply in replies[6:8]] == [[(b"s", [])]] * 2
     assert [consumer[1] for consumer in replies[8]] == [b"late"]
     assert [consumer[1] for consumer in got[-1][0]] == [b"late"]
+
+
+@both_protocols
+def test_in_place_changes_and_expiry_as_redis_signals_them(blocking_pair, protocol):
+    """XDEL, XTRIM, EXPIRE and PERSIST add nothing a reader could take: Redis wakes no blocked
+    reader for them (a woken reader would compare the stream's last ID and get an empty list).
+    A stream that expires (found by the active expiry, with no command touching it) ends its
+    XREADGROUP clients' wait with -UNBLOCKED."""
+    def scenario(waiter, other):
+        replies = []
+        other.call("XADD", "s", "1-0", "f", "v")
+        other.call("XADD", "s", "2-0", "f", "v")
+        other.call("XDEL", "s", "2-0")
+        other.call("XGROUP", "CREATE", "s", "g", "1-0")
+        for command in (["XREAD", "BLOCK", "300", "STREAMS", "s", "1-0"],
+                        ["XREADGROUP", "GROUP", "g", "c", "BLOCK", "300", "STREAMS", "s", ">"]):
+            waiter.send_command(*command)
+            wait_blocked(other, 1)
+            other.call("XDEL", "s", "1-0")
+            other.call("XTRIM", "s", "MAXLEN", "0")
+            other.call("EXPIRE", "s", "100")
+            other.call("PERSIST", "s")
+            replies.append(waiter.read_reply_raw())  # The timeout's nil.
+        other.call("XGROUP", "CREATE", "q", "g", "$", "MKSTREAM")
+        other.call("PEXPIRE", "q", "200")
+        waiter.send_command("XREADGROUP", "GROUP", "g", "c", "BLOCK", "5000", "STREAMS", "q", ">")
+        replies.append(waiter.read_reply_raw())
+        return replies
+
+    replies = _on_both(blocking_pair, protocol, scenario)
+    assert replies == [None, None, ErrorReply("UNBLOCKED the stream key no longer exists")]
+
+
+def test_a_reader_of_several_streams_is_not_lost_while_being_served(server_factory):
+    """A client blocked on two streams may be re-run for one (signalled by a write that cannot
+    serve it) while another thread signals the other: that signal is looked at again once the
+    re-run blocks again, so the client is served (bounded: 60 rounds, each must be served)."""
+    import socket
+    import threading
+    srv = server_factory(*IO_THREADS)
+    with srv.raw() as admin:
+        admin.call("FLUSHALL")
+        for key in ("s1", "s2", "s3"):
+            admin.call("XADD", key, "1-0", "f", "v")
+    stop = threading.Event()
+    # COPY onto s1 signals it without serving its reader (the copy ends at 1-0 too).
+    noise_request = b"*4\r\n$4\r\nCOPY\r\n$2\r\ns3\r\n$2\r\ns1\r\n$7\r\nREPLACE\r\n" * 100
+
+    def noise():
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as sock:
+            sock.settimeout(0.5)
+            while not stop.is_set():
+                sock.sendall(noise_request)
+                try:
+                    sock.recv(1 << 20)
+                except OSError:
+                    pass
+
+    threads = [threading.Thread(target=noise, daemon=True) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        with srv.raw() as producer:
+            for i in range(60):
+                with srv.raw() as reader:
+                    reader.send_command("XREAD", "BLOCK", "5000", "STREAMS", "s1", "s2", "1-0",
+                                        f"{i + 1}-0")
+                    time.sleep(0.005)
+                    producer.call("XADD", "s2", f"{i + 2}-0", "f", "v")
+                    reply = reader.read_reply()
+                    assert _as_pairs(reply) == [(b"s2", [[f"{i + 2}-0".encode(), [b"f", b"v"]]])], i
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=5)
 
 
 # DUMP / RESTORE across servers ---------------------------------------------------------------
