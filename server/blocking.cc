@@ -339,25 +339,48 @@ void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
   while (!tls_ready_keys.empty()) {
     auto [db, key] = tls_ready_keys.PopFront();
     std::optional<KeyType> type = store.TypeOf(db, key);
-    if (!type.has_value() || *type == KeyType::kStream) {
+    if (type == KeyType::kStream) {
       // Every reader of the stream is given its chance, in the order they blocked, as Redis's
       // serveClientsBlockedOnStreamKey: each reads from its own position, so one that cannot
-      // be served holds up no one. With the key gone only the readers of a group run (and get
-      // an error); readers without one keep waiting for the stream to come back.
-      ServeEach(StreamWaiters(db, key, /*group_readers_only=*/!type.has_value()), db, key,
-                dispatcher);
+      // be served holds up no one.
+      ServeEach(StreamWaiters(db, key, /*group_readers_only=*/false), db, key, dispatcher);
       continue;
     }
+    // The stream is gone (or replaced by another type): its group readers all get their error
+    // now, as Redis's unblockDeletedStreamReadgroupClients, whatever happens to the key next;
+    // readers without a group keep waiting for a stream to come back.
+    FailGroupReaders(db, key);
+    if (!type.has_value()) continue;
     // A list or sorted set: its waiters in the order they blocked, until one of them cannot be
-    // served (what one pops, the next cannot). A group reader whose stream was replaced by
-    // another type gets its error (Redis's unblockDeletedStreamReadgroupClients).
-    ServeEach(StreamWaiters(db, key, /*group_readers_only=*/true), db, key, dispatcher);
+    // served (what one pops, the next cannot).
     while (true) {
       std::shared_ptr<Waiter> waiter = ClaimFirst(db, key, *type);
       if (waiter == nullptr || Serve(waiter, key, dispatcher)) break;
     }
   }
   tls_serving = false;
+}
+
+void BlockingRegistry::FailGroupReaders(int db, const std::string& key) {
+  if (group_readers_.load(std::memory_order_relaxed) == 0) return;
+  std::vector<std::shared_ptr<Waiter>> failed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = by_key_.find(KeyId(db, key));
+    if (it == by_key_.end()) return;
+    for (const std::shared_ptr<Waiter>& waiter : it->second) {
+      // One being re-run elsewhere is noted: its thread looks at the key again.
+      if (waiter->group_reader && ClaimLocked(waiter, db, key)) failed.push_back(waiter);
+    }
+    for (const std::shared_ptr<Waiter>& waiter : failed) RemoveLocked(waiter);
+  }
+  for (const std::shared_ptr<Waiter>& waiter : failed) {
+    std::string reply;
+    if (!waiter->reply_suppressed) {
+      reply = "-" + std::string(errors::kStreamBlockedKeyDeleted) + "\r\n";
+    }
+    Deliver(*waiter, std::move(reply));
+  }
 }
 
 void BlockingRegistry::RemoveLocked(const std::shared_ptr<Waiter>& waiter) {

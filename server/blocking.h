@@ -161,6 +161,9 @@ class BlockingRegistry : public ChangeConsumer {
   // Re-runs the claimed `waiter`'s command narrowed to `key` and delivers its reply, or leaves
   // it blocked in its place: returns true in that case.
   bool Serve(const std::shared_ptr<Waiter>& waiter, const std::string& key, Dispatcher& dispatcher);
+  // Ends the wait of the XREADGROUP clients blocked on (db, key), whose stream is gone, with
+  // Redis's UNBLOCKED error (no re-run: the key may come back meanwhile).
+  void FailGroupReaders(int db, const std::string& key);
   // Claims and serves each of `waiters` still blocked and not served elsewhere.
   void ServeEach(const std::vector<std::shared_ptr<Waiter>>& waiters, int db,
                  const std::string& key, Dispatcher& dispatcher);

@@ -61,10 +61,12 @@ void CronThread::Loop() {
       TransactionGate::BatchScope gate(server_.transaction_gate(), /*wait_for_script=*/false);
       if (!gate.busy()) {
         expiry_backlog = Clock::now() >= next_cron ? server_.Cron() : server_.ActiveExpire();
+        // Streams that expired here end the wait of their XREADGROUP clients (blocking.h):
+        // inside the gate, as an I/O thread serves, so no EXEC or script runs meanwhile. What
+        // is signalled while the gate is busy waits for the next round.
+        server_.blocking().ServeKeysSignalledHere(server_.dispatcher(), server_.keyspace().store());
       }
     }
-    // Streams that expired here end the wait of their XREADGROUP clients (blocking.h).
-    server_.blocking().ServeKeysSignalledHere(server_.dispatcher(), server_.keyspace().store());
     lock.lock();
   }
 }
