@@ -1178,6 +1178,39 @@ def test_in_place_changes_and_expiry_as_redis_signals_them(blocking_pair, protoc
     assert replies == [None, None, ErrorReply("UNBLOCKED the stream key no longer exists")]
 
 
+def _expired_keys(conn) -> int:
+    info = conn.call("INFO", "stats").decode()
+    return int(next(line for line in info.splitlines()
+                    if line.startswith("expired_keys:")).split(":")[1])
+
+
+def test_every_group_reader_of_an_expired_stream_is_told_even_if_it_comes_back(blocking_pair):
+    """When a stream expires (found by the active expiry), all its blocked XREADGROUP clients get
+    -UNBLOCKED in the same step, as Redis's unblockDeletedStreamReadgroupClients: a stream created
+    again right after (here by a client that keeps trying) leaves none of them waiting."""
+    from contextlib import ExitStack
+    for srv in blocking_pair:
+        with ExitStack() as stack:
+            other = stack.enter_context(srv.raw())
+            other.call("FLUSHALL")
+            other.call("XGROUP", "CREATE", "k", "g", "$", "MKSTREAM")
+            readers = [stack.enter_context(srv.raw()) for _ in range(100)]
+            for i, reader in enumerate(readers):
+                reader.send_command("XREADGROUP", "GROUP", "g", f"c{i}", "BLOCK", "10000",
+                                    "STREAMS", "k", ">")
+            wait_blocked(other, len(readers))
+            expired_before = _expired_keys(other)
+            other.call("PEXPIRE", "k", "20")
+            for _ in range(2000):  # Bounded: about 10 s. INFO touches no key: the cron expires it.
+                if _expired_keys(other) > expired_before:
+                    break
+                time.sleep(0.005)
+            other.call("XGROUP", "CREATE", "k", "g", "$", "MKSTREAM")
+            replies = [reader.read_reply() for reader in readers]
+            assert replies == [ErrorReply("UNBLOCKED the stream key no longer exists")] * 100
+            wait_blocked(other, 0)
+
+
 def test_a_reader_of_several_streams_is_not_lost_while_being_served(server_factory):
     """A client blocked on two streams may be re-run for one (signalled by a write that cannot
     serve it) while another thread signals the other: that signal is looked at again once the
