@@ -30,6 +30,9 @@
 namespace gigakv::server {
 namespace {
 
+// An argument as Redis's "%s" prints it in an error: up to its first NUL byte.
+std::string_view CText(std::string_view arg) { return arg.substr(0, arg.find('\0')); }
+
 // --- IDs -----------------------------------------------------------------------------------------
 
 // Redis's string2ull: the canonical int64 text of a non-negative number, or whatever strtoull
@@ -567,7 +570,7 @@ void CmdXGroup(CommandContext& ctx) {
       }
       group = stream->FindGroup(group_name);
       if (group == nullptr && !create && !ArgIs(sub, "destroy")) {
-        ctx.reply.Error(FormatText(errors::kStreamNoGroupForKey, {group_name, key}));
+        ctx.reply.Error(FormatText(errors::kStreamNoGroupForKey, {CText(group_name), CText(key)}));
         return;
       }
     }
@@ -731,7 +734,8 @@ void CmdXPending(CommandContext& ctx) {
     if (wrong_type) return;
     StreamGroup* group = stream == nullptr ? nullptr : stream->FindGroup(ctx.arg(2));
     if (group == nullptr) {
-      ctx.reply.Error(FormatText(errors::kStreamNoKeyOrGroup, {ctx.arg(1), ctx.arg(2)}));
+      ctx.reply.Error(
+          FormatText(errors::kStreamNoKeyOrGroup, {CText(ctx.arg(1)), CText(ctx.arg(2))}));
       return;
     }
     if (summary) {
@@ -815,7 +819,8 @@ void CmdXClaim(CommandContext& ctx) {
     if (wrong_type) return;
     StreamGroup* group = stream == nullptr ? nullptr : stream->FindGroup(ctx.arg(2));
     if (group == nullptr) {
-      ctx.reply.Error(FormatText(errors::kStreamNoKeyOrGroup, {ctx.arg(1), ctx.arg(2)}));
+      ctx.reply.Error(
+          FormatText(errors::kStreamNoKeyOrGroup, {CText(ctx.arg(1)), CText(ctx.arg(2))}));
       return;
     }
     int64_t min_idle = 0;
@@ -862,7 +867,7 @@ void CmdXClaim(CommandContext& ctx) {
       } else if (ArgIs(opt, "lastid") && more) {
         if (!ParseStrictIdOrReply(ctx, ctx.arg(++j), &last_id, 0)) return;
       } else {
-        ctx.reply.Error(FormatText(errors::kStreamXclaimOption, {opt}));
+        ctx.reply.Error(FormatText(errors::kStreamXclaimOption, {CText(opt)}));
         return;
       }
     }
@@ -993,7 +998,8 @@ void CmdXAutoClaim(CommandContext& ctx) {
     if (wrong_type) return;
     StreamGroup* group = stream == nullptr ? nullptr : stream->FindGroup(ctx.arg(2));
     if (group == nullptr) {
-      ctx.reply.Error(FormatText(errors::kStreamNoKeyOrGroup, {ctx.arg(1), ctx.arg(2)}));
+      ctx.reply.Error(
+          FormatText(errors::kStreamNoKeyOrGroup, {CText(ctx.arg(1)), CText(ctx.arg(2))}));
       return;
     }
     if (!TransientArrayFits(count)) {
@@ -1165,8 +1171,9 @@ void ReadGeneric(CommandContext& ctx, bool xreadgroup) {
     if (wrong_type) return;
     if (group_name.has_value() &&
         (stream == nullptr || stream->FindGroup(*group_name) == nullptr)) {
-      ctx.reply.Error(rerun ? errors::kStreamBlockedGroupDestroyed
-                            : FormatText(errors::kStreamNoGroupInXreadgroup, {key, *group_name}));
+      ctx.reply.Error(
+          rerun ? errors::kStreamBlockedGroupDestroyed
+                : FormatText(errors::kStreamNoGroupInXreadgroup, {CText(key), CText(*group_name)}));
       return;
     }
     if (id_text == "$") {
@@ -1522,7 +1529,8 @@ void CmdXInfoConsumers(CommandContext& ctx) {
     if (wrong_type) return;
     StreamGroup* group = stream->FindGroup(ctx.arg(3));
     if (group == nullptr) {
-      ctx.reply.Error(FormatText(errors::kStreamNoGroupForKey, {ctx.arg(3), ctx.arg(2)}));
+      ctx.reply.Error(
+          FormatText(errors::kStreamNoGroupForKey, {CText(ctx.arg(3)), CText(ctx.arg(2))}));
       return;
     }
     const int64_t now = NowMs(ctx);

@@ -569,6 +569,17 @@ CASES = [
         ["XINFO", "CONSUMERS", "s", "g"],
         ["XINFO", "STREAM", "s", "FULL"],
     ]),
+    ("names with a NUL byte in errors", [
+        ["XADD", "s", "1-0", "f", "v"],
+        ["XGROUP", "CREATE", "s", "g", "$"],
+        ["XINFO", "CONSUMERS", "s", "a\0b"],
+        ["XREADGROUP", "GROUP", "n\0x", "c", "STREAMS", "s", ">"],
+        ["XCLAIM", "s", "g", "c", "0", "1-0", "F\0OO"],
+        ["XCLAIM", "s", "n\0o", "c", "0", "1-0"],
+        ["XAUTOCLAIM", "s", "n\0o", "c", "0", "0"],
+        ["XPENDING", "s", "n\0o"],
+        ["XGROUP", "SETID", "s", "n\0o", "0"],
+    ]),
     ("xautoclaim", [
         *_entries("s", 1, 10),
         ["XGROUP", "CREATE", "s", "g", "0"],
