@@ -140,9 +140,17 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
   // push or a *STORE a popper, a new stream entry a reader; a removal (DEL, expiry, eviction, a
   // flush, SWAPDB taking a stream away) ends the wait of the readers of a consumer group with an
   // error, as Redis's signalDeletedKeyAsReady does (a flush can serve no one else).
+  // A removal that is no command's (expiry, eviction, a flush) is final for the group readers of
+  // the stream: they are marked now, under the removal's locks, so that a stream created again
+  // before they are served (by another thread) does not keep them waiting; Redis serves them in
+  // the same step.
+  const bool removal = record.cause == ChangeCause::kExpiry ||
+                       record.cause == ChangeCause::kEviction ||
+                       record.cause == ChangeCause::kFlush;
   switch (record.scope) {
     case ChangeScope::kKeys:
       for (const ChangedKey& key : record.keys) {
+        if (removal) MarkStreamRemoved(key.db, key.key);
         if (MayServe(record, key)) SignalReady(key.db, key.key);
       }
       break;
@@ -156,6 +164,18 @@ void BlockingRegistry::OnChange(const ChangeRecord& record) {
     case ChangeScope::kAllDatabases:
       SignalDb(-1, /*group_readers_only=*/true);
       break;
+  }
+}
+
+void BlockingRegistry::MarkStreamRemoved(int db, std::string_view key) {
+  if (group_readers_.load(std::memory_order_relaxed) == 0 || !waiting_keys_.MayContain(db, key)) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_key_.find(KeyId(db, std::string(key)));
+  if (it == by_key_.end()) return;
+  for (const std::shared_ptr<Waiter>& waiter : it->second) {
+    if (waiter->group_reader) waiter->stream_removed = true;
   }
 }
 
@@ -218,11 +238,13 @@ void BlockingRegistry::SignalDb(int db, bool group_readers_only) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [id, queue] : by_key_) {
     if (db >= 0 && id.first != db) continue;
-    if (group_readers_only &&
-        std::none_of(queue.begin(), queue.end(),
-                     [](const std::shared_ptr<Waiter>& waiter) { return waiter->group_reader; })) {
-      continue;
+    bool group_readers = false;
+    for (const std::shared_ptr<Waiter>& waiter : queue) {
+      if (!waiter->group_reader) continue;
+      group_readers = true;
+      if (group_readers_only) waiter->stream_removed = true;  // A flush emptied the database.
     }
+    if (group_readers_only && !group_readers) continue;
     tls_ready_keys.Add(id.first, id.second);
   }
 }
@@ -338,6 +360,7 @@ void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
   tls_serving = true;
   while (!tls_ready_keys.empty()) {
     auto [db, key] = tls_ready_keys.PopFront();
+    FailGroupReaders(db, key, /*removed_only=*/true);
     std::optional<KeyType> type = store.TypeOf(db, key);
     if (type == KeyType::kStream) {
       // Every reader of the stream is given its chance, in the order they blocked, as Redis's
@@ -349,7 +372,7 @@ void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
     // The stream is gone (or replaced by another type): its group readers all get their error
     // now, as Redis's unblockDeletedStreamReadgroupClients, whatever happens to the key next;
     // readers without a group keep waiting for a stream to come back.
-    FailGroupReaders(db, key);
+    FailGroupReaders(db, key, /*removed_only=*/false);
     if (!type.has_value()) continue;
     // A list or sorted set: its waiters in the order they blocked, until one of them cannot be
     // served (what one pops, the next cannot).
@@ -361,7 +384,7 @@ void BlockingRegistry::ServeReadyKeys(Dispatcher& dispatcher, Store& store) {
   tls_serving = false;
 }
 
-void BlockingRegistry::FailGroupReaders(int db, const std::string& key) {
+void BlockingRegistry::FailGroupReaders(int db, const std::string& key, bool removed_only) {
   if (group_readers_.load(std::memory_order_relaxed) == 0) return;
   std::vector<std::shared_ptr<Waiter>> failed;
   {
@@ -370,7 +393,10 @@ void BlockingRegistry::FailGroupReaders(int db, const std::string& key) {
     if (it == by_key_.end()) return;
     for (const std::shared_ptr<Waiter>& waiter : it->second) {
       // One being re-run elsewhere is noted: its thread looks at the key again.
-      if (waiter->group_reader && ClaimLocked(waiter, db, key)) failed.push_back(waiter);
+      if (waiter->group_reader && (waiter->stream_removed || !removed_only) &&
+          ClaimLocked(waiter, db, key)) {
+        failed.push_back(waiter);
+      }
     }
     for (const std::shared_ptr<Waiter>& waiter : failed) RemoveLocked(waiter);
   }

@@ -126,6 +126,9 @@ class BlockingRegistry : public ChangeConsumer {
     int db = 0;
     KeyType wanted = KeyType::kList;  // The key type that can serve it (list, zset, stream).
     bool group_reader = false;        // XREADGROUP: ends with an error when its stream goes.
+    // Its stream was removed by expiry, eviction or a flush: the wait ends with UNBLOCKED
+    // whatever the key holds when it is served.
+    bool stream_removed = false;
     std::vector<std::string> keys;
     std::vector<std::string> args;  // The command, re-run when a key is ready.
     bool serving = false;           // A thread is re-running its command now.
@@ -162,8 +165,12 @@ class BlockingRegistry : public ChangeConsumer {
   // it blocked in its place: returns true in that case.
   bool Serve(const std::shared_ptr<Waiter>& waiter, const std::string& key, Dispatcher& dispatcher);
   // Ends the wait of the XREADGROUP clients blocked on (db, key), whose stream is gone, with
-  // Redis's UNBLOCKED error (no re-run: the key may come back meanwhile).
-  void FailGroupReaders(int db, const std::string& key);
+  // Redis's UNBLOCKED error (no re-run: the key may come back meanwhile); with `removed_only`,
+  // of those marked by MarkStreamRemoved.
+  void FailGroupReaders(int db, const std::string& key, bool removed_only);
+  // Marks the XREADGROUP clients blocked on (db, key) as having lost their stream (see
+  // Waiter::stream_removed). Called under the key's shard lock.
+  void MarkStreamRemoved(int db, std::string_view key);
   // Claims and serves each of `waiters` still blocked and not served elsewhere.
   void ServeEach(const std::vector<std::shared_ptr<Waiter>>& waiters, int db,
                  const std::string& key, Dispatcher& dispatcher);
