@@ -693,6 +693,20 @@ void CmdXAck(CommandContext& ctx) {
   });
 }
 
+// The stream at ctx.arg(1) and its group ctx.arg(2), as XPENDING, XCLAIM and XAUTOCLAIM look
+// them up; nullptr after replying WRONGTYPE, or Redis's NOGROUP text when either is missing.
+StreamGroup* GroupOrReply(CommandContext& ctx, KeyAccess& access, Stream** stream) {
+  bool wrong_type = false;
+  *stream = WriteObject<Stream>(ctx, access, KeyType::kStream, &wrong_type);
+  if (wrong_type) return nullptr;
+  StreamGroup* group = *stream == nullptr ? nullptr : (*stream)->FindGroup(ctx.arg(2));
+  if (group == nullptr) {
+    ctx.reply.Error(
+        FormatText(errors::kStreamNoKeyOrGroup, {CText(ctx.arg(1)), CText(ctx.arg(2))}));
+  }
+  return group;
+}
+
 // XPENDING key group [[IDLE min-idle] start end count [consumer]]
 void CmdXPending(CommandContext& ctx) {
   const bool summary = ctx.argc() == 3;
@@ -729,15 +743,9 @@ void CmdXPending(CommandContext& ctx) {
     if (first + 3 < ctx.argc()) consumer_name = ctx.arg(first + 3);
   }
   WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
-    bool wrong_type = false;
-    Stream* stream = WriteObject<Stream>(ctx, access, KeyType::kStream, &wrong_type);
-    if (wrong_type) return;
-    StreamGroup* group = stream == nullptr ? nullptr : stream->FindGroup(ctx.arg(2));
-    if (group == nullptr) {
-      ctx.reply.Error(
-          FormatText(errors::kStreamNoKeyOrGroup, {CText(ctx.arg(1)), CText(ctx.arg(2))}));
-      return;
-    }
+    Stream* stream = nullptr;
+    StreamGroup* group = GroupOrReply(ctx, access, &stream);
+    if (group == nullptr) return;
     if (summary) {
       ctx.reply.ArrayHeader(4);
       ctx.reply.Integer(static_cast<int64_t>(group->pel.size()));
@@ -814,15 +822,9 @@ bool EntryExists(const Stream& stream, const StreamID& id) {
 //        [FORCE] [JUSTID] [LASTID id]
 void CmdXClaim(CommandContext& ctx) {
   WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
-    bool wrong_type = false;
-    Stream* stream = WriteObject<Stream>(ctx, access, KeyType::kStream, &wrong_type);
-    if (wrong_type) return;
-    StreamGroup* group = stream == nullptr ? nullptr : stream->FindGroup(ctx.arg(2));
-    if (group == nullptr) {
-      ctx.reply.Error(
-          FormatText(errors::kStreamNoKeyOrGroup, {CText(ctx.arg(1)), CText(ctx.arg(2))}));
-      return;
-    }
+    Stream* stream = nullptr;
+    StreamGroup* group = GroupOrReply(ctx, access, &stream);
+    if (group == nullptr) return;
     int64_t min_idle = 0;
     if (!ParseInt64(ctx.arg(4), &min_idle)) {
       ctx.reply.Error(errors::kStreamXclaimMinIdle);
@@ -993,15 +995,9 @@ void CmdXAutoClaim(CommandContext& ctx) {
     }
   }
   WithKey(ctx, ctx.arg(1), Lookup::kRead, [&](KeyAccess& access) {
-    bool wrong_type = false;
-    Stream* stream = WriteObject<Stream>(ctx, access, KeyType::kStream, &wrong_type);
-    if (wrong_type) return;
-    StreamGroup* group = stream == nullptr ? nullptr : stream->FindGroup(ctx.arg(2));
-    if (group == nullptr) {
-      ctx.reply.Error(
-          FormatText(errors::kStreamNoKeyOrGroup, {CText(ctx.arg(1)), CText(ctx.arg(2))}));
-      return;
-    }
+    Stream* stream = nullptr;
+    StreamGroup* group = GroupOrReply(ctx, access, &stream);
+    if (group == nullptr) return;
     if (!TransientArrayFits(count)) {
       ctx.reply.Error(errors::kStreamCountTooHigh);
       return;

@@ -50,28 +50,36 @@ def open_pair(server, real_redis, protocol: int, target: str):
 
 
 def compare_session(reference, candidate, commands, name: str, protocol: int,
-                    width: int = 300) -> None:
+                    width: int = 300, mismatch=None) -> None:
     """Sends each command of `commands` to both connections in turn; fails listing every command
-    whose replies differ (byte for byte), with both replies cut to `width` bytes."""
+    whose replies differ: byte for byte (both replies cut to `width` bytes in the report), or as
+    `mismatch(args, expected, got)` says (None when they agree, else the text to report)."""
     mismatches = []
     for args in commands:
         expected = reference.call_raw(*args)
         got = candidate.call_raw(*args)
-        if expected != got:
-            mismatches.append(f"{list(args)[:5]}\n  redis:  {expected[:width]!r}\n"
-                              f"  gigakv: {got[:width]!r}")
+        if mismatch is not None:
+            problem = mismatch(args, expected, got)
+        elif expected != got:
+            problem = (f"{list(args)[:5]}\n  redis:  {expected[:width]!r}\n"
+                       f"  gigakv: {got[:width]!r}")
+        else:
+            problem = None
+        if problem:
+            mismatches.append(problem)
     assert not mismatches, f"{name} (RESP{protocol}):\n" + "\n".join(mismatches)
 
 
-def compare_case(server, real_redis, target: str, protocol: int, case, reset=(("FLUSHALL",),)):
+def compare_case(server, real_redis, target: str, protocol: int, case, reset=(("FLUSHALL",),),
+                 mismatch=None):
     """A CASES entry (name, commands) run on fresh connections to both servers after the `reset`
-    commands, compared byte for byte (compare_session)."""
+    commands, compared as compare_session does (byte for byte unless `mismatch` is given)."""
     name, commands = case
     reference, candidate = open_pair(server, real_redis, protocol, target)
     for conn in (reference, candidate):
         for command in reset:
             conn.call_raw(*command)
-    compare_session(reference, candidate, commands, name, protocol)
+    compare_session(reference, candidate, commands, name, protocol, mismatch=mismatch)
 
 
 class SeededGenerator:

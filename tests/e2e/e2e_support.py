@@ -447,6 +447,17 @@ def parse_info(text: str | bytes) -> dict[str, dict[str, str]]:
     return sections
 
 
+def info_int(conn, section: str, field: str) -> int:
+    """One integer field of INFO `section` ("Clients", "Stats"...), read on `conn`."""
+    return int(parse_info(conn.call("INFO", section.lower()))[section][field])
+
+
+def wait_blocked(admin, count: int, timeout: float = 5.0) -> None:
+    """Polls INFO on `admin` until exactly `count` clients are blocked."""
+    wait_until(lambda: info_int(admin, "Clients", "blocked_clients") == count, timeout,
+               interval=0.01, message=f"blocked_clients to reach {count}")
+
+
 def parse_client_list(text: str | bytes) -> list[dict[str, str]]:
     """Parses CLIENT LIST output into one dict per client line."""
     if isinstance(text, bytes):

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from e2e_support import ErrorReply, encode_command
+from e2e_support import ErrorReply, encode_command, wait_blocked
 
 IO_THREADS = ("--io-threads", "4")
 
@@ -26,17 +26,6 @@ if _soft != resource.RLIM_INFINITY and _soft < 4096:
 @pytest.fixture
 def blocking_server(server_factory):
     return server_factory(*IO_THREADS)
-
-
-def wait_blocked(admin, count: int) -> None:
-    """Polls INFO until `count` clients are blocked (bounded: 500 polls)."""
-    for _ in range(500):
-        info = admin.call("INFO", "clients").decode()
-        line = next(l for l in info.splitlines() if l.startswith("blocked_clients:"))
-        if int(line.split(":")[1]) == count:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"blocked_clients never reached {count}: {info}")
 
 
 def test_blpop_is_woken_by_a_push_from_another_connection(blocking_server):

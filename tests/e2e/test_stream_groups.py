@@ -7,9 +7,9 @@ entries), XINFO GROUPS / CONSUMERS / STREAM [FULL [COUNT n]], with their errors.
 
 Some fields are times, which no two servers share: XPENDING's idle column, XINFO CONSUMERS' idle,
 and in XINFO STREAM FULL each group's and consumer's PEL delivery times and each consumer's
-seen-time. differential.py compares raw bytes only, so `masked_reply` here replaces exactly those
-integers by a token (`:<idle>`, `:<time>`) and returns their values; two replies match when the
-masked bytes are equal and each pair of times is within TIME_TOLERANCE_MS (both servers see the
+seen-time. differential.py's compare_case is given a comparison (`masked_mismatch`) for them:
+`masked_reply` here replaces exactly those integers by a token (`:<idle>`, `:<time>`) and returns
+their values; two replies match when the masked bytes are equal and each pair of times is within TIME_TOLERANCE_MS (both servers see the
 same commands a moment apart). Everything else, including the framing around a masked field, is
 compared byte for byte. Thresholds on time (XCLAIM / XAUTOCLAIM min-idle-time, XPENDING IDLE) are
 0 or an hour, against entries delivered just now or given an idle time of days, so which entries
@@ -32,8 +32,8 @@ from typing import NamedTuple
 
 import pytest
 
-from differential import both_protocols, open_pair
-from e2e_support import ErrorReply
+from differential import both_protocols, compare_case, open_pair
+from e2e_support import ErrorReply, info_int, wait_blocked
 
 RESET = (("FLUSHALL",), ("CONFIG", "SET", "stream-node-max-entries", "100"),
          ("CONFIG", "SET", "stream-node-max-bytes", "4096"))
@@ -207,26 +207,9 @@ def describe_mismatch(args, expected: bytes, got: bytes) -> str:
     return text
 
 
-def compare_masked_session(reference, candidate, commands, name: str, protocol: int) -> None:
-    """Sends each command to both connections in turn; fails listing every command whose replies
-    differ once time fields are masked (same_masked)."""
-    mismatches = []
-    for args in commands:
-        expected = reference.call_raw(*args)
-        got = candidate.call_raw(*args)
-        if not same_masked(args, expected, got):
-            mismatches.append(describe_mismatch(args, expected, got))
-    assert not mismatches, f"{name} (RESP{protocol}):\n" + "\n".join(mismatches)
-
-
-def compare_group_case(server, real_redis, target, protocol, case) -> None:
-    """compare_case of differential.py, with time fields masked."""
-    name, commands = case
-    reference, candidate = open_pair(server, real_redis, protocol, target)
-    for conn in (reference, candidate):
-        for command in RESET:
-            conn.call_raw(*command)
-    compare_masked_session(reference, candidate, commands, name, protocol)
+def masked_mismatch(args, expected: bytes, got: bytes) -> str | None:
+    """compare_session's test: the replies differ once time fields are masked (same_masked)."""
+    return None if same_masked(args, expected, got) else describe_mismatch(args, expected, got)
 
 
 def test_masking_keeps_everything_but_the_time_fields():
@@ -913,21 +896,10 @@ class Generator:
 @both_protocols
 @pytest.mark.parametrize("case", CASES, ids=[name for name, _ in CASES])
 def test_stream_groups_reply_as_redis(server, real_redis, target, protocol, case):
-    compare_group_case(server, real_redis, target, protocol, case)
+    compare_case(server, real_redis, target, protocol, case, reset=RESET, mismatch=masked_mismatch)
 
 
 # Blocking ------------------------------------------------------------------------------------
-
-
-def wait_blocked(admin, count: int) -> None:
-    """Polls INFO until `count` clients are blocked (bounded: 500 polls)."""
-    for _ in range(500):
-        info = admin.call("INFO", "clients").decode()
-        line = next(l for l in info.splitlines() if l.startswith("blocked_clients:"))
-        if int(line.split(":")[1]) == count:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"blocked_clients never reached {count}: {info}")
 
 
 @pytest.fixture
@@ -1189,12 +1161,6 @@ def test_in_place_changes_and_expiry_as_redis_signals_them(blocking_pair, protoc
     assert replies == [None, None, ErrorReply("UNBLOCKED the stream key no longer exists")]
 
 
-def _expired_keys(conn) -> int:
-    info = conn.call("INFO", "stats").decode()
-    return int(next(line for line in info.splitlines()
-                    if line.startswith("expired_keys:")).split(":")[1])
-
-
 def test_every_group_reader_of_an_expired_stream_is_told_even_if_it_comes_back(blocking_pair):
     """When a stream expires (found by the active expiry), all its blocked XREADGROUP clients get
     -UNBLOCKED in the same step, as Redis's unblockDeletedStreamReadgroupClients: a stream created
@@ -1210,10 +1176,10 @@ def test_every_group_reader_of_an_expired_stream_is_told_even_if_it_comes_back(b
                 reader.send_command("XREADGROUP", "GROUP", "g", f"c{i}", "BLOCK", "10000",
                                     "STREAMS", "k", ">")
             wait_blocked(other, len(readers))
-            expired_before = _expired_keys(other)
+            expired_before = info_int(other, "Stats", "expired_keys")
             other.call("PEXPIRE", "k", "20")
             for _ in range(2000):  # Bounded: about 10 s. INFO touches no key: the cron expires it.
-                if _expired_keys(other) > expired_before:
+                if info_int(other, "Stats", "expired_keys") > expired_before:
                     break
                 time.sleep(0.005)
             other.call("XGROUP", "CREATE", "k", "g", "$", "MKSTREAM")
